@@ -1,0 +1,27 @@
+import { isWiggumError } from '../errors.js';
+
+/** Exit codes, as SPEC.md gives them. */
+export const EXIT = {
+  complete: 0,
+  failed: 1,
+  usage: 2,
+  stopped: 3,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** The exit code for an error that escaped a command. */
+export function exitCodeFor(error: unknown): ExitCode {
+  if (isWiggumError(error)) {
+    switch (error.code) {
+      case 'E_USAGE':
+      case 'E_CONFIG':
+      case 'E_LOCKED':
+      case 'E_TASK_NOT_FOUND':
+        return EXIT.usage;
+      default:
+        return EXIT.failed;
+    }
+  }
+  return EXIT.failed;
+}

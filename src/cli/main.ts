@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { WiggumError } from '../errors.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+import type { ExitCode } from './exit-codes.js';
+import { validateCommand } from './validate.js';
+
+/** argv → options → a command; the commands hold no argument parsing and this file no logic. */
+function buildProgram(setExit: (code: ExitCode) => void): Command {
+  const program = new Command('wiggum')
+    .description('Drives Markdown tasks in a vault through a bounded, crash-safe agent persistence loop.')
+    .showHelpAfterError('(run wiggum --help for usage)')
+    .exitOverride();
+
+  program
+    .command('validate')
+    .description('check the configuration and task files; with no FILE, every task in Approved/')
+    .argument('[files...]', 'task files to check')
+    .option('--vault <dir>', 'the vault (default: found from the files, or the current folder)')
+    .option('--config <file>', 'a config file merged over the vault config')
+    .action(async (files: string[], options: { vault?: string; config?: string }) => setExit(await validateCommand(files, options)));
+
+  return program;
+}
+
+async function main(argv: string[]): Promise<ExitCode> {
+  let exitCode: ExitCode = EXIT.complete;
+  const program = buildProgram((code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? EXIT.complete : EXIT.usage;
+    }
+    const message = error instanceof WiggumError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`wiggum: ${message}\n`);
+    return exitCodeFor(error);
+  }
+  return exitCode;
+}
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,28 @@
+import { resolve } from 'node:path';
+import { formatProblem } from '../problem.js';
+import { findVaultRoot } from '../vault/find-root.js';
+import { validateVault } from '../vault/validate.js';
+import { EXIT } from './exit-codes.js';
+import type { ExitCode } from './exit-codes.js';
+
+export interface ValidateOptions {
+  vault?: string;
+  config?: string;
+}
+
+/** `wiggum validate [FILE…]`: one `path:line:col: message` line per problem; 0 when clean, 2 otherwise. */
+export async function validateCommand(files: string[], options: ValidateOptions): Promise<ExitCode> {
+  const vault = options.vault ?? (files[0] === undefined ? process.cwd() : await findVaultRoot(files[0]));
+  const problems = await validateVault({
+    vault,
+    files: files.map((file) => resolve(file)),
+    config: { vault, ...(options.config === undefined ? {} : { file: options.config }) },
+  });
+  for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`);
+  if (problems.length === 0) {
+    process.stdout.write(files.length === 0 ? `ok: the configuration and every task in ${vault} are valid\n` : `ok: ${files.length} file(s) valid\n`);
+    return EXIT.complete;
+  }
+  process.stderr.write(`${problems.length} problem(s) found\n`);
+  return EXIT.usage;
+}

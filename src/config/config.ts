@@ -1,0 +1,121 @@
+import type { HarnessKind, RawConfig } from './schema.js';
+
+/** A harness from config: the only way a task gets a command run. */
+export interface HarnessDefinition {
+  name: string;
+  kind: HarnessKind;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** A named check a task can require with `verify:`. */
+export interface CheckDefinition {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  timeoutMs: number;
+}
+
+export interface RetryPolicyConfig {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  jitter: number;
+}
+
+export interface LoopConfig {
+  maxIterations: number;
+  warnThreshold: number;
+  checkpointInterval: number;
+  completionPromise: string;
+  noProgressLimit: number;
+  failFast: boolean;
+  retry: RetryPolicyConfig;
+  perIterationTimeoutMs: number;
+  totalTimeoutMs: number;
+  idleTimeoutMs: number;
+  usageLimitMaxWaitMs: number;
+}
+
+/**
+ * The checked configuration every component reads: camelCase, durations in milliseconds, sizes in
+ * bytes, paths absolute. Built once from the YAML layers; never mutated.
+ */
+export interface WiggumConfig {
+  /** The files merged, lowest precedence first. */
+  sources: string[];
+  folders: { approved: string; done: string; rejected: string };
+  dashboard: string | null;
+  allowedWorkdirs: string[];
+  loop: LoopConfig;
+  harness: {
+    defaultName: string;
+    stopGraceMs: number;
+    logMaxBytes: number;
+    tailBytes: number;
+    envAllowlist: string[];
+  };
+  harnesses: Record<string, HarnessDefinition>;
+  checks: Record<string, CheckDefinition>;
+  memory: { backend: 'disk' | 'memory' };
+  git: { enabled: boolean; autoCommit: boolean };
+  daemon: {
+    concurrency: number;
+    rescanIntervalMs: number;
+    settleMs: number;
+    drainGraceMs: number;
+    dashboardDebounceMs: number;
+  };
+  log: { level: RawConfig['log']['level'] };
+}
+
+export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
+  const loop = raw.persistence_loop;
+  return {
+    sources,
+    folders: { approved: raw.vault.approved, done: raw.vault.done, rejected: raw.vault.rejected },
+    dashboard: raw.vault.dashboard === '' ? null : raw.vault.dashboard,
+    allowedWorkdirs: raw.vault.allowed_workdirs,
+    loop: {
+      maxIterations: loop.max_iterations,
+      warnThreshold: loop.warn_threshold,
+      checkpointInterval: loop.checkpoint_interval,
+      completionPromise: loop.completion_promise,
+      noProgressLimit: loop.no_progress_limit,
+      failFast: loop.fail_fast,
+      retry: {
+        maxAttempts: loop.retry.max_attempts,
+        baseDelayMs: loop.retry.base_delay,
+        maxDelayMs: loop.retry.max_delay,
+        jitter: loop.retry.jitter,
+      },
+      perIterationTimeoutMs: loop.timeout.per_step,
+      totalTimeoutMs: loop.timeout.total,
+      idleTimeoutMs: loop.timeout.idle,
+      usageLimitMaxWaitMs: loop.usage_limit_max_wait,
+    },
+    harness: {
+      defaultName: raw.harness.default,
+      stopGraceMs: raw.harness.stop_grace,
+      logMaxBytes: raw.harness.log_max_bytes,
+      tailBytes: raw.harness.tail_bytes,
+      envAllowlist: raw.harness.env_allowlist,
+    },
+    harnesses: Object.fromEntries(Object.entries(raw.harnesses).map(([name, h]) => [name, { name, ...h }])),
+    checks: Object.fromEntries(
+      Object.entries(raw.checks).map(([name, c]) => [name, { name, command: c.command, args: c.args, env: c.env, timeoutMs: c.timeout }]),
+    ),
+    memory: { backend: raw.memory.backend },
+    git: { enabled: raw.git.enabled, autoCommit: raw.git.auto_commit },
+    daemon: {
+      concurrency: raw.daemon.concurrency,
+      rescanIntervalMs: raw.daemon.rescan_interval,
+      settleMs: raw.daemon.settle,
+      drainGraceMs: raw.daemon.drain_grace,
+      dashboardDebounceMs: raw.daemon.dashboard_debounce,
+    },
+    log: { level: raw.log.level },
+  };
+}

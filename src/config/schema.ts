@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { durationMs, sizeBytes } from './units.js';
+
+export const HARNESS_KINDS = ['command', 'claude', 'codex', 'opencode', 'amp', 'gemini'] as const;
+export type HarnessKind = (typeof HARNESS_KINDS)[number];
+
+const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const ms = durationMs(value);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration: use seconds (300) or a unit (500ms, 30s, 5m, 6h)` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const size = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const bytes = sizeBytes(value);
+  if (bytes === undefined) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a size: use bytes (1048576) or a unit (64KiB, 50MB)` });
+    return z.NEVER;
+  }
+  return bytes;
+});
+
+const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { message: 'names use letters, digits, "_" and "-"' });
+const folder = z.string().regex(/^[^/\\.][^/\\]*$/, { message: 'a folder name inside the vault, without slashes' });
+const envMap = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'not a valid variable name' }), z.string()).default({});
+
+const harness = z.strictObject({
+  kind: z.enum(HARNESS_KINDS),
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: envMap,
+});
+
+const check = z.strictObject({
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: envMap,
+  timeout: duration.default(600),
+});
+
+/** The configuration as written in YAML (snake_case), with units already compiled. */
+export const rawConfigSchema = z.strictObject({
+  vault: z.strictObject({
+    approved: folder,
+    done: folder,
+    rejected: folder,
+    dashboard: z.string().regex(/^([^/\\]+\.md)?$/, { message: 'a Markdown file name at the vault root, or empty' }),
+    allowed_workdirs: z.array(z.string().min(1)),
+  }),
+  persistence_loop: z.strictObject({
+    max_iterations: z.int().min(1).max(100_000),
+    warn_threshold: z.number().gt(0).lte(1),
+    checkpoint_interval: z.int().min(1),
+    completion_promise: z.string().min(1).max(200).regex(/^[^<>]+$/, { message: 'the TEXT inside <promise>…</promise>, without angle brackets' }),
+    no_progress_limit: z.int().min(0),
+    fail_fast: z.boolean(),
+    retry: z.strictObject({
+      max_attempts: z.int().min(0).max(100),
+      backoff_strategy: z.literal('exponential'),
+      base_delay: duration,
+      max_delay: duration,
+      jitter: z.number().min(0).lt(1),
+    }),
+    timeout: z.strictObject({
+      per_step: duration,
+      total: duration,
+      idle: duration,
+    }),
+    usage_limit_max_wait: duration,
+  }),
+  harness: z.strictObject({
+    default: name,
+    stop_grace: duration,
+    log_max_bytes: size,
+    tail_bytes: size,
+    env_allowlist: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)),
+  }),
+  harnesses: z.record(name, harness),
+  checks: z.record(name, check).nullable().transform((value) => value ?? {}),
+  memory: z.strictObject({ backend: z.enum(['disk', 'memory']) }),
+  git: z.strictObject({ enabled: z.boolean(), auto_commit: z.boolean() }),
+  daemon: z.strictObject({
+    concurrency: z.int().min(1).max(256),
+    rescan_interval: duration,
+    settle: duration,
+    drain_grace: duration,
+    dashboard_debounce: duration,
+  }),
+  log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),
+});
+
+export type RawConfig = z.output<typeof rawConfigSchema>;

@@ -1,0 +1,79 @@
+/**
+ * Every failure wiggum raises on purpose is a WiggumError with a stable `code`.
+ * Callers branch on `code`, never on message text; the message is for people and says what to do next.
+ */
+export type ErrorCode =
+  // input and configuration
+  | 'E_USAGE'
+  | 'E_CONFIG'
+  | 'E_TASK_TOO_LARGE'
+  | 'E_TASK_ENCODING'
+  | 'E_TASK_FRONTMATTER'
+  | 'E_TASK_YAML'
+  | 'E_TASK_SCHEMA'
+  | 'E_TASK_NOT_FOUND'
+  | 'E_TASK_GONE'
+  // storage
+  | 'E_SYMLINK_REFUSED'
+  | 'E_WRITE'
+  | 'E_CHECKPOINT_CONFLICT'
+  | 'E_MEMORY_CORRUPT'
+  | 'E_MEMORY_UNAVAILABLE'
+  | 'E_LOCKED'
+  // harness
+  | 'E_HARNESS_UNKNOWN'
+  | 'E_HARNESS_MISSING'
+  | 'E_HARNESS_SPAWN'
+  | 'E_HARNESS_TIMEOUT'
+  | 'E_HARNESS_IDLE'
+  | 'E_HARNESS_AUTH'
+  | 'E_HARNESS_RATE_LIMIT'
+  | 'E_HARNESS_USAGE_LIMIT'
+  | 'E_HARNESS_NETWORK'
+  | 'E_HARNESS_EXIT'
+  | 'E_WORKDIR'
+  | 'E_GIT'
+  | 'E_VERIFY'
+  // loop endings
+  | 'E_MAX_ITERATIONS'
+  | 'E_TOTAL_TIMEOUT'
+  | 'E_RETRIES_EXHAUSTED'
+  | 'E_NO_PROGRESS'
+  | 'E_INTERNAL';
+
+export interface WiggumErrorOptions {
+  cause?: unknown;
+  /** Structured facts for logs and reports (file, key, line, pid, …). */
+  details?: Record<string, unknown>;
+}
+
+export class WiggumError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: WiggumErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'WiggumError';
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+}
+
+export function isWiggumError(error: unknown, code?: ErrorCode): error is WiggumError {
+  return error instanceof WiggumError && (code === undefined || error.code === code);
+}
+
+/** The errno-style code of a Node system error (`ENOENT`, `EACCES`, …), if it has one. */
+export function systemErrorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+/** Turns anything thrown into an Error without losing it (never a string, never null). */
+export function toError(thrown: unknown): Error {
+  if (thrown instanceof Error) return thrown;
+  return new WiggumError('E_INTERNAL', `non-error value thrown: ${String(thrown)}`, { details: { thrown } });
+}

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { lstat, open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { WiggumError, systemErrorCode } from '../errors.js';
+
+export interface AtomicWriteOptions {
+  /** File mode for a new file; an existing file keeps its own mode. */
+  mode?: number;
+}
+
+/**
+ * Replaces `path` with `data` so that a reader, or the file after a crash, shows either the old
+ * or the new contents, never a mix: a temp file in the same folder, fsync, rename, fsync of the folder.
+ * A symlink at `path` is refused rather than followed or replaced.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const mode = await modeFor(path, options.mode);
+  const temp = tempPathFor(path);
+  try {
+    const handle = await open(temp, 'wx', mode);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw writeError(path, error);
+  }
+  await syncDirectory(dirname(path));
+}
+
+/** The same as {@link writeFileAtomic}, for the last writes of a forced exit. */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  let existingMode: number | undefined;
+  try {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) throw symlinkRefused(path);
+    existingMode = stat.mode & 0o7777;
+  } catch (error) {
+    if (systemErrorCode(error) !== 'ENOENT') throw error;
+  }
+  const temp = tempPathFor(path);
+  try {
+    const fd = openSync(temp, 'wx', existingMode ?? options.mode ?? 0o644);
+    try {
+      writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // the temp file may never have been created
+    }
+    throw writeError(path, error);
+  }
+  const dirFd = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dirFd);
+  } finally {
+    closeSync(dirFd);
+  }
+}
+
+/** Makes a rename or unlink in `directory` durable. */
+export async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Temp names start with a dot and end in `.tmp`, so the vault watcher and editors ignore them. */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+async function modeFor(path: string, requested: number | undefined): Promise<number> {
+  try {
+    const stat = await lstat(path);
+    if (stat.isSymbolicLink()) throw symlinkRefused(path);
+    return stat.mode & 0o7777;
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return requested ?? 0o644;
+    throw error;
+  }
+}
+
+function symlinkRefused(path: string): WiggumError {
+  return new WiggumError('E_SYMLINK_REFUSED', `${path} is a symbolic link: wiggum does not write through links; replace it with a regular file`, {
+    details: { path },
+  });
+}
+
+function writeError(path: string, error: unknown): Error {
+  if (error instanceof WiggumError) return error;
+  const code = systemErrorCode(error);
+  const hint =
+    code === 'ENOSPC'
+      ? 'the disk is full: free space and the task will resume from its last checkpoint'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied: give the wiggum user write access to this folder'
+        : code === 'EROFS'
+          ? 'the file system is read-only'
+          : 'the previous version of the file is unchanged';
+  return new WiggumError('E_WRITE', `could not write ${path} (${code ?? 'error'}): ${hint}`, { cause: error, details: { path, errno: code } });
+}

@@ -1,0 +1,77 @@
+import { stat } from 'node:fs/promises';
+import { WiggumError, isWiggumError } from '../errors.js';
+import type { Task } from '../task/parse.js';
+import { parseTask } from '../task/parse.js';
+import { formatProblem } from '../problem.js';
+import { readTaskFile } from '../task/read.js';
+import type { FileIdentity } from '../task/read.js';
+import { appendSection, withOwnedKeys } from '../task/render.js';
+import type { OwnedKeys } from '../task/render.js';
+import { writeFileAtomic } from './atomic-write.js';
+
+export interface TaskFileWrite {
+  keys: OwnedKeys;
+  /** A Markdown section to append (a completion summary or failure report). */
+  section?: string;
+}
+
+export interface TaskFileWritten {
+  task: Task;
+  /** The user had changed the file since it was last read; their change was kept. */
+  merged: boolean;
+}
+
+const MAX_RACES = 5;
+
+/**
+ * Writes wiggum's keys into a task file without losing anything the user wrote. The file is read
+ * again first: if the user changed it since `lastText` was read, the keys are applied to their new
+ * version (the change is merged, never overwritten). If their version does not parse, as happens
+ * halfway through an edit, nothing is written and E_CHECKPOINT_CONFLICT says where it fails. A
+ * change that lands between that read and the rename is caught by comparing the file's identity.
+ */
+export async function updateTaskFile(file: string, lastText: string, write: TaskFileWrite): Promise<TaskFileWritten> {
+  for (let race = 0; race < MAX_RACES; race += 1) {
+    let read;
+    try {
+      read = await readTaskFile(file);
+    } catch (error) {
+      if (isWiggumError(error, 'E_TASK_NOT_FOUND')) {
+        throw new WiggumError('E_TASK_GONE', `${file} was moved or deleted while its loop was running`, { cause: error, details: { file } });
+      }
+      throw error;
+    }
+    if (!read.result.ok) {
+      throw new WiggumError(
+        'E_CHECKPOINT_CONFLICT',
+        `${file} was edited and no longer parses, so wiggum did not overwrite it: ` +
+          `${read.result.problems.map(formatProblem).join('; ')}. Fix the file and the checkpoint is written again`,
+        { details: { file, problems: read.result.problems } },
+      );
+    }
+    const current = read.result.task;
+    let next = withOwnedKeys(current, write.keys);
+    if (write.section !== undefined) next = appendSection(next, write.section, current.layout.eol);
+    const reparsed = parseTask(file, next);
+    if (!reparsed.ok) {
+      throw new WiggumError('E_INTERNAL', `the checkpoint for ${file} would not parse back (${reparsed.problems.map(formatProblem).join('; ')}); nothing was written`, {
+        details: { file },
+      });
+    }
+    if (!(await unchangedSince(file, read.stat))) continue;
+    await writeFileAtomic(file, next);
+    return { task: reparsed.task, merged: read.text !== lastText };
+  }
+  throw new WiggumError('E_CHECKPOINT_CONFLICT', `${file} kept changing while wiggum tried to write its checkpoint; it will try again`, {
+    details: { file },
+  });
+}
+
+async function unchangedSince(file: string, identity: FileIdentity): Promise<boolean> {
+  try {
+    const now = await stat(file);
+    return now.ino === identity.ino && now.size === identity.size && now.mtimeMs === identity.mtimeMs;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,41 @@
+import type { WiggumConfig } from '../config/config.js';
+import { isWiggumError } from '../errors.js';
+import type { Problem } from '../problem.js';
+import type { VaultLayout } from '../vault/layout.js';
+import type { Task } from './parse.js';
+import { resolveWorkdir } from './workdir.js';
+
+/**
+ * The checks a task needs the configuration for: its harness and verify check must be defined
+ * there (a task can only name them), and its workdir must exist inside the allowed folders.
+ */
+export async function checkTaskAgainstConfig(task: Task, config: WiggumConfig, layout: VaultLayout): Promise<Problem[]> {
+  const problems: Problem[] = [];
+  const at = (key: string): { line: number; col: number } => task.keyPositions[key] ?? { line: 1, col: 1 };
+  const { harness, verify, workdir } = task.frontmatter;
+
+  if (harness !== undefined && !(harness in config.harnesses)) {
+    problems.push({
+      file: task.file,
+      ...at('harness'),
+      key: 'harness',
+      message: `harness: unknown harness "${harness}": the configured harnesses are ${Object.keys(config.harnesses).join(', ')}`,
+    });
+  }
+  if (verify !== undefined && !(verify in config.checks)) {
+    const known = Object.keys(config.checks);
+    problems.push({
+      file: task.file,
+      ...at('verify'),
+      key: 'verify',
+      message: `verify: unknown check "${verify}": ${known.length === 0 ? 'no checks are configured (add one under checks:)' : `the configured checks are ${known.join(', ')}`}`,
+    });
+  }
+  try {
+    await resolveWorkdir(task.id, workdir, { vaultRoot: layout.root, allowedRoots: config.allowedWorkdirs, workspaces: layout.workspaces });
+  } catch (error) {
+    if (!isWiggumError(error, 'E_WORKDIR')) throw error;
+    problems.push({ file: task.file, ...at('workdir'), key: 'workdir', message: `workdir: ${error.message}` });
+  }
+  return problems;
+}

@@ -1,0 +1,175 @@
+import { basename } from 'node:path';
+import { isMap, isScalar, isSeq } from 'yaml';
+import type { Document, Node as YamlNode, Pair } from 'yaml';
+import type { z } from 'zod';
+import { isWiggumError } from '../errors.js';
+import { locateFrontmatter } from './frontmatter.js';
+import type { FrontmatterLayout } from './frontmatter.js';
+import { positionOf } from '../problem.js';
+import type { Problem } from '../problem.js';
+import { offsetOfPath } from '../yaml/locate.js';
+import { parseSafeYaml } from '../yaml/safe-yaml.js';
+import { TASK_ID_PATTERN, taskFrontmatterSchema } from './schema.js';
+import type { TaskFrontmatter } from './schema.js';
+import { parseChecklist } from './stories.js';
+import type { ChecklistStory } from './stories.js';
+
+/** Where a wiggum-owned key sits in the file text, so that it can be replaced in place. */
+export interface OwnedKeyRange {
+  /** Start of the pair's first line (or of the key, if other text precedes it on that line). */
+  start: number;
+  /** End of the pair's last line, its line ending included. */
+  end: number;
+  /** The value's own range, when it can be replaced without touching the key line. */
+  value?: { start: number; end: number; block: boolean };
+}
+
+/** A task file, parsed. `text` is exactly what was read; everything else is derived from it. */
+export interface Task {
+  file: string;
+  text: string;
+  layout: FrontmatterLayout;
+  id: string;
+  frontmatter: TaskFrontmatter;
+  body: string;
+  stories: ChecklistStory[];
+  /** 1-based positions of top-level keys, for problems found later (an unknown harness, …). */
+  keyPositions: Record<string, { line: number; col: number }>;
+  owned: { state?: OwnedKeyRange; persistence_loop?: OwnedKeyRange };
+  /** Column at which top-level keys start (almost always 0). */
+  keyIndent: number;
+}
+
+export type ParseResult = { ok: true; task: Task } | { ok: false; problems: Problem[] };
+
+/** Parses a task's text. Never throws for bad input: every problem comes back positioned. */
+export function parseTask(file: string, text: string): ParseResult {
+  let layout: FrontmatterLayout;
+  try {
+    layout = locateFrontmatter(text);
+  } catch (error) {
+    if (!isWiggumError(error)) throw error;
+    const line = typeof error.details.line === 'number' ? error.details.line : 1;
+    const col = typeof error.details.col === 'number' ? error.details.col : 1;
+    return { ok: false, problems: [{ file, line, col, message: error.message }] };
+  }
+
+  const yamlText = text.slice(layout.yamlStart, layout.yamlEnd);
+  const at = (offset: number): { line: number; col: number } => {
+    const position = positionOf(yamlText, offset);
+    return { line: position.line + layout.yamlFirstLine - 1, col: position.col };
+  };
+
+  let data: Record<string, unknown> = {};
+  let doc: Document.Parsed | null = null;
+  if (layout.hasFrontmatter && yamlText.trim() !== '') {
+    const parsed = parseSafeYaml(yamlText);
+    if (!parsed.ok) {
+      return {
+        ok: false,
+        problems: parsed.problems.map((problem) => ({
+          file,
+          ...at(problem.offset),
+          ...(problem.key === undefined ? {} : { key: problem.key }),
+          message: problem.key === undefined ? problem.message : `${problem.key}: ${problem.message}`,
+        })),
+      };
+    }
+    data = parsed.value.data;
+    doc = parsed.value.doc;
+    if (isMap(doc.contents) && doc.contents.flow) {
+      return {
+        ok: false,
+        problems: [{ file, ...at(doc.contents.range?.[0] ?? 0), message: 'write the frontmatter as key: value lines; a {…} mapping leaves no room for the checkpoint' }],
+      };
+    }
+  }
+
+  const checked = taskFrontmatterSchema.safeParse(data);
+  if (!checked.success) {
+    return { ok: false, problems: checked.error.issues.map((issue) => schemaProblem(file, doc, issue, at)) };
+  }
+
+  const frontmatter = checked.data;
+  const id = frontmatter.id ?? idFromFileName(file);
+  const body = text.slice(layout.bodyStart);
+  const keyPositions: Task['keyPositions'] = {};
+  const owned: Task['owned'] = {};
+  let keyIndent = 0;
+  if (doc !== null && isMap(doc.contents)) {
+    const pairs = doc.contents.items as Pair<YamlNode, YamlNode | null>[];
+    const firstKey = pairs[0]?.key;
+    if (firstKey !== undefined && firstKey.range) keyIndent = at(firstKey.range[0]).col - 1;
+    for (const pair of pairs) {
+      if (!isScalar(pair.key) || !pair.key.range) continue;
+      const name = String(pair.key.value);
+      keyPositions[name] = at(pair.key.range[0]);
+      if (name === 'state' || name === 'persistence_loop') {
+        owned[name] = ownedRange(yamlText, layout.yamlStart, pair);
+      }
+    }
+  }
+  return {
+    ok: true,
+    task: { file, text, layout, id, frontmatter, body, stories: parseChecklist(body), keyPositions, owned, keyIndent },
+  };
+}
+
+/**
+ * The id when the frontmatter has none: the file name without `.md`, with characters an id may not
+ * hold turned into `-`, so that an Obsidian note called "Add dark mode.md" becomes `Add-dark-mode`.
+ */
+export function idFromFileName(file: string): string {
+  const stem = basename(file).replace(/\.md$/i, '');
+  const slug = stem
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 128);
+  return TASK_ID_PATTERN.test(slug) ? slug : `task-${Buffer.from(stem).toString('hex').slice(0, 32) || 'unnamed'}`;
+}
+
+function ownedRange(yamlText: string, base: number, pair: Pair<YamlNode, YamlNode | null>): OwnedKeyRange {
+  const key = pair.key as YamlNode;
+  const keyStart = key.range?.[0] ?? 0;
+  const value = pair.value;
+  const valueRange = value?.range;
+  const lastEnd = valueRange ? Math.max(valueRange[2], valueRange[1]) : (key.range?.[2] ?? keyStart);
+  const end = lineEndAfter(yamlText, lastEnd);
+  // A pair rewritten whole is rewritten from the start of its line, indentation included.
+  const lineStart = lineStartBefore(yamlText, keyStart);
+  const start = /^[ \t]*$/.test(yamlText.slice(lineStart, keyStart)) ? lineStart : keyStart;
+  const range: OwnedKeyRange = { start: base + start, end: base + end };
+  if (value && valueRange && valueRange[1] > valueRange[0]) {
+    const keyLineEnd = lineEndAfter(yamlText, key.range?.[1] ?? keyStart);
+    const block = (isMap(value) || isSeq(value)) && !value.flow && valueRange[0] >= keyLineEnd;
+    if (block) {
+      range.value = { start: base + lineStartBefore(yamlText, valueRange[0]), end: base + end, block: true };
+    } else if (isScalar(value) && valueRange[0] < keyLineEnd && valueRange[1] <= keyLineEnd) {
+      range.value = { start: base + valueRange[0], end: base + valueRange[1], block: false };
+    }
+  }
+  return range;
+}
+
+/** Offset just past the line ending of the line containing `offset` (or `offset` at a line start). */
+function lineEndAfter(text: string, offset: number): number {
+  if (offset > 0 && text[offset - 1] === '\n') return offset;
+  const newline = text.indexOf('\n', offset);
+  return newline === -1 ? text.length : newline + 1;
+}
+
+function lineStartBefore(text: string, offset: number): number {
+  return text.lastIndexOf('\n', offset - 1) + 1;
+}
+
+function schemaProblem(
+  file: string,
+  doc: Document.Parsed | null,
+  issue: z.core.$ZodIssue,
+  at: (offset: number) => { line: number; col: number },
+): Problem {
+  const key = issue.path.map(String).join('.');
+  const offset = doc === null ? undefined : offsetOfPath(doc, issue.path);
+  const position = offset === undefined ? { line: 1, col: 1 } : at(offset);
+  return { file, ...position, key, message: key === '' ? issue.message : `${key}: ${issue.message}` };
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+/** A task id names files and folders, so it is kept to a safe, portable alphabet. */
+export const TASK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export const TASK_STATES = ['Approved', 'Done', 'Rejected'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+/**
+ * The lifecycle of a task's loop, as written into `persistence_loop.status`:
+ * queued → running → (stopped | interrupted → running …) → done | rejected.
+ */
+export const LOOP_STATUSES = ['queued', 'running', 'stopped', 'interrupted', 'done', 'rejected'] as const;
+export type LoopStatus = (typeof LOOP_STATUSES)[number];
+
+/** Dates are kept as the strings the user or wiggum wrote; they are only checked for shape. */
+const isoTimestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})$/, {
+  message: 'expected an ISO-8601 timestamp such as 2026-01-27T10:05:00Z',
+});
+
+/** Seed 002 writes completed steps as `- step_1: read_input`; wiggum writes plain ids. Both are read. */
+const completedStep = z.union([
+  z.string(),
+  z.record(z.string(), z.union([z.string(), z.number()])).transform((entry) =>
+    Object.entries(entry)
+      .map(([key, value]) => `${key}: ${String(value)}`)
+      .join(', '),
+  ),
+]);
+
+export const checkpointSchema = z.object({
+  completed_steps: z.array(completedStep).default([]),
+  current_step: z.string().nullable().optional(),
+  state_data: z.record(z.string(), z.unknown()).optional(),
+  timestamp: isoTimestamp.optional(),
+});
+
+export const persistenceLoopSchema = z
+  .object({
+    status: z.enum(LOOP_STATUSES),
+    session: z.string().min(1).max(200).optional(),
+    started: isoTimestamp.optional(),
+    updated: isoTimestamp.optional(),
+    ended: isoTimestamp.optional(),
+    iteration: z.int().min(0),
+    max_iterations: z.int().min(1),
+    checkpoint: checkpointSchema.optional(),
+    exit_reason: z.string().optional(),
+  })
+  .loose();
+
+export type PersistenceLoop = z.infer<typeof persistenceLoopSchema>;
+export type Checkpoint = z.infer<typeof checkpointSchema>;
+
+const PRIORITY_WORDS = { highest: 20, high: 10, normal: 0, medium: 0, low: -10, lowest: -20 } as const;
+
+/**
+ * The keys wiggum reads from a task's frontmatter. Every other key is the user's and is kept
+ * untouched; these are checked so that a mistake is reported before anything runs.
+ */
+export const taskFrontmatterSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(TASK_ID_PATTERN, {
+        message: 'an id must start with a letter or digit and use only letters, digits, ".", "_" and "-" (at most 128)',
+      })
+      .optional(),
+    title: z.string().optional(),
+    harness: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { message: 'harness must be the NAME of a harness from the config, not a command line' })
+      .optional(),
+    workdir: z.string().min(1).optional(),
+    max_iterations: z.int().min(1).max(10_000).optional(),
+    completion_promise: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^<>]+$/, { message: 'completion_promise is the TEXT inside <promise>…</promise>, without angle brackets' })
+      .optional(),
+    verify: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { message: 'verify must be the NAME of a check from the config' }).optional(),
+    branch: z
+      .string()
+      .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/, { message: 'branch must be a valid git branch name such as ralph/dark-mode' })
+      .optional(),
+    prd: z.string().min(1).optional(),
+    priority: z
+      .union([z.number(), z.enum(Object.keys(PRIORITY_WORDS) as [keyof typeof PRIORITY_WORDS])])
+      .transform((value) => (typeof value === 'number' ? value : PRIORITY_WORDS[value]))
+      .optional(),
+    // An empty `state:` or `persistence_loop:` means "not written yet".
+    state: z
+      .enum(TASK_STATES, { message: `state must be one of ${TASK_STATES.join(', ')}` })
+      .nullish()
+      .transform((value) => value ?? undefined),
+    persistence_loop: persistenceLoopSchema.nullish().transform((value) => value ?? undefined),
+  })
+  .loose();
+
+export type TaskFrontmatter = z.infer<typeof taskFrontmatterSchema>;

@@ -1,0 +1,44 @@
+import { join, resolve } from 'node:path';
+import type { WiggumConfig } from '../config/config.js';
+
+/** Every path wiggum uses inside a vault, derived once from the root and the folder names. */
+export interface VaultLayout {
+  root: string;
+  approved: string;
+  done: string;
+  rejected: string;
+  /** `<vault>/STOP`: while it exists no iteration of any task starts. */
+  stopFile: string;
+  dashboard: string | null;
+  state: string;
+  sessions: string;
+  archive: string;
+  workspaces: string;
+  lockFile: string;
+  /** The running daemon's live picture, for `wiggum status`. */
+  statusFile: string;
+}
+
+export function vaultLayout(root: string, config: WiggumConfig): VaultLayout {
+  const absolute = resolve(root);
+  const state = join(absolute, '.wiggum');
+  return {
+    root: absolute,
+    approved: join(absolute, config.folders.approved),
+    done: join(absolute, config.folders.done),
+    rejected: join(absolute, config.folders.rejected),
+    stopFile: join(absolute, 'STOP'),
+    dashboard: config.dashboard === null ? null : join(absolute, config.dashboard),
+    state,
+    sessions: join(state, 'sessions'),
+    archive: join(state, 'archive'),
+    workspaces: join(state, 'workspaces'),
+    lockFile: join(state, 'daemon.lock'),
+    statusFile: join(state, 'status.json'),
+  };
+}
+
+/** The stop flag of a task file: `Approved/<name>.stop` next to `Approved/<name>.md`. */
+export function stopFlagFor(taskFile: string): string {
+  return taskFile.replace(/\.md$/i, '') + '.stop';
+}

@@ -1,0 +1,52 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { checkConfig } from '../config/load.js';
+import type { ConfigSources } from '../config/load.js';
+import { isWiggumError, systemErrorCode } from '../errors.js';
+import { fileProblem } from '../problem.js';
+import type { Problem } from '../problem.js';
+import { checkTaskAgainstConfig } from '../task/check.js';
+import { readTaskFile } from '../task/read.js';
+import { vaultLayout } from './layout.js';
+
+export interface ValidateRequest {
+  vault: string;
+  config: ConfigSources;
+  /** Files to check; none means every task in Approved/. */
+  files: string[];
+}
+
+/** Every problem in the configuration and the given task files (or all of Approved/). */
+export async function validateVault(request: ValidateRequest): Promise<Problem[]> {
+  const checked = await checkConfig(request.config);
+  if (!checked.ok) return checked.problems;
+  const layout = vaultLayout(request.vault, checked.config);
+
+  let files = request.files;
+  if (files.length === 0) {
+    try {
+      files = (await readdir(layout.approved)).filter((name) => name.endsWith('.md') && !name.startsWith('.')).sort().map((name) => join(layout.approved, name));
+    } catch (error) {
+      if (systemErrorCode(error) !== 'ENOENT') throw error;
+      return [fileProblem(layout.approved, `there is no ${checked.config.folders.approved}/ folder here: run wiggum init, or pass --vault DIR`)];
+    }
+  }
+
+  const problems: Problem[] = [];
+  for (const file of files) {
+    let read;
+    try {
+      read = await readTaskFile(file);
+    } catch (error) {
+      if (!isWiggumError(error, 'E_TASK_NOT_FOUND')) throw error;
+      problems.push(fileProblem(file, 'no such file'));
+      continue;
+    }
+    if (!read.result.ok) {
+      problems.push(...read.result.problems);
+      continue;
+    }
+    problems.push(...(await checkTaskAgainstConfig(read.result.task, checked.config, layout)));
+  }
+  return problems;
+}
