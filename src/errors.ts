@@ -66,7 +66,7 @@ export function isWiggumError(error: unknown, code?: ErrorCode): error is Wiggum
 /** The errno-style code of a Node system error (`ENOENT`, `EACCES`, …), if it has one. */
 export function systemErrorCode(error: unknown): string | undefined {
   if (typeof error === 'object' && error !== null && 'code' in error) {
-    const code = (error as { code: unknown }).code;
+    const code = error.code;
     return typeof code === 'string' ? code : undefined;
   }
   return undefined;

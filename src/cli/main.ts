@@ -3,9 +3,11 @@ import { Command, CommanderError } from 'commander';
 import { WiggumError } from '../errors.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
-import { validateCommand } from './validate.js';
 
-/** argv → options → a command; the commands hold no argument parsing and this file no logic. */
+/**
+ * argv → options → a command; the commands hold no argument parsing and this file no logic.
+ * Each command is imported only when it runs, so `wiggum status` does not pay for the daemon.
+ */
 function buildProgram(setExit: (code: ExitCode) => void): Command {
   const program = new Command('wiggum')
     .description('Drives Markdown tasks in a vault through a bounded, crash-safe agent persistence loop.')
@@ -18,7 +20,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .argument('[files...]', 'task files to check')
     .option('--vault <dir>', 'the vault (default: found from the files, or the current folder)')
     .option('--config <file>', 'a config file merged over the vault config')
-    .action(async (files: string[], options: { vault?: string; config?: string }) => setExit(await validateCommand(files, options)));
+    .action(async (files: string[], options: { vault?: string; config?: string }) => {
+      const { validateCommand } = await import('./validate.js');
+      setExit(await validateCommand(files, options));
+    });
 
   return program;
 }

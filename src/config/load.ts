@@ -62,7 +62,15 @@ export async function checkConfig(sources: ConfigSources = {}): Promise<ConfigCh
   const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.data), {});
   const parsed = rawConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    return { ok: false, problems: parsed.error.issues.map((issue) => locateIssue(layers, issue.path, issue.message)) };
+    return {
+      ok: false,
+      problems: parsed.error.issues.map((issue) =>
+        // Point an unknown key (a typo, usually) at the key itself, not at its parent.
+        issue.code === 'unrecognized_keys'
+          ? locateIssue(layers, [...issue.path, issue.keys[0] ?? ''], `unknown key "${issue.keys.join('", "')}" (a typo?)`)
+          : locateIssue(layers, issue.path, issue.message),
+      ),
+    };
   }
   const raw = parsed.data;
   if (!(raw.harness.default in raw.harnesses)) {
@@ -96,7 +104,7 @@ async function readLayer(file: string, required: boolean, problems: Problem[]): 
 function resolvePaths(data: Record<string, unknown>, base: string): void {
   const vault = data.vault as Record<string, unknown> | undefined;
   if (vault && Array.isArray(vault.allowed_workdirs)) {
-    vault.allowed_workdirs = vault.allowed_workdirs.map((entry) => (typeof entry === 'string' ? resolvePath(entry, base) : entry));
+    vault.allowed_workdirs = (vault.allowed_workdirs as unknown[]).map((entry) => (typeof entry === 'string' ? resolvePath(entry, base) : entry));
   }
   for (const section of ['harnesses', 'checks']) {
     const entries = data[section];

@@ -65,15 +65,16 @@ export function parseTask(file: string, text: string): ParseResult {
   if (layout.hasFrontmatter && yamlText.trim() !== '') {
     const parsed = parseSafeYaml(yamlText);
     if (!parsed.ok) {
-      return {
-        ok: false,
-        problems: parsed.problems.map((problem) => ({
-          file,
-          ...at(problem.offset),
-          ...(problem.key === undefined ? {} : { key: problem.key }),
-          message: problem.key === undefined ? problem.message : `${problem.key}: ${problem.message}`,
-        })),
-      };
+      const problems: Problem[] = parsed.problems.map((problem) => ({
+        file,
+        ...at(problem.offset),
+        ...(problem.key === undefined ? {} : { key: problem.key }),
+        message: problem.key === undefined ? problem.message : `${problem.key}: ${problem.message}`,
+      }));
+      // After duplicate keys the rest is still readable: report its problems in the same pass.
+      const rest = parsed.data === undefined ? null : taskFrontmatterSchema.safeParse(parsed.data);
+      if (rest && !rest.success) problems.push(...rest.error.issues.map((issue) => schemaProblem(file, parsed.doc ?? null, issue, at)));
+      return { ok: false, problems };
     }
     data = parsed.value.data;
     doc = parsed.value.doc;
@@ -129,7 +130,7 @@ export function idFromFileName(file: string): string {
 }
 
 function ownedRange(yamlText: string, base: number, pair: Pair<YamlNode, YamlNode | null>): OwnedKeyRange {
-  const key = pair.key as YamlNode;
+  const key = pair.key;
   const keyStart = key.range?.[0] ?? 0;
   const value = pair.value;
   const valueRange = value?.range;

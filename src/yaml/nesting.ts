@@ -2,8 +2,9 @@
  * A linear over-estimate of how deeply flow collections (`[[[…`) and compact block sequences
  * (`- - - …`) nest, so that hostile nesting is refused in microseconds instead of being parsed.
  * Indentation-only nesting needs quadratic space, so the 1 MiB limit already bounds it.
+ * Stops at the first place the depth passes `limit`.
  */
-export function estimateNesting(yaml: string): { depth: number; offset: number } {
+export function estimateNesting(yaml: string, limit = Number.POSITIVE_INFINITY): { depth: number; offset: number } {
   let flowDepth = 0;
   let deepest = 0;
   let deepestAt = 0;
@@ -29,6 +30,7 @@ export function estimateNesting(yaml: string): { depth: number; offset: number }
         if (compact > deepest) {
           deepest = compact;
           deepestAt = i;
+          if (deepest > limit) break;
         }
         i += 1;
         continue;
@@ -45,6 +47,7 @@ export function estimateNesting(yaml: string): { depth: number; offset: number }
       if (flowDepth > deepest) {
         deepest = flowDepth;
         deepestAt = i;
+        if (deepest > limit) break;
       }
     } else if ((ch === ']' || ch === '}') && flowDepth > 0) {
       flowDepth -= 1;

@@ -26,8 +26,13 @@ export interface SafeYaml {
  * and anything that is not a mapping at the top. No code is ever evaluated (the `yaml` package has
  * no JavaScript types), and dates and numbers stay as the core schema reads them.
  */
-export function parseSafeYaml(source: string): { ok: true; value: SafeYaml } | { ok: false; problems: YamlProblem[] } {
-  const nesting = estimateNesting(source);
+export type SafeYamlResult =
+  | { ok: true; value: SafeYaml }
+  /** `data` is there when the only errors were duplicate keys, so the rest can still be checked. */
+  | { ok: false; problems: YamlProblem[]; data?: Record<string, unknown>; doc?: Document.Parsed };
+
+export function parseSafeYaml(source: string): SafeYamlResult {
+  const nesting = estimateNesting(source, YAML_LIMITS.maxDepth);
   if (nesting.depth > YAML_LIMITS.maxDepth) {
     return fail({
       offset: nesting.offset,
@@ -44,25 +49,27 @@ export function parseSafeYaml(source: string): { ok: true; value: SafeYaml } | {
   });
   const problems: YamlProblem[] = [...doc.errors, ...doc.warnings].map((error) => ({
     offset: error.pos[0],
-    message: yamlMessage(error.code, error.message, source.slice(error.pos[0], error.pos[1])),
+    message: yamlMessage(error.code, error.message, source.slice(error.pos[0])),
   }));
-  if (problems.length > 0) return { ok: false, problems };
+  const onlyDuplicates = doc.errors.length > 0 && doc.warnings.length === 0 && doc.errors.every((error) => error.code === 'DUPLICATE_KEY');
+  if (problems.length > 0 && !onlyDuplicates) return { ok: false, problems };
 
   const contents = doc.contents;
   if (contents !== null && !isMap(contents)) {
     return fail({ offset: contents.range?.[0] ?? 0, message: 'the frontmatter must be a mapping of keys to values (key: value lines)' });
   }
 
-  problems.push(...structuralProblems(doc));
-  if (problems.length > 0) return { ok: false, problems };
+  const structural = structuralProblems(doc);
+  if (structural.length > 0) return { ok: false, problems: [...problems, ...structural] };
 
-  let data: unknown;
+  let data: Record<string, unknown>;
   try {
-    data = doc.toJS({ maxAliasCount: 100 });
+    data = (doc.toJS({ maxAliasCount: 100 }) ?? {}) as Record<string, unknown>;
   } catch (error) {
     return fail({ offset: 0, message: `YAML could not be read: ${(error as Error).message}` });
   }
-  return { ok: true, value: { doc, data: (data ?? {}) as Record<string, unknown> } };
+  if (problems.length > 0) return { ok: false, problems, data, doc };
+  return { ok: true, value: { doc, data } };
 }
 
 function fail(problem: YamlProblem): { ok: false; problems: YamlProblem[] } {
@@ -124,12 +131,13 @@ function dottedPath(path: readonly unknown[], last: unknown): string {
   return parts.join('.');
 }
 
-function yamlMessage(code: string, message: string, token: string): string {
+/** The parser's message, made shorter and, for a duplicate key, naming the key (`rest` starts at it). */
+function yamlMessage(code: string, message: string, rest: string): string {
   const firstLine = message.split('\n')[0] ?? message;
   const cleaned = firstLine.replace(/ at line \d+, column \d+:?$/, '');
   switch (code) {
     case 'DUPLICATE_KEY':
-      return `duplicate key "${token.split(':')[0]?.trim() ?? token}": each key may appear once`;
+      return `duplicate key "${/^[^:\n]*/.exec(rest)?.[0].trim() ?? ''}": each key may appear once`;
     case 'TAG_RESOLVE_FAILED':
       return `${cleaned} (custom YAML tags are not supported)`;
     default:

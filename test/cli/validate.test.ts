@@ -1,0 +1,74 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { REPO_ROOT, runCli } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+function vault(): string {
+  const root = tempDir();
+  for (const folder of ['Approved', 'Done', 'Rejected']) mkdirSync(join(root, folder));
+  return root;
+}
+
+const aliasBomb = (() => {
+  let yaml = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
+  for (let i = 1; i < 10; i += 1) yaml += `a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
+  return `---\n${yaml}---\n`;
+})();
+
+const badInputs: [string, string | Buffer, RegExp][] = [
+  ['over 1 MiB', Buffer.alloc(1024 * 1024 + 10, 'x'), /:1:1: the file is 1048586 bytes, over the 1 MiB limit/],
+  ['binary', Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0x00, 0xff]), /:1:1: the file is binary/],
+  ['not UTF-8', Buffer.from('---\ntitle: \xff\xfe\n---\n', 'latin1'), /:1:1: the file is not valid UTF-8/],
+  ['---js', "---js\nrequire('child_process').execSync('touch /tmp/x')\n---\n", /:1:4: frontmatter language "js" is not supported/],
+  ['---toml', '---toml\ntitle = "x"\n---\n', /:1:4: frontmatter language "toml" is not supported/],
+  ['alias bomb', aliasBomb, /:\d+:\d+: more than 8 YAML aliases/],
+  ['deep nesting', `---\nx: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n---\n`, /:2:\d+: YAML nests deeper than 32 levels/],
+  ['duplicate keys', '---\ntitle: a\ntitle: b\n---\n', /:3:1: duplicate key "title"/],
+  ['__proto__', '---\n__proto__: {admin: true}\n---\n', /:2:1: __proto__: the key "__proto__" is not allowed/],
+  ['merge key', '---\nbase: &b {a: 1}\nx:\n  <<: *b\n---\n', /:4:3: x.<<: YAML merge keys \(<<\) are not supported/],
+  ['bad id', '---\nid: ../../etc/passwd\n---\n', /:2:5: id: an id must start with a letter or digit/],
+  ['unknown harness', '---\nharness: skynet\n---\n', /:2:1: harness: unknown harness "skynet": the configured harnesses are demo, claude/],
+  ['workdir outside the allowed roots', '---\nworkdir: /etc\n---\n', /:2:1: workdir: workdir \/etc is outside the allowed folders/],
+  ['missing workdir', '---\nworkdir: ./nowhere\n---\n', /:2:1: workdir: workdir .*nowhere does not exist/],
+  ['unknown verify check', '---\nverify: tests\n---\n', /:2:1: verify: unknown check "tests": no checks are configured/],
+];
+
+describe('wiggum validate', () => {
+  test.each(badInputs)('%s: names the file and the problem, exits 2', async (_name, content, expected) => {
+    const root = vault();
+    const file = join(root, 'Approved', 'task.md');
+    writeFileSync(file, content);
+    const result = await runCli(['validate', file]);
+    expect(result.code).toBe(2);
+    expect(result.stdout.startsWith(`${file}:`)).toBe(true);
+    expect(result.stdout).toMatch(expected);
+  });
+
+  test('with no file, checks every task in Approved/ and the config', async () => {
+    const root = vault();
+    writeFileSync(join(root, 'Approved', 'good.md'), '---\ntitle: fine\n---\nbody\n');
+    writeFileSync(join(root, 'Approved', 'bad.md'), '---\nmax_iterations: 0\n---\n');
+    writeFileSync(join(root, 'Approved', 'notes.txt'), 'not a task');
+    const result = await runCli(['validate', '--vault', root]);
+    expect(result.code).toBe(2);
+    expect(result.stdout.trim().split('\n')).toEqual([`${join(root, 'Approved', 'bad.md')}:2:17: max_iterations: Too small: expected number to be >=1`]);
+  });
+
+  test('a bad vault config is reported at its line and column', async () => {
+    const root = vault();
+    mkdirSync(join(root, '.wiggum'));
+    writeFileSync(join(root, '.wiggum', 'config.yaml'), 'daemon:\n  concurrency: many\n');
+    const result = await runCli(['validate', '--vault', root]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain(`${join(root, '.wiggum', 'config.yaml')}:2:16: daemon.concurrency:`);
+  });
+
+  test('the example vault is clean, and its deliberately invalid draft is not', async () => {
+    const example = join(REPO_ROOT, 'vault-example');
+    expect((await runCli(['validate', '--vault', example])).code).toBe(0);
+    const draft = await runCli(['validate', join(example, 'Drafts', 'invalid-task.md')]);
+    expect(draft.code).toBe(2);
+    expect(draft.stdout.trim().split('\n')).toHaveLength(3);
+  });
+});

@@ -1,0 +1,66 @@
+import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { isWiggumError } from '../../src/errors.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../../src/store/atomic-write.js';
+import { appendJsonLine, readJsonLines } from '../../src/store/json-lines.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+describe('writeFileAtomic', () => {
+  test('creates and replaces a file', async () => {
+    const file = join(tempDir(), 'a.md');
+    await writeFileAtomic(file, 'one');
+    await writeFileAtomic(file, 'two');
+    expect(readFileSync(file, 'utf8')).toBe('two');
+  });
+
+  test('keeps the mode of the file it replaces', async () => {
+    const file = join(tempDir(), 'a.md');
+    writeFileSync(file, 'x');
+    chmodSync(file, 0o600);
+    await writeFileAtomic(file, 'y');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  test.each([
+    ['async', (path: string) => writeFileAtomic(path, 'evil')],
+    ['sync', (path: string) => Promise.resolve().then(() => writeFileAtomicSync(path, 'evil'))],
+  ])('refuses to write through a symlink (%s)', async (_kind, write) => {
+    const dir = tempDir();
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious');
+    const link = join(dir, 'task.md');
+    symlinkSync(victim, link);
+    const error = await write(link).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(isWiggumError(error, 'E_SYMLINK_REFUSED')).toBe(true);
+    expect(readFileSync(victim, 'utf8')).toBe('precious');
+  });
+
+  test('a write into a missing folder fails with a WiggumError and leaves nothing behind', async () => {
+    const error = await writeFileAtomic(join(tempDir(), 'missing', 'a.md'), 'x').catch((e: unknown) => e);
+    expect(isWiggumError(error, 'E_WRITE')).toBe(true);
+  });
+});
+
+describe('JSON lines', () => {
+  test('appends and reads back in order', async () => {
+    const file = join(tempDir(), 'h.jsonl');
+    for (let n = 0; n < 5; n += 1) await appendJsonLine(file, { n });
+    expect(await readJsonLines(file)).toEqual([0, 1, 2, 3, 4].map((n) => ({ n })));
+  });
+
+  test('a missing file reads as empty', async () => {
+    expect(await readJsonLines(join(tempDir(), 'none.jsonl'))).toEqual([]);
+  });
+
+  test('a corrupt complete line is reported with file and line, never skipped', async () => {
+    const file = join(tempDir(), 'h.jsonl');
+    writeFileSync(file, '{"n":1}\nnot json\n{"n":3}\n');
+    const error = await readJsonLines(file).catch((e: unknown) => e);
+    expect(isWiggumError(error, 'E_MEMORY_CORRUPT')).toBe(true);
+    expect((error as Error).message).toContain(`${file}:2:`);
+  });
+});
