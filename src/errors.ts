@@ -31,6 +31,8 @@ export type ErrorCode =
   | 'E_HARNESS_USAGE_LIMIT'
   | 'E_HARNESS_NETWORK'
   | 'E_HARNESS_EXIT'
+  | 'E_HARNESS_TEMPFAIL'
+  | 'E_HARNESS_FATAL'
   | 'E_WORKDIR'
   | 'E_GIT'
   | 'E_VERIFY'

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { LogLevel } from '../log/logger.js';
 import { WiggumError } from '../errors.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
@@ -25,7 +26,41 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(await validateCommand(files, options));
     });
 
+  program
+    .command('run')
+    .description('run one task through the loop in the foreground, exactly as the daemon would')
+    .argument('<file>', 'the task file')
+    .option('--harness <name>', 'a harness from the config, instead of the task\'s')
+    .option('--max-iterations <n>', 'bound on iterations', positiveInt)
+    .option('--completion-promise <text>', 'the TEXT of <promise>TEXT</promise>')
+    .option('--no-stream', 'do not show the harness output live (it is still captured)')
+    .option('--fail-fast', 'stop at the first harness failure')
+    .option('--vault <dir>', 'the vault (default: found from the file)')
+    .option('--config <file>', 'a config file merged over the vault config')
+    .option('--log-level <level>', 'trace, debug, info, warn, error or fatal')
+    .action(async (file: string, options: RunCliOptions) => {
+      const { runCommand } = await import('./run.js');
+      setExit(await runCommand(file, options));
+    });
+
   return program;
+}
+
+interface RunCliOptions {
+  harness?: string;
+  maxIterations?: number;
+  completionPromise?: string;
+  stream: boolean;
+  failFast?: boolean;
+  vault?: string;
+  config?: string;
+  logLevel?: LogLevel;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return n;
 }
 
 async function main(argv: string[]): Promise<ExitCode> {

@@ -1,0 +1,65 @@
+import type { HarnessKind } from '../config/schema.js';
+import type { ErrorCode } from '../errors.js';
+import type { ProcessResult } from './run-process.js';
+
+/** A failure a driver recognised in its CLI's output or exit, classified for the loop. */
+export interface HarnessFailure {
+  kind: 'transient' | 'hard' | 'usage-limit';
+  code: ErrorCode;
+  message: string;
+  /** For a usage limit: when the agent says it resets (epoch ms), if it says. */
+  resetAtMs?: number | null;
+}
+
+/** What a driver read from one run's output. */
+export interface AgentReport {
+  /**
+   * The agent's final message, for harnesses that report one (structured output). The promise is
+   * then looked for only there; null means "look in stdout".
+   */
+  finalMessage: string | null;
+  failure: HarnessFailure | null;
+  agentSessionId?: string;
+  tokens?: { input: number; output: number };
+  costUsd?: number;
+}
+
+/** Reads one run's output as it streams, then reports. A fresh reader per run. */
+export interface OutputReader {
+  push(chunk: Buffer, stream: 'stdout' | 'stderr'): void;
+  finish(result: ProcessResult): AgentReport;
+  /** Text to show live for a chunk (structured drivers turn JSON events into readable lines). */
+  display(chunk: Buffer, stream: 'stdout' | 'stderr'): string;
+}
+
+/** How wiggum talks to one kind of agent CLI. The command line itself always comes from config. */
+export interface HarnessDriver {
+  readonly kind: HarnessKind;
+  /** Shown when the binary is missing. */
+  readonly installHint: string;
+  createReader(): OutputReader;
+}
+
+/**
+ * The failures every driver shares: the binary could not start, or wiggum's own timeouts ended
+ * the run. Stops are not failures; the runner handles them.
+ */
+export function processFailure(result: ProcessResult, installHint: string, timeouts: { perIterationMs: number; idleMs: number }): HarnessFailure | null {
+  if (result.spawnError !== null) {
+    const missing = result.spawnError.code === 'E_HARNESS_MISSING';
+    return { kind: 'hard', code: result.spawnError.code, message: missing ? `${result.spawnError.message}; ${installHint}` : result.spawnError.message };
+  }
+  if (result.timedOut) {
+    return { kind: 'transient', code: 'E_HARNESS_TIMEOUT', message: `the harness ran longer than the per-iteration timeout (${Math.round(timeouts.perIterationMs / 1000)} s) and was stopped` };
+  }
+  if (result.idleTimedOut) {
+    return { kind: 'transient', code: 'E_HARNESS_IDLE', message: `the harness printed nothing for ${Math.round(timeouts.idleMs / 1000)} s and was stopped` };
+  }
+  return null;
+}
+
+/** The last non-empty line of a text, for messages. */
+export function lastLine(text: string): string {
+  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  return lines.at(-1) ?? '';
+}

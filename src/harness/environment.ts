@@ -1,0 +1,23 @@
+/**
+ * The environment a harness runs with: only the allowlisted variables of wiggum's own environment,
+ * then `extra` (the harness's configured `env` and the WIGGUM_* variables) on top.
+ *
+ * Why an allowlist: the daemon's environment can hold secrets meant for wiggum or for other tools
+ * (deploy tokens, cloud credentials, a systemd unit's settings). An agent runs untrusted prompts
+ * with shell access, so it gets only what the config names (`harness.env_allowlist`), never the
+ * whole environment by default.
+ */
+export function harnessEnvironment(
+  base: NodeJS.ProcessEnv,
+  allowlist: string[],
+  extra: Record<string, string>,
+): Record<string, string> {
+  const entries: [string, string][] = [];
+  for (const name of allowlist) {
+    const value = Object.hasOwn(base, name) ? base[name] : undefined;
+    if (typeof value === 'string') entries.push([name, value]);
+  }
+  for (const [name, value] of Object.entries(extra)) entries.push([name, value]);
+  // fromEntries defines own properties, so a name like `__proto__` is a plain variable, not a prototype.
+  return Object.fromEntries(entries);
+}

@@ -1,0 +1,51 @@
+import { readFile, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../store/atomic-write.js';
+import { isProcessGroupAlive, killProcessGroup } from './process-group.js';
+
+interface HarnessRecord {
+  pid: number;
+  /** Field 22 of /proc/<pid>/stat: tells a reused pid from the harness that was recorded. */
+  startTicks: string | null;
+}
+
+/**
+ * Remembers the running harness in the session folder. If wiggum itself is killed (kill -9,
+ * power loss under a supervisor that does not kill the group), the harness's process group
+ * survives; the next run of the task kills it before starting another agent in the same workdir.
+ */
+export async function recordHarness(file: string, pid: number): Promise<void> {
+  const record: HarnessRecord = { pid, startTicks: startTicks(pid) };
+  await writeFileAtomic(file, `${JSON.stringify(record)}\n`);
+}
+
+export async function clearHarnessRecord(file: string): Promise<void> {
+  await rm(file, { force: true });
+}
+
+/** Kills the recorded harness group if it is still the same process and alive; returns whether it was. */
+export async function killRecordedHarness(file: string, graceMs: number): Promise<boolean> {
+  let record: HarnessRecord;
+  try {
+    record = JSON.parse(await readFile(file, 'utf8')) as HarnessRecord;
+  } catch {
+    return false;
+  }
+  let killed = false;
+  if (Number.isInteger(record.pid) && record.pid > 1 && isProcessGroupAlive(record.pid)) {
+    const now = startTicks(record.pid);
+    // The leader may be gone while the rest of its group lives on: then the group is still ours.
+    if (now === null || record.startTicks === null || now === record.startTicks) killed = await killProcessGroup(record.pid, graceMs);
+  }
+  await clearHarnessRecord(file);
+  return killed;
+}
+
+function startTicks(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}

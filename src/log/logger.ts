@@ -1,0 +1,51 @@
+import { pino } from 'pino';
+import type { DestinationStream, Level, Logger as PinoLogger } from 'pino';
+import { PinoPretty } from 'pino-pretty';
+
+export type Logger = PinoLogger;
+export type LogLevel = Level | 'silent';
+
+export interface LoggerOptions {
+  level: LogLevel;
+  /** stdout for the daemon (journald reads it); stderr for foreground commands, whose stdout is the agent's. */
+  fd: 1 | 2;
+  /** Human-readable lines; default: when the stream is a terminal. */
+  pretty?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * pino, one JSON object a line, written synchronously so that nothing logged before a crash or an
+ * exit is lost. Pretty on a terminal. Under systemd (JOURNAL_STREAM is set and the stream is not a
+ * terminal) each line starts with `<N>`, the syslog priority of its level, which journald strips
+ * and keeps as the entry's priority: `journalctl -p warning` then shows warnings and worse.
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  const env = options.env ?? process.env;
+  const tty = (options.fd === 1 ? process.stdout : process.stderr).isTTY;
+  const pretty = options.pretty ?? tty;
+  const base = { level: options.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
+  if (pretty) {
+    return pino(base, PinoPretty({ destination: options.fd, sync: true, colorize: tty, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' }));
+  }
+  const destination = pino.destination({ fd: options.fd, sync: true });
+  if (env.JOURNAL_STREAM !== undefined && env.JOURNAL_STREAM !== '') return pino(base, withSyslogPriority(destination));
+  return pino(base, destination);
+}
+
+const PRIORITY_BY_LEVEL: Record<number, number> = { 10: 7, 20: 7, 30: 6, 40: 4, 50: 3, 60: 2 };
+
+/** Prefixes each line with `<N>` for journald (sd-daemon(3)); the level is the first field pino writes. */
+function withSyslogPriority(destination: DestinationStream): DestinationStream {
+  return {
+    write(line: string): void {
+      const level = /^\{"level":(\d+)/.exec(line)?.[1];
+      destination.write(`<${PRIORITY_BY_LEVEL[Number(level)] ?? 6}>${line}`);
+    },
+  };
+}
+
+/** A logger that drops everything, for library use and tests that do not look at logs. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

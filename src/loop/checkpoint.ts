@@ -1,0 +1,79 @@
+import type { LoopStatus, PersistenceLoop } from '../task/schema.js';
+import type { PersistenceLoopData } from '../task/render.js';
+import { isoSeconds } from '../time/clock.js';
+import type { LoopState } from './decide.js';
+
+/**
+ * The loop's counters as they are kept in `persistence_loop.checkpoint.state_data`, so that a
+ * restart resumes with the same iteration, retry attempt, stuck counter and time used.
+ */
+interface StateData {
+  attempt: number;
+  active_ms: number;
+  no_progress: number;
+  usage_waits: number;
+  warned: boolean;
+  last_outcome?: string;
+  last_error?: string;
+}
+
+/** Loop state from a task's checkpoint (or a fresh one); `maxIterations` is whatever is in force now. */
+export function loopStateFromCheckpoint(loop: PersistenceLoop | undefined, maxIterations: number): LoopState {
+  const data = (loop?.checkpoint?.state_data ?? {}) as Partial<Record<keyof StateData, unknown>>;
+  const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0);
+  return {
+    iteration: loop?.iteration ?? 0,
+    maxIterations,
+    attempt: count(data.attempt),
+    usageWaits: count(data.usage_waits),
+    noProgressStreak: count(data.no_progress),
+    activeMs: count(data.active_ms),
+    refusal: null,
+    warned: data.warned === true,
+  };
+}
+
+export interface CheckpointInput {
+  state: LoopState;
+  status: LoopStatus;
+  session: string;
+  started: string;
+  nowMs: number;
+  /** Story ids passing, and the next one to work on. */
+  completedSteps: string[];
+  currentStep: string | null;
+  lastOutcome?: string;
+  lastError?: string;
+  ended?: boolean;
+  exitReason?: string;
+}
+
+export function checkpointData(input: CheckpointInput): PersistenceLoopData {
+  const now = isoSeconds(input.nowMs);
+  const stateData: StateData = {
+    attempt: input.state.attempt,
+    active_ms: Math.round(input.state.activeMs),
+    no_progress: input.state.noProgressStreak,
+    usage_waits: input.state.usageWaits,
+    warned: input.state.warned,
+  };
+  if (input.lastOutcome !== undefined) stateData.last_outcome = input.lastOutcome;
+  if (input.lastError !== undefined) stateData.last_error = input.lastError.slice(0, 300);
+  const data: PersistenceLoopData = {
+    status: input.status,
+    session: input.session,
+    started: input.started,
+    updated: now,
+    iteration: input.state.iteration,
+    max_iterations: input.state.maxIterations,
+    checkpoint: {
+      completed_steps: input.completedSteps,
+      current_step: input.currentStep,
+      state_data: stateData as unknown as Record<string, unknown>,
+      timestamp: now,
+    },
+  };
+  if (input.ended === true) data.ended = now;
+  if (input.exitReason !== undefined) data.exit_reason = input.exitReason;
+  return data;
+}

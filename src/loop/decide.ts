@@ -1,0 +1,140 @@
+import type { LoopConfig } from '../config/config.js';
+import type { ErrorCode } from '../errors.js';
+import type { IterationOutcome, StopReason } from './outcome.js';
+import { retryDelayMs } from './retry-policy.js';
+
+/** The loop's own counters, checkpointed into the task after every iteration. */
+export interface LoopState {
+  /** Iterations finished so far; the next one is `iteration + 1`. */
+  iteration: number;
+  maxIterations: number;
+  /** Transient failures in a row for the iteration being attempted. */
+  attempt: number;
+  /** Usage-limit waits in a row. */
+  usageWaits: number;
+  /** Iterations in a row with no sign of progress. */
+  noProgressStreak: number;
+  /** Time spent on this task across runs and restarts (harness runs and waits), for the total timeout. */
+  activeMs: number;
+  /** Why the last completion claim was refused; goes into the next prompt. */
+  refusal: string | null;
+  /** The 80 % warning has been logged. */
+  warned: boolean;
+}
+
+export type DecisionPolicy = Pick<LoopConfig, 'retry' | 'noProgressLimit' | 'usageLimitMaxWaitMs' | 'failFast'>;
+
+/** What the runner does next. */
+export type NextAction =
+  | { kind: 'continue' }
+  | { kind: 'retry'; delayMs: number; attempt: number }
+  | { kind: 'wait'; untilMs: number }
+  | { kind: 'done' }
+  | { kind: 'reject'; code: ErrorCode; reason: string }
+  | { kind: 'stop'; reason: StopReason };
+
+export interface Decision {
+  action: NextAction;
+  state: LoopState;
+}
+
+/**
+ * Decides what follows an iteration's outcome (seed 002's algorithm, FR-002/006/007/010). Pure:
+ * the clock's `nowMs` and `random` are passed in, so every branch is tested by a table.
+ */
+export function decide(outcome: IterationOutcome, state: LoopState, policy: DecisionPolicy, nowMs: number, random: () => number): Decision {
+  switch (outcome.kind) {
+    case 'stopped':
+      return { action: { kind: 'stop', reason: outcome.reason }, state };
+
+    case 'hard':
+      return { action: { kind: 'reject', code: outcome.code, reason: outcome.message }, state };
+
+    case 'transient': {
+      if (policy.failFast) return reject(state, outcome.code, `${outcome.message} (fail-fast: no retries)`);
+      const attempt = state.attempt + 1;
+      if (attempt > policy.retry.maxAttempts) {
+        return reject(state, 'E_RETRIES_EXHAUSTED', `${outcome.message}; still failing after ${policy.retry.maxAttempts} retries`);
+      }
+      return { action: { kind: 'retry', attempt, delayMs: retryDelayMs(attempt, policy.retry, random) }, state: { ...state, attempt } };
+    }
+
+    case 'usage-limit': {
+      const usageWaits = state.usageWaits + 1;
+      if (usageWaits > policy.retry.maxAttempts) {
+        return reject(state, 'E_HARNESS_USAGE_LIMIT', `${outcome.message}; the limit was hit again after ${policy.retry.maxAttempts} waits`);
+      }
+      const fallback = Math.min(policy.retry.maxDelayMs * 2 ** usageWaits, policy.usageLimitMaxWaitMs);
+      const untilMs = outcome.resetAtMs ?? nowMs + fallback;
+      if (untilMs - nowMs > policy.usageLimitMaxWaitMs) {
+        const at = new Date(untilMs).toISOString();
+        return reject(state, 'E_HARNESS_USAGE_LIMIT', `${outcome.message}; it resets at ${at}, later than persistence_loop.usage_limit_max_wait allows`);
+      }
+      return { action: { kind: 'wait', untilMs: Math.max(untilMs, nowMs) }, state: { ...state, usageWaits } };
+    }
+
+    case 'claimed':
+    case 'ok':
+    case 'nonzero-exit': {
+      const next: LoopState = {
+        ...state,
+        iteration: state.iteration + 1,
+        attempt: 0,
+        usageWaits: 0,
+        noProgressStreak: outcome.progressed ? 0 : state.noProgressStreak + 1,
+        refusal: outcome.kind === 'claimed' && !outcome.accepted ? outcome.refusal : null,
+      };
+      if (outcome.kind === 'claimed' && outcome.accepted) return { action: { kind: 'done' }, state: next };
+      if (outcome.kind === 'nonzero-exit' && policy.failFast) {
+        return reject(next, 'E_HARNESS_EXIT', `the harness ${exitDescription(outcome.exitCode, outcome.signal)} (fail-fast)`);
+      }
+      if (policy.noProgressLimit > 0 && next.noProgressStreak >= policy.noProgressLimit) {
+        return reject(next, 'E_NO_PROGRESS', `stuck: ${next.noProgressStreak} iterations in a row with no story passing, commit, changed file or new learning`);
+      }
+      return { action: { kind: 'continue' }, state: next };
+    }
+  }
+}
+
+function reject(state: LoopState, code: ErrorCode, reason: string): Decision {
+  return { action: { kind: 'reject', code, reason }, state };
+}
+
+export function exitDescription(exitCode: number | null, signal: string | null): string {
+  return signal !== null ? `was killed by ${signal}` : `exited with code ${exitCode ?? 'unknown'}`;
+}
+
+export interface Gate {
+  /** A stop flag, a global STOP being held, an interruption or the file gone. */
+  stop: StopReason | null;
+  nowMs: number;
+}
+
+export type GateResult =
+  | { kind: 'go'; warn: boolean }
+  | { kind: 'stop'; reason: StopReason }
+  | { kind: 'reject'; code: ErrorCode; reason: string };
+
+/**
+ * The exit conditions checked before every iteration (FR-012): stop requests, the total timeout,
+ * the iteration bound (FR-003/010), and whether this iteration crosses the warning threshold (FR-009).
+ */
+export function gate(state: LoopState, gateInput: Gate, limits: Pick<LoopConfig, 'totalTimeoutMs' | 'warnThreshold'>): GateResult {
+  if (gateInput.stop !== null) return { kind: 'stop', reason: gateInput.stop };
+  if (state.activeMs >= limits.totalTimeoutMs) {
+    return {
+      kind: 'reject',
+      code: 'E_TOTAL_TIMEOUT',
+      reason: `the task used its total time budget (${Math.round(limits.totalTimeoutMs / 1000)} s, persistence_loop.timeout.total) after ${state.iteration} iterations`,
+    };
+  }
+  if (state.iteration >= state.maxIterations) {
+    return {
+      kind: 'reject',
+      code: 'E_MAX_ITERATIONS',
+      reason: `reached max_iterations (${state.maxIterations}) without a verified completion`,
+    };
+  }
+  const next = state.iteration + 1;
+  return { kind: 'go', warn: !state.warned && next >= Math.ceil(state.maxIterations * limits.warnThreshold) };
+}

@@ -1,0 +1,23 @@
+import type { ErrorCode } from '../errors.js';
+import type { IterationRecord } from '../memory/history.js';
+
+export type TaskRunStatus = 'done' | 'rejected' | 'stopped' | 'interrupted';
+
+/** How a task's run ended, for exit codes, the daemon and status. */
+export interface TaskRunResult {
+  status: TaskRunStatus;
+  taskId: string | null;
+  /** Where the task file is now (Done/…, Rejected/… or still in Approved/). */
+  file: string;
+  iterations: number;
+  reason?: string;
+  code?: ErrorCode;
+}
+
+/** What a running loop tells its host (the `run` command's progress line, the daemon's status). */
+export type LoopEvent =
+  | { type: 'started'; taskId: string; file: string; iteration: number; maxIterations: number; resumed: boolean; durable: boolean; harness: string }
+  | { type: 'iteration'; taskId: string; iteration: number; attempt: number; maxIterations: number; step: string | null; startedAtMs: number }
+  | { type: 'iteration-end'; taskId: string; record: IterationRecord }
+  | { type: 'waiting'; taskId: string; untilMs: number; why: 'retry' | 'usage-limit' | 'hold' }
+  | { type: 'ended'; taskId: string | null; result: TaskRunResult };

@@ -1,0 +1,266 @@
+import { createHash } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import type { CheckDefinition, HarnessDefinition, WiggumConfig } from '../config/config.js';
+import { isWiggumError } from '../errors.js';
+import type { GitSummary } from '../git/git.js';
+import { commitLeftovers, headCommit, summarizeChanges } from '../git/git.js';
+import type { AgentReport, HarnessDriver } from '../harness/driver.js';
+import { processFailure } from '../harness/driver.js';
+import { harnessEnvironment } from '../harness/environment.js';
+import { expandArgs } from '../harness/placeholders.js';
+import { runProcess } from '../harness/run-process.js';
+import type { ProcessResult } from '../harness/run-process.js';
+import type { Logger } from '../log/logger.js';
+import { agentFiles } from '../memory/agent-files.js';
+import type { IterationRecord } from '../memory/history.js';
+import { storySummary } from '../memory/prd.js';
+import type { Prd } from '../memory/prd.js';
+import type { MemoryStore } from '../memory/store.js';
+import { isoSeconds } from '../time/clock.js';
+import type { Clock } from '../time/clock.js';
+import type { LoopState } from './decide.js';
+import type { IterationOutcome, StopReason } from './outcome.js';
+import { PromiseScanner, containsPromise } from './promise.js';
+import { buildPrompt } from './prompt.js';
+import { runVerifyCheck } from './verify.js';
+
+/** Everything about a task that stays fixed while its loop runs. */
+export interface IterationContext {
+  taskId: string;
+  taskFile: () => string;
+  title: string;
+  workdir: string;
+  harness: HarnessDefinition;
+  driver: HarnessDriver;
+  promise: string;
+  verify: CheckDefinition | null;
+  branch: string | null;
+  /** The workdir is a git repository and git is enabled. */
+  git: boolean;
+  store: MemoryStore;
+  config: WiggumConfig;
+  clock: Clock;
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+  /** Live output goes here (`--no-stream`: null). */
+  stream: Writable | null;
+  /** Aborted with a StopReason to stop the harness at once. */
+  signal: AbortSignal;
+  /** Called with the harness pid right after spawn, to be killed after a crash of wiggum. */
+  onSpawn: (pid: number) => void;
+}
+
+export interface IterationRun {
+  outcome: IterationOutcome;
+  /** The history line, without the decision's `action` and `nextState`, which the caller adds. */
+  record: Omit<IterationRecord, 'action' | 'nextState'>;
+  prd: Prd;
+  /** The last lines of output, for reports. */
+  outputTail: string;
+  stderrTail: string;
+}
+
+/**
+ * One iteration (SPEC.md steps 2–5): reload memory and the task body, build the prompt, run the
+ * harness, and read what came of it. Deciding and persisting are the caller's.
+ */
+export async function runIteration(ctx: IterationContext, state: LoopState, body: string): Promise<IterationRun> {
+  const iteration = state.iteration + 1;
+  const prdBefore = await ctx.store.loadPrd();
+  const storiesBefore = storySummary(prdBefore);
+  const context = await ctx.store.loadContext();
+  const files = await agentFiles(ctx.store, ctx.taskId);
+  const progressBefore = hash(await ctx.store.loadProgress());
+
+  const prompt = buildPrompt({
+    iteration,
+    maxIterations: state.maxIterations,
+    promise: ctx.promise,
+    taskId: ctx.taskId,
+    title: ctx.title,
+    body,
+    workdir: ctx.workdir,
+    branch: ctx.branch,
+    paths: ctx.store.durable && files !== null ? { prd: files.prd, progress: files.progress, sessionDir: files.dir } : null,
+    stories: {
+      passing: storiesBefore.passing,
+      total: storiesBefore.total,
+      next: storiesBefore.nextStory === null ? null : { id: storiesBefore.nextStory.id, title: storiesBefore.nextStory.title },
+    },
+    context,
+    refusal: state.refusal,
+  });
+
+  const headBefore = ctx.git ? await headCommit(ctx.workdir) : null;
+  const statusBefore = ctx.git ? await summarizeChanges(ctx.workdir, headBefore) : null;
+  const values = {
+    workdir: ctx.workdir,
+    session_dir: files?.dir ?? '',
+    prd: files?.prd ?? '',
+    progress: files?.progress ?? '',
+    context: files?.context ?? '',
+    task_id: ctx.taskId,
+    iteration: String(iteration),
+    promise: ctx.promise,
+  };
+  const reader = ctx.driver.createReader();
+  const scanner = new PromiseScanner(ctx.promise, prompt);
+  const logFile = ctx.store.logFile(iteration);
+  const startedAtMs = ctx.clock.now();
+  let result: ProcessResult;
+  try {
+    result = await runProcess({
+      command: ctx.harness.command,
+      args: expandArgs(ctx.harness.args, values),
+      cwd: ctx.workdir,
+      env: harnessEnvironment(ctx.env, ctx.config.harness.envAllowlist, {
+        ...ctx.harness.env,
+        WIGGUM_TASK_ID: ctx.taskId,
+        WIGGUM_TASK_FILE: ctx.taskFile(),
+        WIGGUM_ITERATION: String(iteration),
+        WIGGUM_MAX_ITERATIONS: String(state.maxIterations),
+        WIGGUM_ATTEMPT: String(state.attempt),
+        WIGGUM_WORKDIR: ctx.workdir,
+        WIGGUM_SESSION_DIR: values.session_dir,
+        WIGGUM_PRD: values.prd,
+        WIGGUM_PROGRESS: values.progress,
+        WIGGUM_CONTEXT: values.context,
+        WIGGUM_PROMISE: ctx.promise,
+      }),
+      stdin: prompt,
+      timeoutMs: ctx.config.loop.perIterationTimeoutMs,
+      idleTimeoutMs: ctx.config.loop.idleTimeoutMs,
+      stopGraceMs: ctx.config.harness.stopGraceMs,
+      logFile: logFile === null ? null : state.attempt === 0 ? logFile : logFile.replace(/\.log$/, `.retry${state.attempt}.log`),
+      logMaxBytes: ctx.config.harness.logMaxBytes,
+      tailBytes: ctx.config.harness.tailBytes,
+      configKey: `harnesses.${ctx.harness.name}.command`,
+      signal: ctx.signal,
+      onSpawn: ctx.onSpawn,
+      onOutput: (chunk, stream) => {
+        reader.push(chunk, stream);
+        if (stream === 'stdout') scanner.push(chunk.toString('utf8'));
+        if (ctx.stream !== null) ctx.stream.write(reader.display(chunk, stream));
+      },
+    });
+  } finally {
+    await files?.absorb().catch((error: unknown) => ctx.logger.warn({ taskId: ctx.taskId, err: error }, 'could not read the agent memory back'));
+  }
+  const report = reader.finish(result);
+
+  if (ctx.git && ctx.config.git.autoCommit && !result.stopped) {
+    await commitLeftovers(ctx.workdir, `wiggum: iteration ${iteration} leftovers (${ctx.taskId})`).catch((error: unknown) =>
+      ctx.logger.warn({ taskId: ctx.taskId, iteration, err: error }, 'auto-commit of leftovers failed'),
+    );
+  }
+  const gitSummary = ctx.git ? await summarizeChanges(ctx.workdir, headBefore).catch(() => null) : null;
+
+  let prd = prdBefore;
+  let prdError: Error | null = null;
+  try {
+    prd = await ctx.store.loadPrd();
+  } catch (error) {
+    if (!isWiggumError(error)) throw error;
+    prdError = error;
+  }
+  const stories = storySummary(prd);
+  const progressed =
+    stories.passing > storiesBefore.passing ||
+    JSON.stringify(prd) !== JSON.stringify(prdBefore) ||
+    hash(await ctx.store.loadProgress()) !== progressBefore ||
+    gitChanged(statusBefore, gitSummary);
+
+  const completionFound = report.finalMessage !== null ? containsPromise(report.finalMessage, ctx.promise) : scanner.detected;
+  const outcome =
+    prdError !== null
+      ? ({ kind: 'hard', code: 'E_MEMORY_CORRUPT', message: prdError.message } as const)
+      : await classify(ctx, result, report, completionFound, stories, progressed);
+
+  const endedAtMs = ctx.clock.now();
+  const record: IterationRun['record'] = {
+    iteration,
+    attempt: state.attempt,
+    startedAt: isoSeconds(startedAtMs),
+    endedAt: isoSeconds(endedAtMs),
+    durationMs: result.durationMs,
+    harness: ctx.harness.name,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    outcome: outcomeName(outcome),
+    completionFound,
+    storiesPassing: stories.passing,
+    storiesTotal: stories.total,
+  };
+  if (outcome.kind === 'claimed') {
+    record.completionAccepted = outcome.accepted;
+    if (outcome.refusal !== null) record.refusal = outcome.refusal;
+  }
+  if (gitSummary !== null) record.git = gitSummary;
+  if (report.tokens !== undefined) record.tokens = report.tokens;
+  if (report.costUsd !== undefined) record.costUsd = report.costUsd;
+  if (report.agentSessionId !== undefined) record.agentSessionId = report.agentSessionId;
+  if (outcome.kind === 'transient' || outcome.kind === 'hard' || outcome.kind === 'usage-limit') {
+    record.error = { code: outcome.kind === 'usage-limit' ? 'E_HARNESS_USAGE_LIMIT' : outcome.code, message: outcome.message };
+  }
+  if (logFile !== null) record.logFile = logFile;
+  return { outcome, record, prd, outputTail: result.stdoutTail, stderrTail: result.stderrTail };
+}
+
+async function classify(
+  ctx: IterationContext,
+  result: ProcessResult,
+  report: AgentReport,
+  completionFound: boolean,
+  stories: ReturnType<typeof storySummary>,
+  progressed: boolean,
+): Promise<IterationOutcome> {
+  if (result.stopped) return { kind: 'stopped', reason: stopReason(ctx.signal) };
+  const failure =
+    processFailure(result, ctx.driver.installHint, { perIterationMs: ctx.config.loop.perIterationTimeoutMs, idleMs: ctx.config.loop.idleTimeoutMs }) ??
+    report.failure;
+  if (failure !== null) {
+    if (failure.kind === 'usage-limit') return { kind: 'usage-limit', resetAtMs: failure.resetAtMs ?? null, message: failure.message };
+    return { kind: failure.kind, code: failure.code, message: failure.message };
+  }
+  if (completionFound) {
+    const refusal = await completionRefusal(ctx, stories);
+    return { kind: 'claimed', accepted: refusal === null, refusal, progressed, exitCode: result.exitCode };
+  }
+  if (result.exitCode === 0) return { kind: 'ok', progressed };
+  return { kind: 'nonzero-exit', exitCode: result.exitCode, signal: result.signal, progressed };
+}
+
+/** Why a completion claim cannot be accepted yet, or null: every story passes and verify exits 0. */
+async function completionRefusal(ctx: IterationContext, stories: ReturnType<typeof storySummary>): Promise<string | null> {
+  if (stories.passing < stories.total) {
+    const next = stories.nextStory;
+    return (
+      `You printed the completion promise, but only ${stories.passing} of ${stories.total} stories have "passes": true in prd.json` +
+      (next === null ? '.' : `; the next one is ${next.id} ${next.title}.`)
+    );
+  }
+  if (ctx.verify === null) return null;
+  const check = await runVerifyCheck(ctx.verify, ctx.workdir, ctx.env, ctx.config, ctx.signal);
+  ctx.logger.info({ taskId: ctx.taskId, check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed }, `verify check ${ctx.verify.name} ${check.passed ? 'passed' : 'failed'}`);
+  return check.passed ? null : `Every story passes, but the verify check "${ctx.verify.name}" failed (${check.summary}):\n${check.outputTail}`;
+}
+
+function stopReason(signal: AbortSignal): StopReason {
+  const reason: unknown = signal.reason;
+  return reason === 'stop-flag' || reason === 'task-gone' ? reason : 'interrupted';
+}
+
+function outcomeName(outcome: IterationOutcome): string {
+  if (outcome.kind === 'claimed') return outcome.accepted ? 'complete' : 'refused';
+  if (outcome.kind === 'ok') return 'continue';
+  return outcome.kind;
+}
+
+function gitChanged(before: GitSummary | null, after: GitSummary | null): boolean {
+  if (before === null || after === null) return false;
+  return before.headAfter !== after.headAfter || before.files.join('\n') !== after.files.join('\n');
+}
+
+function hash(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}

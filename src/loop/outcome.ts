@@ -1,0 +1,23 @@
+import type { ErrorCode } from '../errors.js';
+
+/**
+ * What one harness run came to, as the loop's decision sees it. Built by the runner from the
+ * process result, the driver's reading of the output, the stories and the verify check.
+ */
+export type IterationOutcome =
+  /** The agent printed the completion promise; `accepted` once every story passes and verify exits 0. */
+  | { kind: 'claimed'; accepted: boolean; refusal: string | null; progressed: boolean; exitCode: number | null }
+  /** Exit 0 without a promise: work goes on. */
+  | { kind: 'ok'; progressed: boolean }
+  /** A non-zero exit or a death by signal that is neither transient nor hard. */
+  | { kind: 'nonzero-exit'; exitCode: number | null; signal: string | null; progressed: boolean }
+  /** Rate limit, overload, network, timeout: retried with backoff. */
+  | { kind: 'transient'; code: ErrorCode; message: string }
+  /** The agent's plan is used up until `resetAtMs`: waited out, not counted as a failure. */
+  | { kind: 'usage-limit'; resetAtMs: number | null; message: string }
+  /** Harness missing, auth refused, invalid task, workdir missing, corrupted memory: rejected. */
+  | { kind: 'hard'; code: ErrorCode; message: string }
+  /** The run was cut short by a stop request. */
+  | { kind: 'stopped'; reason: StopReason };
+
+export type StopReason = 'stop-flag' | 'interrupted' | 'task-gone';

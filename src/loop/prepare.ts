@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CheckDefinition, HarnessDefinition, LoopConfig, WiggumConfig } from '../config/config.js';
+import { resolvePath } from '../config/load.js';
+import { WiggumError, systemErrorCode } from '../errors.js';
+import { checkoutTaskBranch, isGitRepository } from '../git/git.js';
+import type { HarnessDriver } from '../harness/driver.js';
+import { driverFor } from '../harness/drivers.js';
+import { killRecordedHarness } from '../harness/pid-record.js';
+import type { Logger } from '../log/logger.js';
+import { buildPrd, parsePrd } from '../memory/prd.js';
+import type { Prd } from '../memory/prd.js';
+import { openSession } from '../memory/session.js';
+import type { OpenedSession } from '../memory/session.js';
+import type { Task } from '../task/parse.js';
+import { resolveWorkdir } from '../task/workdir.js';
+import type { Clock } from '../time/clock.js';
+import type { VaultLayout } from '../vault/layout.js';
+
+/** What a run may override on top of the task and the config (`wiggum run`/`ralph` flags). */
+export interface RunOverrides {
+  harness?: string;
+  maxIterations?: number;
+  failFast?: boolean;
+  completionPromise?: string;
+}
+
+/** A task with everything its loop needs resolved and checked. */
+export interface PreparedTask {
+  harness: HarnessDefinition;
+  driver: HarnessDriver;
+  workdir: string;
+  maxIterations: number;
+  promise: string;
+  verify: CheckDefinition | null;
+  branch: string | null;
+  git: boolean;
+  loop: LoopConfig;
+  session: OpenedSession;
+  /** `<session>/harness.json`, or null when memory is not durable. */
+  harnessRecord: string | null;
+}
+
+export interface PrepareDeps {
+  config: WiggumConfig;
+  layout: VaultLayout;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Resolves harness, workdir, limits and memory for a task, kills a harness left running by a
+ * crashed earlier run, and puts the workdir on the task's branch. Problems a person must fix are
+ * thrown as WiggumErrors (the caller rejects the task with them).
+ */
+export async function prepareTask(task: Task, overrides: RunOverrides, deps: PrepareDeps): Promise<PreparedTask> {
+  const { config, layout, logger } = deps;
+  const fm = task.frontmatter;
+  const harnessName = overrides.harness ?? fm.harness ?? config.harness.defaultName;
+  const harness = config.harnesses[harnessName];
+  if (harness === undefined) {
+    throw new WiggumError('E_HARNESS_UNKNOWN', `unknown harness "${harnessName}": the configured harnesses are ${Object.keys(config.harnesses).join(', ')}`);
+  }
+  const verify = fm.verify === undefined ? null : (config.checks[fm.verify] ?? null);
+  if (fm.verify !== undefined && verify === null) throw new WiggumError('E_TASK_SCHEMA', `unknown verify check "${fm.verify}": add it under checks: in the config`);
+
+  const workdir = await resolveWorkdir(task.id, fm.workdir, { vaultRoot: layout.root, allowedRoots: config.allowedWorkdirs, workspaces: layout.workspaces });
+  if (fm.workdir === undefined) await mkdir(workdir, { recursive: true });
+
+  const userPrd = fm.prd === undefined ? null : await readUserPrd(resolvePath(fm.prd, workdir));
+  const branch = fm.branch ?? userPrd?.branchName ?? null;
+  const initialPrd = (): Prd =>
+    userPrd ?? buildPrd({ taskId: task.id, title: fm.title ?? task.id, branchName: branch, description: task.body, stories: task.stories });
+
+  const session = await openSession({
+    sessionsRoot: layout.sessions,
+    archiveRoot: layout.archive,
+    taskId: task.id,
+    taskFile: task.file,
+    sessionId: fm.persistence_loop?.session,
+    newSessionId: randomUUID(),
+    branchName: branch,
+    initialPrd,
+    backend: config.memory.backend,
+    clock: deps.clock,
+  });
+  if (session.warning !== null) logger.warn({ taskId: task.id, durable: false }, session.warning);
+  if (session.archivedTo !== null) logger.info({ taskId: task.id, archivedTo: session.archivedTo }, 'archived the previous session of this id');
+
+  const harnessRecord = session.store.paths === null ? null : join(session.store.paths.dir, 'harness.json');
+  if (harnessRecord !== null && (await killRecordedHarness(harnessRecord, config.harness.stopGraceMs))) {
+    logger.warn({ taskId: task.id }, 'killed a harness left running by an earlier wiggum that did not stop cleanly');
+  }
+
+  const git = config.git.enabled && (await isGitRepository(workdir));
+  if (git && branch !== null) {
+    const checkout = await checkoutTaskBranch(workdir, branch);
+    if (checkout.created) logger.info({ taskId: task.id, branch, from: checkout.from }, `created branch ${branch}`);
+  }
+
+  return {
+    harness,
+    driver: driverFor(harness.kind),
+    workdir,
+    maxIterations: overrides.maxIterations ?? fm.max_iterations ?? config.loop.maxIterations,
+    promise: overrides.completionPromise ?? fm.completion_promise ?? config.loop.completionPromise,
+    verify,
+    branch,
+    git,
+    loop: { ...config.loop, failFast: overrides.failFast ?? config.loop.failFast },
+    session,
+    harnessRecord,
+  };
+}
+
+async function readUserPrd(path: string): Promise<Prd> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new WiggumError('E_MEMORY_CORRUPT', `the task's prd file ${path} cannot be read (${systemErrorCode(error) ?? String(error)}): fix the prd: key`, {
+      cause: error,
+    });
+  }
+  return parsePrd(text, path);
+}

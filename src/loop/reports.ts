@@ -1,0 +1,150 @@
+import type { ErrorCode } from '../errors.js';
+import type { IterationRecord } from '../memory/history.js';
+
+/** What both reports say about how the loop went. */
+export interface LoopFacts {
+  taskId: string;
+  harness: string;
+  /** Iterations finished. */
+  iterations: number;
+  maxIterations: number;
+  startedAt: string;
+  endedAt: string;
+  activeMs: number;
+  stories: { id: string; title: string; passes: boolean }[];
+  /** Where the memory is, relative to the vault when inside it; null when it was not durable. */
+  sessionDir: string | null;
+  history: IterationRecord[];
+  /** The last lines the agent printed. */
+  lastOutput: string;
+}
+
+export interface FailureFacts extends LoopFacts {
+  code: ErrorCode;
+  reason: string;
+  /** The iteration that failed (being attempted when the loop ended). */
+  failedIteration: number;
+  /** The error's stack, or the harness's stderr tail. */
+  errorDetail: string;
+  checkpoint: { completed_steps: string[]; current_step?: string | null | undefined; state_data?: Record<string, unknown> | undefined };
+  logFile: string | null;
+}
+
+const MAX_HISTORY_ROWS = 60;
+
+/** `## Completion summary`, appended to a task that reached Done/. */
+export function completionSummary(facts: LoopFacts): string {
+  const retries = facts.history.filter((record) => record.attempt > 0).length;
+  const lines = [
+    '## Completion summary',
+    '',
+    `- Completed ${facts.endedAt} after ${plural(facts.iterations, 'iteration')}` +
+      (retries > 0 ? ` and ${plural(retries, 'retry', 'retries')}` : '') +
+      `, ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`,
+    `- Harness: ${facts.harness}.`,
+    `- Stories: ${storyLine(facts.stories)}`,
+    memoryLine(facts.sessionDir),
+  ];
+  const output = facts.lastOutput.trim();
+  if (output !== '') lines.push('', '### Last output', '', fence(output));
+  return lines.join('\n');
+}
+
+/** `## Failure report`, appended to a task that went to Rejected/: everything needed to see why. */
+export function failureReport(facts: FailureFacts): string {
+  const lines = [
+    '## Failure report',
+    '',
+    `- Reason: ${facts.reason} (${facts.code}).`,
+    `- Failed in iteration ${facts.failedIteration} of at most ${facts.maxIterations}, at ${facts.endedAt}, after ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`,
+    `- Harness: ${facts.harness}.`,
+    `- Stories: ${storyLine(facts.stories)}`,
+    `- Checkpoint: completed steps ${facts.checkpoint.completed_steps.length === 0 ? 'none' : facts.checkpoint.completed_steps.join(', ')}` +
+      `; current step ${facts.checkpoint.current_step ?? 'none'}` +
+      (facts.checkpoint.state_data === undefined ? '.' : `; state data ${JSON.stringify(facts.checkpoint.state_data)}.`),
+    memoryLine(facts.sessionDir),
+  ];
+  if (facts.logFile !== null) lines.push(`- Full output of the failing run: \`${facts.logFile}\`.`);
+
+  lines.push('', '### What to do next', '', nextStep(facts.code, facts.taskId));
+
+  const detail = facts.errorDetail.trim();
+  if (detail !== '') lines.push('', '### Error', '', fence(detail));
+
+  lines.push('', '### Iterations and retries', '');
+  if (facts.history.length === 0) {
+    lines.push('No iteration finished.');
+  } else {
+    const rows = facts.history.slice(-MAX_HISTORY_ROWS);
+    if (rows.length < facts.history.length) lines.push(`The last ${rows.length} of ${facts.history.length} runs (all of them are in history.jsonl):`, '');
+    lines.push('| iteration | attempt | started | duration | exit | outcome | promise | stories | next |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const record of rows) {
+      lines.push(
+        `| ${record.iteration} | ${record.attempt} | ${record.startedAt} | ${seconds(record.durationMs)} | ${record.signal ?? record.exitCode ?? '—'} | ${cell(record.outcome + (record.error ? `: ${record.error.message}` : ''))} | ${record.completionFound ? (record.completionAccepted ? 'accepted' : 'refused') : 'no'} | ${record.storiesPassing}/${record.storiesTotal} | ${cell(record.nextState)} |`,
+      );
+    }
+  }
+
+  const output = facts.lastOutput.trim();
+  if (output !== '') lines.push('', '### Last output', '', fence(output));
+  return lines.join('\n');
+}
+
+function nextStep(code: ErrorCode, taskId: string): string {
+  const retry = `then send the task back with \`wiggum retry ${taskId}\` (it resumes from its memory; \`--fresh\` starts over).`;
+  switch (code) {
+    case 'E_MAX_ITERATIONS':
+      return `Read progress.txt and the last logs to see where the agent got stuck; split the task or raise \`max_iterations\`, ${retry}`;
+    case 'E_NO_PROGRESS':
+      return `The agent kept running without changing anything. Add guidance with \`wiggum context add ${taskId} "..."\` or clarify the task, ${retry}`;
+    case 'E_TOTAL_TIMEOUT':
+      return `Raise \`persistence_loop.timeout.total\` in the config or split the task, ${retry}`;
+    case 'E_RETRIES_EXHAUSTED':
+    case 'E_HARNESS_USAGE_LIMIT':
+      return `The agent's service kept failing or was out of quota. Check it is reachable and has quota, ${retry}`;
+    case 'E_HARNESS_MISSING':
+    case 'E_HARNESS_AUTH':
+      return `Fix the harness as the error says (install it, log in, set its API key), ${retry}`;
+    case 'E_TASK_SCHEMA':
+    case 'E_TASK_YAML':
+    case 'E_TASK_FRONTMATTER':
+    case 'E_TASK_ENCODING':
+    case 'E_TASK_TOO_LARGE':
+      return `Fix the task file as the error says (\`wiggum validate FILE\` checks it), ${retry}`;
+    case 'E_MEMORY_CORRUPT':
+      return `Repair or delete the file the error names, ${retry}`;
+    default:
+      return `Fix the cause above, ${retry}`;
+  }
+}
+
+function storyLine(stories: LoopFacts['stories']): string {
+  if (stories.length === 0) return 'none.';
+  const passing = stories.filter((story) => story.passes).length;
+  return `${passing} of ${stories.length} passing (${stories.map((story) => `${story.passes ? '✓' : '✗'} ${story.id} ${story.title}`).join('; ')}).`;
+}
+
+function memoryLine(sessionDir: string | null): string {
+  return sessionDir === null
+    ? '- Memory: not durable in this run (kept in memory only).'
+    : `- Memory: \`${sessionDir}\` (prd.json, progress.txt, context.md, history.jsonl, logs/).`;
+}
+
+/** A fenced block whose fence is longer than any run of backticks inside, so the text cannot break out. */
+export function fence(text: string): string {
+  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length));
+  const marker = '`'.repeat(longest + 1);
+  return `${marker}text\n${text}\n${marker}`;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 200);
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

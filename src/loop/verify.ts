@@ -1,0 +1,43 @@
+import type { CheckDefinition, WiggumConfig } from '../config/config.js';
+import { harnessEnvironment } from '../harness/environment.js';
+import { runProcess } from '../harness/run-process.js';
+
+export interface CheckResult {
+  passed: boolean;
+  exitCode: number | null;
+  /** "exit code 1", "timed out after 600 s", … */
+  summary: string;
+  outputTail: string;
+}
+
+const TAIL_BYTES = 8 * 1024;
+
+/**
+ * Runs a task's `verify` check in its workdir, in its own process group like a harness, so a
+ * completion claim is accepted only when the check really exits 0.
+ */
+export async function runVerifyCheck(check: CheckDefinition, workdir: string, env: NodeJS.ProcessEnv, config: WiggumConfig, signal?: AbortSignal): Promise<CheckResult> {
+  const result = await runProcess({
+    command: check.command,
+    args: check.args,
+    cwd: workdir,
+    env: harnessEnvironment(env, config.harness.envAllowlist, check.env),
+    stdin: '',
+    timeoutMs: check.timeoutMs,
+    idleTimeoutMs: 0,
+    stopGraceMs: config.harness.stopGraceMs,
+    logFile: null,
+    logMaxBytes: 0,
+    tailBytes: TAIL_BYTES,
+    configKey: `checks.${check.name}.command`,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  const output = `${result.stdoutTail}${result.stderrTail}`.trim().split('\n').slice(-30).join('\n');
+  if (result.spawnError !== null) return { passed: false, exitCode: null, summary: result.spawnError.message, outputTail: '' };
+  const summary = result.timedOut
+    ? `timed out after ${Math.round(check.timeoutMs / 1000)} s`
+    : result.signal !== null
+      ? `killed by ${result.signal}`
+      : `exit code ${result.exitCode ?? 'unknown'}`;
+  return { passed: result.exitCode === 0 && !result.timedOut, exitCode: result.exitCode, summary, outputTail: output };
+}

@@ -1,0 +1,73 @@
+import { writeFileAtomic } from '../store/atomic-write.js';
+import { appendJsonLine } from '../store/json-lines.js';
+import type { Clock } from '../time/clock.js';
+import { appendContextText } from './context.js';
+import type { IterationRecord } from './history.js';
+import { checkRecordForWrite, readHistoryFile } from './history.js';
+import { checkSchema } from './json-text.js';
+import type { SessionPaths } from './paths.js';
+import { logFilePath } from './paths.js';
+import type { Prd } from './prd.js';
+import { parsePrd, prdSchema, serializePrd } from './prd.js';
+import { missingFile, readMemoryText } from './session-meta.js';
+import { appendSectionText } from './progress.js';
+import type { MemoryStore } from './store.js';
+
+/**
+ * Session memory in a folder. Every read goes to disk (the agent edits these files between our
+ * reads); every write is an atomic replace, and history lines are appended and fsynced.
+ */
+export class DiskMemoryStore implements MemoryStore {
+  readonly durable = true;
+
+  constructor(
+    readonly paths: SessionPaths,
+    private readonly clock: Clock,
+  ) {}
+
+  async loadPrd(): Promise<Prd> {
+    const text = await readMemoryText(this.paths.prd);
+    if (text === null) throw missingFile(this.paths.prd, 'the story list of this session');
+    return parsePrd(text, this.paths.prd);
+  }
+
+  async savePrd(prd: Prd): Promise<void> {
+    const checked = checkSchema(prdSchema, prd, `${this.paths.prd} (about to be written)`);
+    await writeFileAtomic(this.paths.prd, serializePrd(checked));
+  }
+
+  async loadProgress(): Promise<string> {
+    return (await readMemoryText(this.paths.progress)) ?? '';
+  }
+
+  async appendProgress(section: string): Promise<void> {
+    const existing = await this.loadProgress();
+    await writeFileAtomic(this.paths.progress, appendSectionText(existing, section));
+  }
+
+  async loadContext(): Promise<string> {
+    return (await readMemoryText(this.paths.context)) ?? '';
+  }
+
+  async addContext(text: string): Promise<void> {
+    const existing = await this.loadContext();
+    await writeFileAtomic(this.paths.context, appendContextText(existing, text, this.clock.now()));
+  }
+
+  async clearContext(): Promise<void> {
+    await writeFileAtomic(this.paths.context, '');
+  }
+
+  async appendHistory(record: IterationRecord): Promise<void> {
+    checkRecordForWrite(record, this.paths.history);
+    await appendJsonLine(this.paths.history, record);
+  }
+
+  async loadHistory(): Promise<IterationRecord[]> {
+    return readHistoryFile(this.paths.history);
+  }
+
+  logFile(iteration: number): string {
+    return logFilePath(this.paths, iteration);
+  }
+}

@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { WiggumError, systemErrorCode } from '../errors.js';
+import { checkSchema, parseJsonText } from './json-text.js';
+
+/** session.json: whose memory a session folder holds. */
+export const sessionMetaSchema = z
+  .object({
+    sessionId: z.string().min(1),
+    taskId: z.string().min(1),
+    taskFile: z.string(),
+    branchName: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .loose();
+
+export type SessionMeta = z.infer<typeof sessionMetaSchema>;
+
+export function parseSessionMeta(text: string, path: string): SessionMeta {
+  return checkSchema(sessionMetaSchema, parseJsonText(text, path), path);
+}
+
+export function serializeSessionMeta(meta: SessionMeta): string {
+  return `${JSON.stringify(meta, null, 2)}\n`;
+}
+
+/**
+ * A memory file's text, or null when it does not exist. Any other failure to read is
+ * E_MEMORY_UNAVAILABLE: the memory is there but wiggum cannot see it.
+ */
+export async function readMemoryText(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = systemErrorCode(error);
+    if (code === 'ENOENT') return null;
+    throw new WiggumError('E_MEMORY_UNAVAILABLE', `could not read ${path} (${code ?? 'error'}): check the folder's permissions`, {
+      cause: error,
+      details: { path, errno: code },
+    });
+  }
+}
+
+/** A memory file that must exist (session.json, prd.json) but does not. */
+export function missingFile(path: string, what: string): WiggumError {
+  return new WiggumError(
+    'E_MEMORY_CORRUPT',
+    `${path}: missing (${what}); restore it, or start the task afresh with \`wiggum retry --fresh\` (the old session is archived)`,
+    { details: { path } },
+  );
+}

@@ -1,0 +1,144 @@
+import { describe, expect, test } from 'vitest';
+import { decide, gate } from '../../src/loop/decide.js';
+import type { DecisionPolicy, LoopState } from '../../src/loop/decide.js';
+import type { IterationOutcome } from '../../src/loop/outcome.js';
+import { retryDelayMs } from '../../src/loop/retry-policy.js';
+
+const policy: DecisionPolicy = {
+  retry: { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 16_000, jitter: 0.2 },
+  noProgressLimit: 3,
+  usageLimitMaxWaitMs: 6 * 3_600_000,
+  failFast: false,
+};
+
+const state: LoopState = { iteration: 4, maxIterations: 10, attempt: 0, usageWaits: 0, noProgressStreak: 0, activeMs: 0, refusal: null, warned: false };
+const NOW = 1_800_000_000_000;
+const mid = (): number => 0.5;
+
+describe('retryDelayMs', () => {
+  test.each([
+    [1, 0.5, 1000],
+    [2, 0.5, 2000],
+    [3, 0.5, 4000],
+    [4, 0.5, 8000],
+    [5, 0.5, 16_000],
+    [6, 0.5, 16_000],
+    [9, 0.5, 16_000],
+    [1, 0, 800],
+    [1, 0.999_999, 1200],
+    [5, 0, 12_800],
+    [5, 0.999_999, 19_200],
+  ])('attempt %i with random %f waits %i ms', (attempt, random, expected) => {
+    expect(retryDelayMs(attempt, policy.retry, () => random)).toBe(expected);
+  });
+
+  test('jitter stays within ±20 % for every draw', () => {
+    for (let i = 0; i <= 100; i += 1) {
+      const delay = retryDelayMs(3, policy.retry, () => i / 100.0001);
+      expect(delay).toBeGreaterThanOrEqual(3200);
+      expect(delay).toBeLessThanOrEqual(4800);
+    }
+  });
+});
+
+describe('decide', () => {
+  const cases: [string, IterationOutcome, Partial<LoopState>, Partial<DecisionPolicy>, unknown, Partial<LoopState>][] = [
+    ['accepted completion → done', { kind: 'claimed', accepted: true, refusal: null, progressed: true, exitCode: 0 }, {}, {}, { kind: 'done' }, { iteration: 5 }],
+    [
+      'refused completion → continue, refusal kept for the next prompt',
+      { kind: 'claimed', accepted: false, refusal: 'US-003 does not pass', progressed: true, exitCode: 0 },
+      {},
+      {},
+      { kind: 'continue' },
+      { iteration: 5, refusal: 'US-003 does not pass' },
+    ],
+    ['exit 0 → continue, refusal cleared', { kind: 'ok', progressed: true }, { refusal: 'old' }, {}, { kind: 'continue' }, { iteration: 5, refusal: null }],
+    ['non-zero exit → recorded, loop goes on', { kind: 'nonzero-exit', exitCode: 2, signal: null, progressed: true }, {}, {}, { kind: 'continue' }, { iteration: 5 }],
+    [
+      'non-zero exit with fail-fast → rejected',
+      { kind: 'nonzero-exit', exitCode: 2, signal: null, progressed: true },
+      {},
+      { failFast: true },
+      { kind: 'reject', code: 'E_HARNESS_EXIT', reason: 'the harness exited with code 2 (fail-fast)' },
+      { iteration: 5 },
+    ],
+    [
+      'death by signal with fail-fast → rejected, naming the signal',
+      { kind: 'nonzero-exit', exitCode: null, signal: 'SIGSEGV', progressed: false },
+      {},
+      { failFast: true },
+      { kind: 'reject', code: 'E_HARNESS_EXIT', reason: 'the harness was killed by SIGSEGV (fail-fast)' },
+      {},
+    ],
+    ['first transient failure → retry after 1 s ± jitter', { kind: 'transient', code: 'E_HARNESS_RATE_LIMIT', message: '429' }, {}, {}, { kind: 'retry', attempt: 1, delayMs: 1000 }, { attempt: 1, iteration: 4 }],
+    ['third transient failure → retry after 4 s', { kind: 'transient', code: 'E_HARNESS_NETWORK', message: 'ECONNRESET' }, { attempt: 2 }, {}, { kind: 'retry', attempt: 3, delayMs: 4000 }, { attempt: 3 }],
+    [
+      'fourth transient failure → rejected, retries exhausted',
+      { kind: 'transient', code: 'E_HARNESS_TIMEOUT', message: 'timed out after 300 s' },
+      { attempt: 3 },
+      {},
+      { kind: 'reject', code: 'E_RETRIES_EXHAUSTED', reason: 'timed out after 300 s; still failing after 3 retries' },
+      { attempt: 3 },
+    ],
+    [
+      'transient with fail-fast → rejected at once',
+      { kind: 'transient', code: 'E_HARNESS_RATE_LIMIT', message: '429' },
+      {},
+      { failFast: true },
+      { kind: 'reject', code: 'E_HARNESS_RATE_LIMIT', reason: '429 (fail-fast: no retries)' },
+      {},
+    ],
+    ['a success resets the retry counter', { kind: 'ok', progressed: true }, { attempt: 2, usageWaits: 1 }, {}, { kind: 'continue' }, { attempt: 0, usageWaits: 0 }],
+    ['hard failure → rejected', { kind: 'hard', code: 'E_HARNESS_AUTH', message: 'invalid x-api-key' }, {}, {}, { kind: 'reject', code: 'E_HARNESS_AUTH', reason: 'invalid x-api-key' }, { iteration: 4 }],
+    ['usage limit → wait until the reset, not counted as a failure', { kind: 'usage-limit', resetAtMs: NOW + 3_600_000, message: 'limit' }, {}, {}, { kind: 'wait', untilMs: NOW + 3_600_000 }, { attempt: 0, usageWaits: 1, iteration: 4 }],
+    [
+      'usage limit resetting beyond the cap → rejected',
+      { kind: 'usage-limit', resetAtMs: NOW + 7 * 3_600_000, message: 'limit' },
+      {},
+      {},
+      { kind: 'reject', code: 'E_HARNESS_USAGE_LIMIT' },
+      {},
+    ],
+    ['usage limit without a reset time → a bounded wait', { kind: 'usage-limit', resetAtMs: null, message: 'limit' }, {}, {}, { kind: 'wait', untilMs: NOW + 32_000 }, { usageWaits: 1 }],
+    ['stop flag → stop', { kind: 'stopped', reason: 'stop-flag' }, {}, {}, { kind: 'stop', reason: 'stop-flag' }, { iteration: 4 }],
+    ['interrupted → stop', { kind: 'stopped', reason: 'interrupted' }, {}, {}, { kind: 'stop', reason: 'interrupted' }, {}],
+    ['no progress, under the limit → continue', { kind: 'ok', progressed: false }, { noProgressStreak: 1 }, {}, { kind: 'continue' }, { noProgressStreak: 2 }],
+    [
+      'no progress for 3 iterations → rejected as stuck',
+      { kind: 'ok', progressed: false },
+      { noProgressStreak: 2 },
+      {},
+      { kind: 'reject', code: 'E_NO_PROGRESS' },
+      { noProgressStreak: 3, iteration: 5 },
+    ],
+    ['the breaker can be turned off', { kind: 'ok', progressed: false }, { noProgressStreak: 50 }, { noProgressLimit: 0 }, { kind: 'continue' }, { noProgressStreak: 51 }],
+    ['progress resets the streak', { kind: 'nonzero-exit', exitCode: 1, signal: null, progressed: true }, { noProgressStreak: 2 }, {}, { kind: 'continue' }, { noProgressStreak: 0 }],
+  ];
+
+  test.each(cases)('%s', (_name, outcome, before, policyChange, action, after) => {
+    const decision = decide(outcome, { ...state, ...before }, { ...policy, ...policyChange }, NOW, mid);
+    expect(decision.action).toMatchObject(action as object);
+    expect(decision.state).toMatchObject(after);
+  });
+});
+
+describe('gate (exit conditions before each iteration)', () => {
+  const limits = { totalTimeoutMs: 3_600_000, warnThreshold: 0.8 };
+  test.each([
+    ['go', {}, null, { kind: 'go', warn: false }],
+    ['a stop request wins over everything', { iteration: 10 }, 'stop-flag', { kind: 'stop', reason: 'stop-flag' }],
+    ['max iterations reached', { iteration: 10 }, null, { kind: 'reject', code: 'E_MAX_ITERATIONS' }],
+    ['total time used', { activeMs: 3_600_000 }, null, { kind: 'reject', code: 'E_TOTAL_TIMEOUT' }],
+    ['iteration 8 of 10 crosses 80 %', { iteration: 7 }, null, { kind: 'go', warn: true }],
+    ['iteration 7 of 10 does not', { iteration: 6 }, null, { kind: 'go', warn: false }],
+    ['the warning is given once', { iteration: 8, warned: true }, null, { kind: 'go', warn: false }],
+  ] as const)('%s', (_name, before, stop, expected) => {
+    expect(gate({ ...state, ...before }, { stop, nowMs: NOW }, limits)).toMatchObject(expected);
+  });
+
+  test('with 100 iterations the warning comes at iteration 80', () => {
+    const at = (iteration: number) => gate({ ...state, maxIterations: 100, iteration }, { stop: null, nowMs: NOW }, limits);
+    expect(at(78)).toEqual({ kind: 'go', warn: false });
+    expect(at(79)).toEqual({ kind: 'go', warn: true });
+  });
+});

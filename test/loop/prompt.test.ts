@@ -1,0 +1,59 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { buildPrompt } from '../../src/loop/prompt.js';
+import type { PromptInput } from '../../src/loop/prompt.js';
+
+const goldens = join(import.meta.dirname, '..', 'fixtures', 'prompts');
+
+const base: PromptInput = {
+  iteration: 3,
+  maxIterations: 10,
+  promise: 'COMPLETE',
+  taskId: 'add-dark-mode',
+  title: 'Add a dark-mode toggle',
+  body: '# Add a dark-mode toggle\n\nUsers want a dark theme.\n\n- [ ] US-001 Theme context\n- [ ] US-002 Toggle in settings\n',
+  workdir: '/home/me/code/shop',
+  branch: 'ralph/dark-mode',
+  paths: {
+    prd: '/vault/.wiggum/sessions/add-dark-mode/prd.json',
+    progress: '/vault/.wiggum/sessions/add-dark-mode/progress.txt',
+    sessionDir: '/vault/.wiggum/sessions/add-dark-mode',
+  },
+  stories: { passing: 1, total: 2, next: { id: 'US-002', title: 'Toggle in settings' } },
+  context: '',
+  refusal: null,
+};
+
+function golden(name: string, text: string): void {
+  const file = join(goldens, `${name}.txt`);
+  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(file)) writeFileSync(file, text);
+  expect(text).toBe(readFileSync(file, 'utf8'));
+}
+
+describe('the iteration prompt', () => {
+  test('preamble, memory protocol and task', () => golden('plain', buildPrompt(base)));
+
+  test('with mid-loop context and a refused claim', () =>
+    golden(
+      'context-and-refusal',
+      buildPrompt({
+        ...base,
+        context: '### Added 2026-01-27T10:00:00Z\n\nUse the existing `useLocalStorage` hook.\n',
+        refusal: 'The check "tests" failed (exit code 1):\n  FAIL src/theme.test.ts',
+      }),
+    ));
+
+  test('without durable memory, and with a custom promise', () =>
+    golden('not-durable', buildPrompt({ ...base, paths: null, branch: null, promise: 'SHIPPED', stories: { passing: 2, total: 2, next: null } })));
+
+  test('states the iteration number and the labelled context section (seed 001)', () => {
+    const prompt = buildPrompt({ ...base, iteration: 7, context: 'prefer pnpm' });
+    expect(prompt).toContain('# Iteration 7 of 10');
+    expect(prompt).toContain('## Additional Context (added by user mid-loop)\n\nprefer pnpm');
+  });
+
+  test('leaves the context section out when context.md is empty or blank', () => {
+    expect(buildPrompt({ ...base, context: '  \n\n' })).not.toContain('Additional Context');
+  });
+});
