@@ -1,0 +1,195 @@
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import type { IterationRecord } from '../../src/memory/history.js';
+import { parseTask } from '../../src/task/parse.js';
+import { CLI, REPO_ROOT, killHard, requireBuild, runCli } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { makeVault } from '../helpers/vault.js';
+import { waitForFile } from '../helpers/wait.js';
+
+const TASK = '---\ntitle: Three stories\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n- [ ] US-003 Three\n';
+
+function loopOf(file: string): Record<string, unknown> {
+  const parsed = parseTask(file, readFileSync(file, 'utf8'));
+  if (!parsed.ok) throw new Error(`${file} does not parse`);
+  return parsed.task.frontmatter.persistence_loop as Record<string, unknown>;
+}
+
+function historyOf(sessions: string, id: string): IterationRecord[] {
+  return readFileSync(join(sessions, id, 'history.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as IterationRecord);
+}
+
+/** Alive and not a zombie (PID 1 here may never reap). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function startRun(file: string): ReturnType<typeof spawn> {
+  requireBuild();
+  return spawn(process.execPath, [CLI, 'run', file, '--no-stream'], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function exitOf(child: ReturnType<typeof spawn>): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+describe('wiggum run', () => {
+  test('exit 0 when done, 1 when rejected, 2 for a usage error', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    const done = await runCli(['run', vault.task('ok', TASK), '--no-stream']);
+    expect(done.code).toBe(0);
+    expect(done.stderr).toContain('wiggum: done after 3 iteration(s)');
+
+    const rejected = await runCli(['run', vault.task('bounded', TASK), '--max-iterations', '2', '--no-stream']);
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toContain('E_MAX_ITERATIONS');
+
+    expect((await runCli(['run', join(vault.root, 'Approved', 'missing.md')])).code).toBe(2);
+    expect((await runCli(['run', vault.task('x', TASK), '--max-iterations', 'zero'])).code).toBe(2);
+  });
+
+  test('--fail-fast turns a failing harness into exit 1', async () => {
+    const vault = await makeVault({ fake: { FAKE_MODE: 'fail', FAKE_EXIT_CODE: '2' } });
+    const result = await runCli(['run', vault.task('ff', TASK), '--fail-fast', '--no-stream']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('(fail-fast)');
+  });
+
+  test('streams the harness output unless --no-stream, and detects the promise either way', async () => {
+    const vault = await makeVault({ fake: { FAKE_PRINT: 'visible line\n', FAKE_COMPLETE_AFTER: '1' } });
+    const streamed = await runCli(['run', vault.task('s1', TASK)]);
+    expect(streamed.code).toBe(0);
+    expect(streamed.stdout).toContain('visible line');
+    const quiet = await runCli(['run', vault.task('s2', TASK), '--no-stream']);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).not.toContain('visible line');
+  });
+
+  test('--harness and --completion-promise override the task', async () => {
+    const vault = await makeVault({
+      fake: { FAKE_MODE: 'fail', FAKE_EXIT_CODE: '78' },
+      config: { harnesses: { good: { kind: 'command', command: join(REPO_ROOT, 'test', 'fixtures', 'agents', 'fake-agent.mjs'), env: { FAKE_COMPLETE_AFTER: '1' } } } },
+    });
+    const result = await runCli(['run', vault.task('o', TASK), '--harness', 'good', '--completion-promise', 'FINISHED', '--no-stream']);
+    expect(result.code).toBe(0);
+    expect(historyOf(vault.layout.sessions, 'o')[0]).toMatchObject({ harness: 'good', completionFound: true });
+  });
+
+  test.each(['SIGINT', 'SIGTERM'] as const)('%s stops the harness, checkpoints "interrupted", exits 3; running again resumes', async (signal) => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
+    const file = vault.task('sig', TASK);
+    const child = startRun(file);
+    const exited = exitOf(child);
+    await waitForFile(join(vault.marks, 'run-2'));
+    const harness = JSON.parse(readFileSync(join(vault.layout.sessions, 'sig', 'harness.json'), 'utf8')) as { pid: number };
+    child.kill(signal);
+    expect(await exited).toBe(3);
+    expect(isRunning(harness.pid)).toBe(false);
+    expect(loopOf(file)).toMatchObject({ status: 'interrupted', iteration: 1, checkpoint: { completed_steps: ['US-001'] } });
+
+    const again = await runCli(['run', file, '--no-stream']);
+    expect(again.code).toBe(0);
+    expect(historyOf(vault.layout.sessions, 'sig').filter((r) => r.outcome !== 'stopped').map((r) => r.iteration)).toEqual([1, 2, 3]);
+  });
+
+  test('kill -9 mid-iteration, then run again: the count and completed steps survive, the orphaned harness is killed, nothing is lost or doubled', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
+    const file = vault.task('crash', TASK);
+    const child = startRun(file);
+    await waitForFile(join(vault.marks, 'run-2'));
+    const record = join(vault.layout.sessions, 'crash', 'harness.json');
+    await waitForFile(record);
+    const orphan = (JSON.parse(readFileSync(record, 'utf8')) as { pid: number }).pid;
+    await killHard(child);
+
+    // wiggum is gone; the harness of iteration 2, in its own process group, is still running.
+    expect(isRunning(orphan)).toBe(true);
+    expect(loopOf(file)).toMatchObject({ status: 'running', iteration: 1, checkpoint: { completed_steps: ['US-001'], current_step: 'US-002' } });
+
+    const again = await runCli(['run', file, '--no-stream']);
+    expect(again.code).toBe(0);
+    expect(isRunning(orphan)).toBe(false);
+    expect(again.stderr).toContain('killed a harness left running');
+    const done = join(vault.layout.done, 'crash.md');
+    expect(loopOf(done)).toMatchObject({ status: 'done', iteration: 3, checkpoint: { completed_steps: ['US-001', 'US-002', 'US-003'] } });
+    const history = historyOf(vault.layout.sessions, 'crash');
+    expect(history.map((r) => r.iteration)).toEqual([1, 2, 3]);
+    expect(history.map((r) => r.storiesPassing)).toEqual([1, 2, 3]);
+  });
+
+  test('a stop flag stops the task (exit 3); without it the task resumes', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
+    const file = vault.task('flagged', TASK);
+    const child = startRun(file);
+    const exited = exitOf(child);
+    await waitForFile(join(vault.marks, 'run-2'));
+    writeFileSync(join(vault.layout.approved, 'flagged.stop'), '');
+    expect(await exited).toBe(3);
+    expect(loopOf(file)).toMatchObject({ status: 'stopped', iteration: 1 });
+    rmSync(join(vault.layout.approved, 'flagged.stop'));
+    expect((await runCli(['run', file, '--no-stream'])).code).toBe(0);
+  });
+
+  test('a task deleted while it runs is stopped, its memory kept', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
+    const file = vault.task('doomed', TASK);
+    const child = startRun(file);
+    const exited = exitOf(child);
+    await waitForFile(join(vault.marks, 'run-2'));
+    rmSync(file);
+    expect(await exited).toBe(3);
+    expect(existsSync(join(vault.layout.sessions, 'doomed', 'prd.json'))).toBe(true);
+    expect(historyOf(vault.layout.sessions, 'doomed')[0]?.iteration).toBe(1);
+  });
+
+  test('a user edit made while the task runs is kept, and reaches the next prompt', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
+    const file = vault.task('edited', TASK);
+    const child = startRun(file);
+    const exited = exitOf(child);
+    await waitForFile(join(vault.marks, 'run-2'));
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('title: Three stories', 'title: Three stories\npriority: high # added by hand').replace('- [ ] US-003 Three', '- [ ] US-003 Three\n\nUse tabs, not spaces.'));
+    child.kill('SIGTERM');
+    await exited;
+    expect(await runCli(['run', file, '--no-stream'])).toMatchObject({ code: 0 });
+    const done = readFileSync(join(vault.layout.done, 'edited.md'), 'utf8');
+    expect(done).toContain('priority: high # added by hand');
+    expect(done).toContain('Use tabs, not spaces.');
+    expect(readFileSync(join(vault.marks, 'run-3'), 'utf8')).toContain('Use tabs, not spaces.');
+  });
+
+  test('the example vault: samples end in Done/ and Rejected/ with the demo agent', async () => {
+    const root = tempDir();
+    cpSync(join(REPO_ROOT, 'vault-example'), root, { recursive: true });
+    const approved = join(root, 'Approved');
+    const results = [];
+    for (const name of readdirSync(approved).filter((n) => n.endsWith('.md')).sort()) {
+      results.push([name, (await runCli(['run', join(approved, name), '--no-stream'])).code]);
+    }
+    expect(results).toEqual([
+      ['add-dark-mode.md', 0],
+      ['migrate-billing-db.md', 1],
+      ['write-release-notes.md', 0],
+    ]);
+    expect(readdirSync(join(root, 'Done')).sort()).toEqual(['.gitkeep', 'add-dark-mode.md', 'write-release-notes.md']);
+    const report = readFileSync(join(root, 'Rejected', 'migrate-billing-db.md'), 'utf8');
+    expect(report).toContain('- Reason: the harness reported a failure that retrying cannot fix (exit 78): fatal: permission denied');
+    expect(historyOf(join(root, '.wiggum', 'sessions'), 'write-release-notes').map((r) => r.outcome)).toEqual(['transient', 'continue', 'complete']);
+  });
+});

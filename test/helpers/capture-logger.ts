@@ -1,0 +1,15 @@
+import { pino } from 'pino';
+import type { Logger } from '../../src/log/logger.js';
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+/** A real pino logger whose JSON lines are kept in `lines` for assertions. */
+export function captureLogger(): { logger: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) });
+  return { logger, lines };
+}

@@ -1,0 +1,65 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { WiggumConfig } from '../../src/config/config.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { VaultLayout } from '../../src/vault/layout.js';
+import { vaultLayout } from '../../src/vault/layout.js';
+import { REPO_ROOT } from './child.js';
+import { tempDir } from './temp-dir.js';
+
+export const FAKE_AGENT = join(REPO_ROOT, 'test', 'fixtures', 'agents', 'fake-agent.mjs');
+
+export interface TestVault {
+  root: string;
+  layout: VaultLayout;
+  config: WiggumConfig;
+  /** Where the fake agent leaves `run-N` markers (holding the prompt it read). */
+  marks: string;
+  /** Writes `Approved/<name>.md` and returns its path. */
+  task(name: string, text: string): string;
+}
+
+export interface TestVaultOptions {
+  /** Environment of the `fake` harness (FAKE_MODE, FAKE_COMPLETE_AFTER, …). */
+  fake?: Record<string, string>;
+  /** More config, merged into `.wiggum/config.yaml` (snake_case, as a user writes it). */
+  config?: Record<string, unknown>;
+}
+
+/**
+ * A temp vault with a `fake` harness (the fake agent, a real executable) as the default, short
+ * waits, and a config file written like a user's; the loaded config is returned too.
+ */
+export async function makeVault(options: TestVaultOptions = {}): Promise<TestVault> {
+  const root = tempDir('wiggum-vault-');
+  for (const folder of ['Approved', 'Done', 'Rejected', '.wiggum']) mkdirSync(join(root, folder), { recursive: true });
+  const marks = join(root, 'marks');
+  mkdirSync(marks);
+  const config = {
+    persistence_loop: {
+      retry: { base_delay: '10ms', max_delay: '80ms' },
+      timeout: { per_step: '20s', idle: '20s' },
+      ...(options.config?.persistence_loop as object | undefined),
+    },
+    harness: { default: 'fake', stop_grace: '500ms', ...(options.config?.harness as object | undefined) },
+    harnesses: {
+      fake: { kind: 'command', command: FAKE_AGENT, env: { FAKE_MARK_DIR: marks, ...options.fake } },
+      ...(options.config?.harnesses as object | undefined),
+    },
+    ...Object.fromEntries(Object.entries(options.config ?? {}).filter(([key]) => !['persistence_loop', 'harness', 'harnesses'].includes(key))),
+  };
+  writeFileSync(join(root, '.wiggum', 'config.yaml'), stringify(config));
+  const loaded = await loadConfig({ vault: root });
+  return {
+    root,
+    layout: vaultLayout(root, loaded),
+    config: loaded,
+    marks,
+    task(name, text) {
+      const file = join(root, 'Approved', `${name}.md`);
+      writeFileSync(file, text);
+      return file;
+    },
+  };
+}
