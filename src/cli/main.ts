@@ -1,6 +1,11 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node
+// (glibc's default of one malloc arena per thread let the daemon's RSS grow to 170 MB while 1,000
+// tasks ran; two arenas kept it near 120 MB: docs/performance.md.)
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import type { LogLevel } from '../log/logger.js';
+import type { VaultOptions } from './open-vault.js';
+import type { RalphOptions } from './ralph.js';
+import type { RunOptions } from './run.js';
+import type { StartOptions } from './start.js';
 import { WiggumError } from '../errors.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
@@ -38,23 +43,104 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .option('--vault <dir>', 'the vault (default: found from the file)')
     .option('--config <file>', 'a config file merged over the vault config')
     .option('--log-level <level>', 'trace, debug, info, warn, error or fatal')
-    .action(async (file: string, options: RunCliOptions) => {
+    .action(async (file: string, options: RunOptions) => {
       const { runCommand } = await import('./run.js');
       setExit(await runCommand(file, options));
     });
 
-  return program;
-}
+  program
+    .command('start')
+    .description('the daemon: watch the vault and run every task that appears in Approved/ (foreground)')
+    .option('--vault <dir>', 'the vault (default: the current folder)')
+    .option('--config <file>', 'a config file merged over the vault config')
+    .option('--concurrency <n>', 'tasks run at the same time', positiveInt)
+    .option('--log-level <level>', 'trace, debug, info, warn, error or fatal')
+    .option('--exit-when-idle', 'drain and exit once nothing is left to run (for demos and scripts)')
+    .action(async (options: StartOptions) => {
+      const { startCommand } = await import('./start.js');
+      setExit(await startCommand(options));
+    });
 
-interface RunCliOptions {
-  harness?: string;
-  maxIterations?: number;
-  completionPromise?: string;
-  stream: boolean;
-  failFast?: boolean;
-  vault?: string;
-  config?: string;
-  logLevel?: LogLevel;
+  program
+    .command('ralph')
+    .description('one loop in the current folder (a repository), without a vault; state in .wiggum/sessions/<change>/')
+    .argument('[prompt]', 'what to do (or --prompt-file); omitted, the loop of --change resumes')
+    .requiredOption('--change <id>', 'the change: names the loop and its memory')
+    .option('--prompt-file <file>', 'read the prompt from a file')
+    .option('--harness <name>', 'a harness from the config')
+    .option('--max-iterations <n>', 'bound on iterations', positiveInt)
+    .option('--completion-promise <text>', 'the TEXT of <promise>TEXT</promise>')
+    .option('--no-stream', 'do not show the harness output live (it is still captured)')
+    .option('--fail-fast', 'stop at the first harness failure, with a failing exit code')
+    .option('--add-context <text>', 'append guidance for the next iteration, then exit')
+    .option('--clear-context', 'empty the guidance, then exit')
+    .option('--status', 'show the iteration count and recent outcomes, then exit')
+    .option('--json', 'with --status: machine-readable output')
+    .option('--config <file>', 'a config file merged over .wiggum/config.yaml')
+    .option('--log-level <level>', 'trace, debug, info, warn, error or fatal')
+    .action(async (prompt: string | undefined, options: RalphOptions) => {
+      const { ralphCommand } = await import('./ralph.js');
+      setExit(await ralphCommand(prompt, options));
+    });
+
+  const vaultOptions = (command: Command): Command =>
+    command.option('--vault <dir>', 'the vault (default: the current folder)').option('--config <file>', 'a config file merged over the vault config');
+
+  vaultOptions(program.command('status').description('counts per folder, running, queued and stopped tasks; with ID, one task and its recent iterations'))
+    .argument('[id]', 'a task id')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string | undefined, options: VaultOptions & { json?: boolean }) => {
+      const { statusCommand } = await import('./status.js');
+      setExit(await statusCommand(id, options));
+    });
+
+  vaultOptions(program.command('stop').description('stop a task now: writes Approved/<name>.stop'))
+    .argument('<id>', 'a task id')
+    .action(async (id: string, options: VaultOptions) => {
+      const { stopCommand } = await import('./manage.js');
+      setExit(await stopCommand(id, options));
+    });
+
+  vaultOptions(program.command('resume').description('remove the stop flag: the task continues from its checkpoint'))
+    .argument('<id>', 'a task id')
+    .action(async (id: string, options: VaultOptions) => {
+      const { resumeCommand } = await import('./manage.js');
+      setExit(await resumeCommand(id, options));
+    });
+
+  vaultOptions(program.command('retry').description('send a Rejected task back to Approved, keeping its memory (or --fresh)'))
+    .argument('<id>', 'a task id')
+    .option('--fresh', 'archive its memory and start over')
+    .action(async (id: string, options: VaultOptions & { fresh?: boolean }) => {
+      const { retryCommand } = await import('./manage.js');
+      setExit(await retryCommand(id, options));
+    });
+
+  program
+    .command('init')
+    .description('scaffold a vault: folders, a config and a sample task')
+    .argument('[dir]', 'where (default: the current folder)')
+    .action(async (dir: string | undefined) => {
+      const { initCommand } = await import('./manage.js');
+      setExit(await initCommand(dir));
+    });
+
+  const context = program.command('context').description('guidance for a task, read by its next iteration');
+  vaultOptions(context.command('add').description('append TEXT to the task\'s context'))
+    .argument('<id>', 'a task id')
+    .argument('<text...>', 'the guidance')
+    .action(async (id: string, text: string[], options: VaultOptions) => {
+      const { contextCommand } = await import('./context.js');
+      setExit(await contextCommand('add', id, text.join(' '), options));
+    });
+  vaultOptions(context.command('clear').description('empty the task\'s context'))
+    .argument('<id>', 'a task id')
+    .action(async (id: string, options: VaultOptions) => {
+      const { contextCommand } = await import('./context.js');
+      setExit(await contextCommand('clear', id, undefined, options));
+    });
+
+  return program;
 }
 
 function positiveInt(value: string): number {

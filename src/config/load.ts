@@ -1,7 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
 import type { Document } from 'yaml';
 import { WiggumError, systemErrorCode } from '../errors.js';
 import { fileProblem, formatProblem, positionOf } from '../problem.js';
@@ -9,20 +7,10 @@ import type { Problem } from '../problem.js';
 import { offsetOfPath } from '../yaml/locate.js';
 import { parseSafeYaml } from '../yaml/safe-yaml.js';
 import { compileConfig } from './config.js';
+import { DEFAULT_CONFIG_FILE, resolvePath } from './sources.js';
+import type { ConfigSources } from './sources.js';
 import type { WiggumConfig } from './config.js';
 import { rawConfigSchema } from './schema.js';
-
-/** The built-in defaults, shipped next to `dist/` and `src/`. */
-export const DEFAULT_CONFIG_FILE = fileURLToPath(new URL('../../config/default.yaml', import.meta.url));
-
-export interface ConfigSources {
-  /** The vault whose `.wiggum/config.yaml` is merged over the defaults, if it exists. */
-  vault?: string;
-  /** `--config FILE`, merged last; it must exist. */
-  file?: string;
-  /** Values from command-line flags, merged over everything (same shape as the YAML). */
-  overrides?: Record<string, unknown>;
-}
 
 interface Layer {
   file: string;
@@ -118,11 +106,6 @@ function resolvePaths(data: Record<string, unknown>, base: string): void {
       }
     }
   }
-}
-
-export function resolvePath(path: string, base: string): string {
-  if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
-  return isAbsolute(path) ? path : resolve(base, path);
 }
 
 /** Mappings merge key by key; anything else from `over` replaces. */

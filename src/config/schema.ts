@@ -83,7 +83,7 @@ export const rawConfigSchema = z.strictObject({
   git: z.strictObject({ enabled: z.boolean(), auto_commit: z.boolean() }),
   daemon: z.strictObject({
     concurrency: z.int().min(1).max(256),
-    rescan_interval: duration,
+    rescan_interval: duration.refine((ms) => ms >= 100, { message: 'the rescan interval must be at least 100ms' }),
     settle: duration,
     drain_grace: duration,
     dashboard_debounce: duration,

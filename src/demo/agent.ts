@@ -15,7 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { durationMs } from '../config/units.js';
-import { EXIT_CONFIG, EXIT_TEMPFAIL } from '../harness/command-driver.js';
+import { EXIT_CONFIG, EXIT_TEMPFAIL } from '../harness/drivers/command-driver.js';
 import { parsePrd, serializePrd, storySummary } from '../memory/prd.js';
 import { appendSectionText, progressSection } from '../memory/progress.js';
 import { writeFileAtomic } from '../store/atomic-write.js';

@@ -1,26 +1,39 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { WiggumError } from '../errors.js';
 import { runCommand } from '../harness/run-command.js';
 import type { CommandResult } from '../harness/run-command.js';
 
-/** What an iteration did to the repository (seed 001: history records at least the changed-file count). */
-export interface GitSummary {
-  headBefore: string | null;
-  headAfter: string | null;
-  /** `sha subject` of each commit made, oldest first. */
-  commits: string[];
-  filesChanged: number;
-  /** Changed files: committed since `headBefore`, plus anything left uncommitted. */
-  files: string[];
-}
-
 const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
-const MAX_FILES_LISTED = 200;
 
-async function git(cwd: string, args: string[]): Promise<CommandResult> {
-  return runCommand('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, timeoutMs: 60_000 });
+/**
+ * git's absolute path, found once: a bare "git" makes every spawn try each PATH entry in turn, and
+ * an iteration runs git several times.
+ */
+let gitBinary: string | null = null;
+
+function gitPath(): string {
+  if (gitBinary !== null) return gitBinary;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, 'git');
+    try {
+      accessSync(candidate, constants.X_OK);
+      gitBinary = candidate;
+      return candidate;
+    } catch {
+      // not in this folder
+    }
+  }
+  return 'git';
 }
 
-async function gitOk(cwd: string, args: string[], what: string): Promise<string> {
+export async function git(cwd: string, args: string[]): Promise<CommandResult> {
+  return runCommand(gitPath(), args, { cwd, env: { ...process.env, ...GIT_ENV }, timeoutMs: 60_000 });
+}
+
+export async function gitOk(cwd: string, args: string[], what: string): Promise<string> {
   const result = await git(cwd, args);
   if (result.exitCode !== 0) {
     throw new WiggumError('E_GIT', `git ${args.join(' ')} failed in ${cwd} while ${what}: ${result.stderr.trim() || `exit ${result.exitCode}`}`, {
@@ -30,8 +43,12 @@ async function gitOk(cwd: string, args: string[], what: string): Promise<string>
   return result.stdout;
 }
 
-/** Whether `dir` is inside a git work tree (false when git is not installed). */
+/**
+ * Whether \`dir\` is inside a git work tree (false when git is not installed). Most task workdirs
+ * are not repositories, so git is asked only when a \`.git\` exists in \`dir\` or above it.
+ */
 export async function isGitRepository(dir: string): Promise<boolean> {
+  if (!hasDotGitAbove(dir)) return false;
   try {
     const result = await git(dir, ['rev-parse', '--is-inside-work-tree']);
     return result.exitCode === 0 && result.stdout.trim() === 'true';
@@ -39,6 +56,14 @@ export async function isGitRepository(dir: string): Promise<boolean> {
     return false;
   }
 }
+
+function hasDotGitAbove(dir: string): boolean {
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    if (existsSync(join(current, '.git'))) return true;
+    if (dirname(current) === current) return false;
+  }
+}
+
 
 /** The commit HEAD points at, or null in a repository without commits. */
 export async function headCommit(dir: string): Promise<string | null> {
@@ -83,29 +108,6 @@ export async function checkoutTaskBranch(dir: string, branch: string): Promise<{
   return { created: true, from: startPoint };
 }
 
-/** Commits made and files changed since `headBefore`, including what is left uncommitted. */
-export async function summarizeChanges(dir: string, headBefore: string | null): Promise<GitSummary> {
-  const headAfter = await headCommit(dir);
-  const commits: string[] = [];
-  const files = new Set<string>();
-  if (headAfter !== null && headAfter !== headBefore) {
-    const range = headBefore === null ? [headAfter] : [`${headBefore}..${headAfter}`];
-    const log = await git(dir, ['log', '--reverse', '--format=%h %s', ...range]);
-    if (log.exitCode === 0) commits.push(...log.stdout.split('\n').filter((line) => line !== ''));
-    const diff = headBefore === null ? await git(dir, ['show', '--name-only', '--format=', ...range]) : await git(dir, ['diff', '--name-only', headBefore, headAfter]);
-    if (diff.exitCode === 0) for (const file of diff.stdout.split('\n')) if (file !== '') files.add(file);
-  }
-  const status = await git(dir, ['status', '--porcelain', '--untracked-files=all']);
-  if (status.exitCode === 0) {
-    for (const line of status.stdout.split('\n')) {
-      const path = line.slice(3).replace(/^.* -> /, '');
-      if (path !== '') files.add(path);
-    }
-  }
-  const list = [...files].sort();
-  return { headBefore, headAfter, commits, filesChanged: list.length, files: list.slice(0, MAX_FILES_LISTED) };
-}
-
 /** Commits everything left uncommitted (config `git.auto_commit`); returns the new commit or null. */
 export async function commitLeftovers(dir: string, message: string): Promise<string | null> {
   const status = await git(dir, ['status', '--porcelain', '--untracked-files=all']);
@@ -113,4 +115,23 @@ export async function commitLeftovers(dir: string, message: string): Promise<str
   await gitOk(dir, ['add', '--all'], 'staging leftovers');
   await gitOk(dir, ['commit', '--quiet', '--no-verify', '-m', message], 'committing leftovers');
   return headCommit(dir);
+}
+
+/**
+ * Adds `path` (relative to the work tree's top) to `.git/info/exclude`, so that wiggum's own state
+ * inside a repository (`.wiggum/` when the vault or `wiggum ralph` lives there) is neither counted
+ * as an agent's change nor committed by an agent's `git add -A`. The file is local to the clone.
+ */
+export async function excludeFromGit(dir: string, absolutePath: string): Promise<boolean> {
+  const top = (await git(dir, ['rev-parse', '--show-toplevel'])).stdout.trim();
+  if (top === '') return false;
+  const rel = relative(top, absolutePath);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
+  const excludeFile = resolve(dir, (await gitOk(dir, ['rev-parse', '--git-path', 'info/exclude'], 'finding info/exclude')).trim());
+  const pattern = `/${rel.split(sep).join('/')}/`;
+  const current = await readFile(excludeFile, 'utf8').catch(() => '');
+  if (current.split('\n').some((line) => line.trim() === pattern)) return false;
+  await mkdir(dirname(excludeFile), { recursive: true });
+  await appendFile(excludeFile, `${current === '' || current.endsWith('\n') ? '' : '\n'}# wiggum's state\n${pattern}\n`);
+  return true;
 }

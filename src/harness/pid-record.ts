@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { isProcessGroupAlive, killProcessGroup } from './process-group.js';
+import { processStartTicks } from './proc-stat.js';
 
 interface HarnessRecord {
   pid: number;
@@ -15,8 +15,9 @@ interface HarnessRecord {
  * survives; the next run of the task kills it before starting another agent in the same workdir.
  */
 export async function recordHarness(file: string, pid: number): Promise<void> {
-  const record: HarnessRecord = { pid, startTicks: startTicks(pid) };
-  await writeFileAtomic(file, `${JSON.stringify(record)}\n`);
+  const record: HarnessRecord = { pid, startTicks: processStartTicks(pid) };
+  // Never torn, but not fsynced: after a power loss the harness is gone too.
+  await writeFileAtomic(file, `${JSON.stringify(record)}\n`, { durable: false });
 }
 
 export async function clearHarnessRecord(file: string): Promise<void> {
@@ -33,19 +34,10 @@ export async function killRecordedHarness(file: string, graceMs: number): Promis
   }
   let killed = false;
   if (Number.isInteger(record.pid) && record.pid > 1 && isProcessGroupAlive(record.pid)) {
-    const now = startTicks(record.pid);
+    const now = processStartTicks(record.pid);
     // The leader may be gone while the rest of its group lives on: then the group is still ours.
     if (now === null || record.startTicks === null || now === record.startTicks) killed = await killProcessGroup(record.pid, graceMs);
   }
   await clearHarnessRecord(file);
   return killed;
-}
-
-function startTicks(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
 }

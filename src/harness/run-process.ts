@@ -72,10 +72,11 @@ export interface ProcessResult {
 }
 
 type Child = ChildProcessByStdio<Writable, Readable, Readable>;
-type Outcome = Omit<ProcessResult, 'startedAtMs' | 'durationMs' | 'logTruncated' | 'logError'>;
+export type Outcome = Omit<ProcessResult, 'startedAtMs' | 'durationMs' | 'logTruncated' | 'logError'>;
 type StopReason = 'timeout' | 'idle' | 'abort';
 
-const notStarted: Outcome = {
+/** A run that never started: every field at rest. Results are built on top of it. */
+export const notStarted: Outcome = {
   pid: null,
   exitCode: null,
   signal: null,

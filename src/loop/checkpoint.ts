@@ -1,4 +1,5 @@
-import type { LoopStatus, PersistenceLoop } from '../task/schema.js';
+import type { PersistenceLoop } from '../task/schema.js';
+import type { LoopStatus } from '../task/vocabulary.js';
 import type { PersistenceLoopData } from '../task/render.js';
 import { isoSeconds } from '../time/clock.js';
 import type { LoopState } from './decide.js';

@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { CheckDefinition, HarnessDefinition, WiggumConfig } from '../config/config.js';
 import { isWiggumError } from '../errors.js';
-import type { GitSummary } from '../git/git.js';
-import { commitLeftovers, headCommit, summarizeChanges } from '../git/git.js';
-import type { AgentReport, HarnessDriver } from '../harness/driver.js';
-import { processFailure } from '../harness/driver.js';
+import { changesSince, gitState } from '../git/changes.js';
+import type { GitState } from '../git/changes.js';
+import { commitLeftovers } from '../git/git.js';
+import type { AgentReport, HarnessDriver } from '../harness/drivers/driver.js';
+import { processFailure } from '../harness/drivers/driver.js';
 import { harnessEnvironment } from '../harness/environment.js';
 import { expandArgs } from '../harness/placeholders.js';
+import { OutputTail } from '../harness/output-tail.js';
 import { runProcess } from '../harness/run-process.js';
 import type { ProcessResult } from '../harness/run-process.js';
 import type { Logger } from '../log/logger.js';
@@ -19,7 +21,8 @@ import type { MemoryStore } from '../memory/store.js';
 import { isoSeconds } from '../time/clock.js';
 import type { Clock } from '../time/clock.js';
 import type { LoopState } from './decide.js';
-import type { IterationOutcome, StopReason } from './outcome.js';
+import type { IterationOutcome } from './outcome.js';
+import { stopReasonOf } from './outcome.js';
 import { PromiseScanner, containsPromise } from './promise.js';
 import { buildPrompt } from './prompt.js';
 import { runVerifyCheck } from './verify.js';
@@ -27,7 +30,7 @@ import { runVerifyCheck } from './verify.js';
 /** Everything about a task that stays fixed while its loop runs. */
 export interface IterationContext {
   taskId: string;
-  taskFile: () => string;
+  taskFile: string;
   title: string;
   workdir: string;
   harness: HarnessDefinition;
@@ -52,19 +55,22 @@ export interface IterationContext {
 
 export interface IterationRun {
   outcome: IterationOutcome;
+  /** The repository after the run, which the next iteration can start from. */
+  gitState: GitState | null;
   /** The history line, without the decision's `action` and `nextState`, which the caller adds. */
   record: Omit<IterationRecord, 'action' | 'nextState'>;
   prd: Prd;
-  /** The last lines of output, for reports. */
+  /** The last lines of output as displayed, for reports. */
   outputTail: string;
   stderrTail: string;
 }
 
 /**
  * One iteration (SPEC.md steps 2–5): reload memory and the task body, build the prompt, run the
- * harness, and read what came of it. Deciding and persisting are the caller's.
+ * harness, and read what came of it. Deciding and persisting are the caller's. `previousGit` is the
+ * repository as the previous iteration left it, if nothing can have happened since.
  */
-export async function runIteration(ctx: IterationContext, state: LoopState, body: string): Promise<IterationRun> {
+export async function runIteration(ctx: IterationContext, state: LoopState, body: string, previousGit: GitState | null = null): Promise<IterationRun> {
   const iteration = state.iteration + 1;
   const prdBefore = await ctx.store.loadPrd();
   const storiesBefore = storySummary(prdBefore);
@@ -91,8 +97,8 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
     refusal: state.refusal,
   });
 
-  const headBefore = ctx.git ? await headCommit(ctx.workdir) : null;
-  const statusBefore = ctx.git ? await summarizeChanges(ctx.workdir, headBefore) : null;
+  // The state the previous iteration ended with, when the loop went straight on: one git process less.
+  const gitBefore = ctx.git ? (previousGit ?? (await gitState(ctx.workdir))) : null;
   const values = {
     workdir: ctx.workdir,
     session_dir: files?.dir ?? '',
@@ -104,8 +110,11 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
     promise: ctx.promise,
   };
   const reader = ctx.driver.createReader();
+  // What the agent said, as shown live (structured drivers render their JSON events readably):
+  // the reports quote its end rather than raw JSON.
+  const shown = new OutputTail(ctx.config.harness.tailBytes);
   const scanner = new PromiseScanner(ctx.promise, prompt);
-  const logFile = ctx.store.logFile(iteration);
+  const logFile = ctx.store.logFile(iteration, state.attempt);
   const startedAtMs = ctx.clock.now();
   let result: ProcessResult;
   try {
@@ -116,7 +125,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
       env: harnessEnvironment(ctx.env, ctx.config.harness.envAllowlist, {
         ...ctx.harness.env,
         WIGGUM_TASK_ID: ctx.taskId,
-        WIGGUM_TASK_FILE: ctx.taskFile(),
+        WIGGUM_TASK_FILE: ctx.taskFile,
         WIGGUM_ITERATION: String(iteration),
         WIGGUM_MAX_ITERATIONS: String(state.maxIterations),
         WIGGUM_ATTEMPT: String(state.attempt),
@@ -131,7 +140,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
       timeoutMs: ctx.config.loop.perIterationTimeoutMs,
       idleTimeoutMs: ctx.config.loop.idleTimeoutMs,
       stopGraceMs: ctx.config.harness.stopGraceMs,
-      logFile: logFile === null ? null : state.attempt === 0 ? logFile : logFile.replace(/\.log$/, `.retry${state.attempt}.log`),
+      logFile,
       logMaxBytes: ctx.config.harness.logMaxBytes,
       tailBytes: ctx.config.harness.tailBytes,
       configKey: `harnesses.${ctx.harness.name}.command`,
@@ -140,7 +149,9 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
       onOutput: (chunk, stream) => {
         reader.push(chunk, stream);
         if (stream === 'stdout') scanner.push(chunk.toString('utf8'));
-        if (ctx.stream !== null) ctx.stream.write(reader.display(chunk, stream));
+        const text = reader.display(chunk, stream);
+        shown.push(Buffer.from(text));
+        if (ctx.stream !== null) ctx.stream.write(text);
       },
     });
   } finally {
@@ -153,7 +164,8 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
       ctx.logger.warn({ taskId: ctx.taskId, iteration, err: error }, 'auto-commit of leftovers failed'),
     );
   }
-  const gitSummary = ctx.git ? await summarizeChanges(ctx.workdir, headBefore).catch(() => null) : null;
+  const gitAfter = gitBefore === null ? null : await changesSince(ctx.workdir, gitBefore).catch(() => null);
+  const gitSummary = gitAfter?.summary ?? null;
 
   let prd = prdBefore;
   let prdError: Error | null = null;
@@ -168,7 +180,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
     stories.passing > storiesBefore.passing ||
     JSON.stringify(prd) !== JSON.stringify(prdBefore) ||
     hash(await ctx.store.loadProgress()) !== progressBefore ||
-    gitChanged(statusBefore, gitSummary);
+    gitChanged(gitBefore, gitAfter?.state ?? null);
 
   const completionFound = report.finalMessage !== null ? containsPromise(report.finalMessage, ctx.promise) : scanner.detected;
   const outcome =
@@ -203,7 +215,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
     record.error = { code: outcome.kind === 'usage-limit' ? 'E_HARNESS_USAGE_LIMIT' : outcome.code, message: outcome.message };
   }
   if (logFile !== null) record.logFile = logFile;
-  return { outcome, record, prd, outputTail: result.stdoutTail, stderrTail: result.stderrTail };
+  return { outcome, gitState: gitAfter?.state ?? null, record, prd, outputTail: shown.text(), stderrTail: result.stderrTail };
 }
 
 async function classify(
@@ -214,7 +226,7 @@ async function classify(
   stories: ReturnType<typeof storySummary>,
   progressed: boolean,
 ): Promise<IterationOutcome> {
-  if (result.stopped) return { kind: 'stopped', reason: stopReason(ctx.signal) };
+  if (result.stopped) return { kind: 'stopped', reason: stopReasonOf(ctx.signal) };
   const failure =
     processFailure(result, ctx.driver.installHint, { perIterationMs: ctx.config.loop.perIterationTimeoutMs, idleMs: ctx.config.loop.idleTimeoutMs }) ??
     report.failure;
@@ -245,20 +257,16 @@ async function completionRefusal(ctx: IterationContext, stories: ReturnType<type
   return check.passed ? null : `Every story passes, but the verify check "${ctx.verify.name}" failed (${check.summary}):\n${check.outputTail}`;
 }
 
-function stopReason(signal: AbortSignal): StopReason {
-  const reason: unknown = signal.reason;
-  return reason === 'stop-flag' || reason === 'task-gone' ? reason : 'interrupted';
-}
-
 function outcomeName(outcome: IterationOutcome): string {
   if (outcome.kind === 'claimed') return outcome.accepted ? 'complete' : 'refused';
   if (outcome.kind === 'ok') return 'continue';
   return outcome.kind;
 }
 
-function gitChanged(before: GitSummary | null, after: GitSummary | null): boolean {
+/** A commit, or a different set of uncommitted files, is progress. */
+function gitChanged(before: GitState | null, after: GitState | null): boolean {
   if (before === null || after === null) return false;
-  return before.headAfter !== after.headAfter || before.files.join('\n') !== after.files.join('\n');
+  return before.head !== after.head || before.dirty.join('\0') !== after.dirty.join('\0');
 }
 
 function hash(text: string): string {

@@ -21,3 +21,9 @@ export type IterationOutcome =
   | { kind: 'stopped'; reason: StopReason };
 
 export type StopReason = 'stop-flag' | 'interrupted' | 'task-gone';
+
+/** Why a stop signal was aborted: its reason when it names one, else an interruption (SIGTERM, Ctrl-C). */
+export function stopReasonOf(signal: AbortSignal): StopReason {
+  const reason: unknown = signal.reason;
+  return reason === 'stop-flag' || reason === 'task-gone' ? reason : 'interrupted';
+}

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CheckDefinition, HarnessDefinition, LoopConfig, WiggumConfig } from '../config/config.js';
-import { resolvePath } from '../config/load.js';
+import { resolvePath } from '../config/sources.js';
 import { WiggumError, systemErrorCode } from '../errors.js';
-import { checkoutTaskBranch, isGitRepository } from '../git/git.js';
-import type { HarnessDriver } from '../harness/driver.js';
-import { driverFor } from '../harness/drivers.js';
+import { checkoutTaskBranch, excludeFromGit, isGitRepository } from '../git/git.js';
+import type { HarnessDriver } from '../harness/drivers/driver.js';
+import { driverFor } from '../harness/drivers/registry.js';
 import { killRecordedHarness } from '../harness/pid-record.js';
 import type { Logger } from '../log/logger.js';
 import { buildPrd, parsePrd } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
+import { adoptPendingContext } from '../memory/pending-context.js';
 import { openSession } from '../memory/session.js';
 import type { OpenedSession } from '../memory/session.js';
 import type { Task } from '../task/parse.js';
@@ -87,13 +89,18 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   });
   if (session.warning !== null) logger.warn({ taskId: task.id, durable: false }, session.warning);
   if (session.archivedTo !== null) logger.info({ taskId: task.id, archivedTo: session.archivedTo }, 'archived the previous session of this id');
+  if (await adoptPendingContext(layout.state, task.id, session.store)) logger.info({ taskId: task.id }, 'took in context added before the task started');
 
   const harnessRecord = session.store.paths === null ? null : join(session.store.paths.dir, 'harness.json');
   if (harnessRecord !== null && (await killRecordedHarness(harnessRecord, config.harness.stopGraceMs))) {
     logger.warn({ taskId: task.id }, 'killed a harness left running by an earlier wiggum that did not stop cleanly');
   }
 
-  const git = config.git.enabled && (await isGitRepository(workdir));
+  // A task without a workdir works in .wiggum/workspaces/<id>/, inside the vault, and vaults are
+  // often git repositories: that repository is the user's, not the task's. Git is used there only
+  // when the workspace has a repository of its own (one the agent made).
+  const git = config.git.enabled && (fm.workdir === undefined ? existsSync(join(workdir, '.git')) : await isGitRepository(workdir));
+  if (git && (await excludeFromGit(workdir, layout.state))) logger.info({ taskId: task.id }, `added ${layout.state} to the repository's .git/info/exclude`);
   if (git && branch !== null) {
     const checkout = await checkoutTaskBranch(workdir, branch);
     if (checkout.created) logger.info({ taskId: task.id, branch, from: checkout.from }, `created branch ${branch}`);

@@ -1,3 +1,4 @@
+import { toError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { appendJsonLine } from '../store/json-lines.js';
 import type { Clock } from '../time/clock.js';
@@ -25,10 +26,13 @@ export class DiskMemoryStore implements MemoryStore {
     private readonly clock: Clock,
   ) {}
 
-  async loadPrd(): Promise<Prd> {
-    const text = await readMemoryText(this.paths.prd);
-    if (text === null) throw missingFile(this.paths.prd, 'the story list of this session');
-    return parsePrd(text, this.paths.prd);
+  // Reads are synchronous (small files; see readMemoryText) behind the store's async interface.
+  loadPrd(): Promise<Prd> {
+    return settled(() => {
+      const text = readMemoryText(this.paths.prd);
+      if (text === null) throw missingFile(this.paths.prd, 'the story list of this session');
+      return parsePrd(text, this.paths.prd);
+    });
   }
 
   async savePrd(prd: Prd): Promise<void> {
@@ -36,8 +40,8 @@ export class DiskMemoryStore implements MemoryStore {
     await writeFileAtomic(this.paths.prd, serializePrd(checked));
   }
 
-  async loadProgress(): Promise<string> {
-    return (await readMemoryText(this.paths.progress)) ?? '';
+  loadProgress(): Promise<string> {
+    return settled(() => readMemoryText(this.paths.progress) ?? '');
   }
 
   async appendProgress(section: string): Promise<void> {
@@ -45,8 +49,8 @@ export class DiskMemoryStore implements MemoryStore {
     await writeFileAtomic(this.paths.progress, appendSectionText(existing, section));
   }
 
-  async loadContext(): Promise<string> {
-    return (await readMemoryText(this.paths.context)) ?? '';
+  loadContext(): Promise<string> {
+    return settled(() => readMemoryText(this.paths.context) ?? '');
   }
 
   async addContext(text: string): Promise<void> {
@@ -67,7 +71,16 @@ export class DiskMemoryStore implements MemoryStore {
     return readHistoryFile(this.paths.history);
   }
 
-  logFile(iteration: number): string {
-    return logFilePath(this.paths, iteration);
+  logFile(iteration: number, attempt: number): string {
+    return logFilePath(this.paths, iteration, attempt);
+  }
+}
+
+/** A synchronous read as the store's promise: a throw becomes a rejection. */
+function settled<T>(read: () => T): Promise<T> {
+  try {
+    return Promise.resolve(read());
+  } catch (error) {
+    return Promise.reject(toError(error));
   }
 }

@@ -84,7 +84,7 @@ export class InMemoryStore implements MemoryStore {
     return Promise.resolve(this.history.map((record) => structuredClone(record)));
   }
 
-  logFile(_iteration: number): null {
+  logFile(_iteration: number, _attempt: number): null {
     return null;
   }
 }

@@ -9,7 +9,7 @@ export interface SessionPaths {
   progress: string;
   context: string;
   history: string;
-  /** `logs/NNNN.log`, one per iteration, written by the harness. */
+  /** `logs/NNNN.log`, one per iteration (`NNNN.retryK.log` for its retries), written by the harness. */
   logs: string;
 }
 
@@ -31,7 +31,7 @@ export function pathsIn(dir: string): SessionPaths {
   };
 }
 
-/** `logs/0007.log` for iteration 7. */
-export function logFilePath(paths: SessionPaths, iteration: number): string {
-  return join(paths.logs, `${String(iteration).padStart(4, '0')}.log`);
+/** `logs/0007.log` for iteration 7, `logs/0007.retry2.log` for its second retry. */
+export function logFilePath(paths: SessionPaths, iteration: number, attempt: number): string {
+  return join(paths.logs, `${String(iteration).padStart(4, '0')}${attempt === 0 ? '' : `.retry${attempt}`}.log`);
 }

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { WiggumError, systemErrorCode } from '../errors.js';
 import { checkSchema, parseJsonText } from './json-text.js';
@@ -28,9 +28,11 @@ export function serializeSessionMeta(meta: SessionMeta): string {
  * A memory file's text, or null when it does not exist. Any other failure to read is
  * E_MEMORY_UNAVAILABLE: the memory is there but wiggum cannot see it.
  */
-export async function readMemoryText(path: string): Promise<string | null> {
+export function readMemoryText(path: string): string | null {
   try {
-    return await readFile(path, 'utf8');
+    // Memory files are small: a synchronous read costs microseconds, a thread-pool round trip
+    // more, and the loop reads several of them every iteration (npm run bench).
+    return readFileSync(path, 'utf8');
   } catch (error) {
     const code = systemErrorCode(error);
     if (code === 'ENOENT') return null;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WiggumError, isWiggumError, systemErrorCode } from '../errors.js';
-import { syncDirectory, tempPathFor, writeFileAtomic } from '../store/atomic-write.js';
+import { syncDirectory, tempPathFor, writeNewFileDurably } from '../store/atomic-write.js';
 import { isoSeconds } from '../time/clock.js';
 import type { Clock } from '../time/clock.js';
 import { archiveSession } from './archive.js';
@@ -103,7 +103,7 @@ async function inspect(paths: SessionPaths): Promise<Existing> {
     throw error;
   }
   try {
-    const text = await readMemoryText(paths.sessionFile);
+    const text = readMemoryText(paths.sessionFile);
     if (text === null) return { exists: true, meta: null, problem: missingFile(paths.sessionFile, 'it says which session the folder belongs to') };
     return { exists: true, meta: parseSessionMeta(text, paths.sessionFile), problem: null };
   } catch (error) {
@@ -149,11 +149,15 @@ async function createSession(paths: SessionPaths, options: OpenSessionOptions, p
   try {
     const staged = pathsIn(temp);
     await mkdir(staged.logs);
-    await writeFileAtomic(staged.prd, serializePrd(prd));
-    await writeFileAtomic(staged.progress, progressHeader(now));
-    await writeFileAtomic(staged.context, '');
-    await writeFileAtomic(staged.history, '');
-    await writeFileAtomic(staged.sessionFile, serializeSessionMeta(meta));
+    // The staging folder is invisible until the rename: plain durable writes, all at once.
+    await Promise.all([
+      writeNewFileDurably(staged.prd, serializePrd(prd)),
+      writeNewFileDurably(staged.progress, progressHeader(now)),
+      writeNewFileDurably(staged.context, ''),
+      writeNewFileDurably(staged.history, ''),
+      writeNewFileDurably(staged.sessionFile, serializeSessionMeta(meta)),
+    ]);
+    await syncDirectory(temp);
     await rename(temp, paths.dir);
   } catch (error) {
     await rm(temp, { recursive: true, force: true }).catch(() => undefined);

@@ -23,6 +23,6 @@ export interface MemoryStore {
   clearContext(): Promise<void>;
   appendHistory(record: IterationRecord): Promise<void>;
   loadHistory(): Promise<IterationRecord[]>;
-  /** `<dir>/logs/0007.log` for iteration 7; null in memory. */
-  logFile(iteration: number): string | null;
+  /** `<dir>/logs/0007.log` for iteration 7 (`0007.retry1.log` for its first retry); null in memory. */
+  logFile(iteration: number, attempt: number): string | null;
 }

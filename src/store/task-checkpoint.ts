@@ -1,10 +1,10 @@
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { WiggumError, isWiggumError } from '../errors.js';
 import type { Task } from '../task/parse.js';
 import { parseTask } from '../task/parse.js';
 import { formatProblem } from '../problem.js';
-import { readTaskFile } from '../task/read.js';
-import type { FileIdentity } from '../task/read.js';
+import { readTaskFileSync } from '../task/read.js';
+import type { FileIdentity } from '../task/read-text.js';
 import { appendSection, withOwnedKeys } from '../task/render.js';
 import type { OwnedKeys } from '../task/render.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -34,7 +34,9 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
   for (let race = 0; race < MAX_RACES; race += 1) {
     let read;
     try {
-      read = await readTaskFile(file);
+      // Small reads and stats are done synchronously here: microseconds each, where a thread-pool
+      // round trip for each of them cost more than the whole parse (npm run bench).
+      read = readTaskFileSync(file);
     } catch (error) {
       if (isWiggumError(error, 'E_TASK_NOT_FOUND')) {
         throw new WiggumError('E_TASK_GONE', `${file} was moved or deleted while its loop was running`, { cause: error, details: { file } });
@@ -58,7 +60,7 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
         details: { file },
       });
     }
-    if (!(await unchangedSince(file, read.stat))) continue;
+    if (!unchangedSince(file, read.stat)) continue;
     await writeFileAtomic(file, next);
     return { task: reparsed.task, merged: read.text !== lastText };
   }
@@ -67,9 +69,9 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
   });
 }
 
-async function unchangedSince(file: string, identity: FileIdentity): Promise<boolean> {
+function unchangedSince(file: string, identity: FileIdentity): boolean {
   try {
-    const now = await stat(file);
+    const now = statSync(file);
     return now.ino === identity.ino && now.size === identity.size && now.mtimeMs === identity.mtimeMs;
   } catch {
     return false;

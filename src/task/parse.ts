@@ -1,15 +1,15 @@
-import { basename } from 'node:path';
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Node as YamlNode, Pair } from 'yaml';
 import type { z } from 'zod';
 import { isWiggumError } from '../errors.js';
 import { locateFrontmatter } from './frontmatter.js';
+import { idFromFileName } from './id.js';
 import type { FrontmatterLayout } from './frontmatter.js';
 import { positionOf } from '../problem.js';
 import type { Problem } from '../problem.js';
 import { offsetOfPath } from '../yaml/locate.js';
 import { parseSafeYaml } from '../yaml/safe-yaml.js';
-import { TASK_ID_PATTERN, taskFrontmatterSchema } from './schema.js';
+import { taskFrontmatterSchema } from './schema.js';
 import type { TaskFrontmatter } from './schema.js';
 import { parseChecklist } from './stories.js';
 import type { ChecklistStory } from './stories.js';
@@ -24,7 +24,10 @@ export interface OwnedKeyRange {
   value?: { start: number; end: number; block: boolean };
 }
 
-/** A task file, parsed. `text` is exactly what was read; everything else is derived from it. */
+/**
+ * A task file, parsed. `text` is exactly what was read; everything else is derived from it.
+ * Tasks are shared (see the parse memo below) and must never be modified.
+ */
 export interface Task {
   file: string;
   text: string;
@@ -42,8 +45,30 @@ export interface Task {
 
 export type ParseResult = { ok: true; task: Task } | { ok: false; problems: Problem[] };
 
+/**
+ * How many parses are remembered. The loop reads back the text it has just written, and the daemon
+ * reads a task several times around each iteration: the same text is parsed once.
+ */
+const MEMO_SIZE = 64;
+const memo = new Map<string, ParseResult>();
+
 /** Parses a task's text. Never throws for bad input: every problem comes back positioned. */
 export function parseTask(file: string, text: string): ParseResult {
+  const key = `${file}\u0000${text}`;
+  const remembered = memo.get(key);
+  if (remembered !== undefined) {
+    // Least recently used goes first: move this one to the end.
+    memo.delete(key);
+    memo.set(key, remembered);
+    return remembered;
+  }
+  const result = parseTaskText(file, text);
+  memo.set(key, result);
+  if (memo.size > MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+  return result;
+}
+
+function parseTaskText(file: string, text: string): ParseResult {
   let layout: FrontmatterLayout;
   try {
     layout = locateFrontmatter(text);
@@ -116,18 +141,6 @@ export function parseTask(file: string, text: string): ParseResult {
   };
 }
 
-/**
- * The id when the frontmatter has none: the file name without `.md`, with characters an id may not
- * hold turned into `-`, so that an Obsidian note called "Add dark mode.md" becomes `Add-dark-mode`.
- */
-export function idFromFileName(file: string): string {
-  const stem = basename(file).replace(/\.md$/i, '');
-  const slug = stem
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^[^A-Za-z0-9]+/, '')
-    .slice(0, 128);
-  return TASK_ID_PATTERN.test(slug) ? slug : `task-${Buffer.from(stem).toString('hex').slice(0, 32) || 'unnamed'}`;
-}
 
 function ownedRange(yamlText: string, base: number, pair: Pair<YamlNode, YamlNode | null>): OwnedKeyRange {
   const key = pair.key;

@@ -1,6 +1,6 @@
 import { Document as YamlDocument, isMap, isSeq, visit } from 'yaml';
 import type { Task } from './parse.js';
-import type { LoopStatus, TaskState } from './schema.js';
+import type { LoopStatus, TaskState } from './vocabulary.js';
 
 /** The checkpoint block wiggum writes into `persistence_loop`. */
 export interface PersistenceLoopData {
@@ -22,7 +22,8 @@ export interface PersistenceLoopData {
 
 export interface OwnedKeys {
   state?: TaskState;
-  persistence_loop?: PersistenceLoopData;
+  /** null removes the key (a fresh start). */
+  persistence_loop?: PersistenceLoopData | null;
 }
 
 interface Edit {
@@ -51,7 +52,10 @@ export function withOwnedKeys(task: Task, keys: OwnedKeys): string {
     else appended.push(line);
   }
 
-  if (keys.persistence_loop !== undefined) {
+  if (keys.persistence_loop === null) {
+    const range = task.owned.persistence_loop;
+    if (range) edits.push({ start: range.start, end: range.end, text: '' });
+  } else if (keys.persistence_loop !== undefined) {
     const range = task.owned.persistence_loop;
     const block = renderBlock(keys.persistence_loop, task.keyIndent + 2, eol);
     if (range?.value?.block) edits.push({ start: range.value.start, end: range.value.end, text: block });

@@ -1,17 +1,5 @@
 import { z } from 'zod';
-
-/** A task id names files and folders, so it is kept to a safe, portable alphabet. */
-export const TASK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
-export const TASK_STATES = ['Approved', 'Done', 'Rejected'] as const;
-export type TaskState = (typeof TASK_STATES)[number];
-
-/**
- * The lifecycle of a task's loop, as written into `persistence_loop.status`:
- * queued → running → (stopped | interrupted → running …) → done | rejected.
- */
-export const LOOP_STATUSES = ['queued', 'running', 'stopped', 'interrupted', 'done', 'rejected'] as const;
-export type LoopStatus = (typeof LOOP_STATUSES)[number];
+import { LOOP_STATUSES, TASK_ID_PATTERN, TASK_STATES } from './vocabulary.js';
 
 /** Dates are kept as the strings the user or wiggum wrote; they are only checked for shape. */
 const isoTimestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})$/, {

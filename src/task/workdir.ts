@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { resolvePath } from '../config/load.js';
+import { resolvePath } from '../config/sources.js';
 import { WiggumError, systemErrorCode } from '../errors.js';
 
 export interface WorkdirRules {

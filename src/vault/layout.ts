@@ -19,7 +19,8 @@ export interface VaultLayout {
   statusFile: string;
 }
 
-export function vaultLayout(root: string, config: WiggumConfig): VaultLayout {
+/** Only the folder names matter, so a layout can be had without loading the whole configuration. */
+export function vaultLayout(root: string, config: Pick<WiggumConfig, 'folders' | 'dashboard'>): VaultLayout {
   const absolute = resolve(root);
   const state = join(absolute, '.wiggum');
   return {

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkConfig } from '../config/load.js';
-import type { ConfigSources } from '../config/load.js';
+import type { ConfigSources } from '../config/sources.js';
 import { isWiggumError, systemErrorCode } from '../errors.js';
 import { fileProblem } from '../problem.js';
 import type { Problem } from '../problem.js';

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { IterationRecord } from '../../src/memory/history.js';
 import { parseTask } from '../../src/task/parse.js';
 import { CLI, REPO_ROOT, killHard, requireBuild, runCli } from '../helpers/child.js';
+import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import { waitForFile } from '../helpers/wait.js';
@@ -17,12 +17,6 @@ function loopOf(file: string): Record<string, unknown> {
   return parsed.task.frontmatter.persistence_loop as Record<string, unknown>;
 }
 
-function historyOf(sessions: string, id: string): IterationRecord[] {
-  return readFileSync(join(sessions, id, 'history.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as IterationRecord);
-}
 
 /** Alive and not a zombie (PID 1 here may never reap). */
 function isRunning(pid: number): boolean {

@@ -4,11 +4,12 @@ import { describe, expect, test } from 'vitest';
 import type { TaskRunResult } from '../../src/loop/events.js';
 import type { RunOverrides } from '../../src/loop/prepare.js';
 import { runTask } from '../../src/loop/run-task.js';
-import type { IterationRecord } from '../../src/memory/history.js';
 import { parseTask } from '../../src/task/parse.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import type { LogLine } from '../helpers/capture-logger.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import type { IterationRecord } from '../../src/memory/history.js';
+import { historyOf } from '../helpers/history.js';
 import { makeVault } from '../helpers/vault.js';
 import { waitForFile } from '../helpers/wait.js';
 import type { TestVault, TestVaultOptions } from '../helpers/vault.js';
@@ -27,17 +28,9 @@ async function run(vault: TestVault, file: string, overrides: RunOverrides = {},
   const clock = new FakeClock();
   const { logger, lines } = captureLogger();
   const result = await runTask({ file, overrides, stream: null, signal }, { config: vault.config, layout: vault.layout, clock, random: () => 0.5, logger, env: process.env });
-  return { result, clock, logs: lines, history: history(vault, result.taskId ?? ''), text: existsSync(result.file) ? readFileSync(result.file, 'utf8') : '' };
+  return { result, clock, logs: lines, history: historyOf(vault.layout.sessions, result.taskId ?? ''), text: existsSync(result.file) ? readFileSync(result.file, 'utf8') : '' };
 }
 
-function history(vault: TestVault, id: string): IterationRecord[] {
-  const file = join(vault.layout.sessions, id, 'history.jsonl');
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as IterationRecord);
-}
 
 function loopOf(text: string): Record<string, unknown> {
   const parsed = parseTask('t.md', text);
@@ -126,7 +119,9 @@ describe('failures', () => {
       [1, 2, 'complete'],
     ]);
     expect(ran.history[0]?.error?.code).toBe('E_HARNESS_TEMPFAIL');
-    expect(existsSync(join(vault.layout.sessions, 'flaky', 'logs', '0001.retry2.log'))).toBe(true);
+    const logs = join(vault.layout.sessions, 'flaky', 'logs');
+    expect(ran.history.map((r) => r.logFile)).toEqual([join(logs, '0001.log'), join(logs, '0001.retry1.log'), join(logs, '0001.retry2.log')]);
+    for (const record of ran.history) expect(existsSync(record.logFile ?? '')).toBe(true);
   });
 
   test('transient failures past max_attempts reject the task with the whole retry history', async () => {
@@ -138,6 +133,7 @@ describe('failures', () => {
     expect(ran.text).toContain('- Reason: the harness reported a temporary failure (exit 75): upstream 503; still failing after 3 retries (E_RETRIES_EXHAUSTED).');
     expect(ran.text).toMatch(/\| 1 \| 3 \| .* \| 75 \| transient: the harness reported a temporary failure \(exit 75\): upstream 503 \| no \| 0\/2 \| Rejected \(E_RETRIES_EXHAUSTED\) \|/);
     expect(ran.text).toContain('```text\nupstream 503\n```');
+    expect(ran.text).toContain('- Full output of the failing run: `.wiggum/sessions/down/logs/0001.retry3.log`.');
     expect(loopOf(ran.text)).toMatchObject({ status: 'rejected', exit_reason: 'E_RETRIES_EXHAUSTED' });
   });
 
@@ -186,14 +182,17 @@ describe('failures', () => {
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_MAX_ITERATIONS' });
   });
 
-  test('a hanging harness times out (transient), and a harness that ignores SIGTERM is killed', async () => {
+  test('a hanging harness times out (a transient failure) and is stopped; retries exhausted → rejected', async () => {
+    // Whether SIGTERM or the SIGKILL after it ends the agent depends on how far it got in 300 ms;
+    // the escalation itself is tested deterministically in test/harness/run-process.test.ts.
     const vault = await vaultWith({ FAKE_MODE: 'ignore-term', FAKE_PRINT: 'started\n' }, { persistence_loop: { timeout: { per_step: '300ms' }, retry: { max_attempts: 1 } } });
     const ran = await run(vault, vault.task('hang', TASK));
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_RETRIES_EXHAUSTED' });
-    expect(ran.history.map((r) => [r.outcome, r.signal, r.error?.code])).toEqual([
-      ['transient', 'SIGKILL', 'E_HARNESS_TIMEOUT'],
-      ['transient', 'SIGKILL', 'E_HARNESS_TIMEOUT'],
+    expect(ran.history.map((r) => [r.outcome, r.error?.code])).toEqual([
+      ['transient', 'E_HARNESS_TIMEOUT'],
+      ['transient', 'E_HARNESS_TIMEOUT'],
     ]);
+    for (const record of ran.history) expect(['SIGTERM', 'SIGKILL']).toContain(record.signal);
   });
 
   test('an idle harness is stopped', async () => {
@@ -221,6 +220,15 @@ describe('failures', () => {
     for (const part of ['## Failure report', '- Reason: reached max_iterations (5)', 'Failed in iteration 6 of at most 5', '- Checkpoint: completed steps none; current step US-001', '### Iterations and retries', '| 5 | 0 |', '### Last output']) {
       expect(ran.text).toContain(part);
     }
+  });
+
+  test('the total timeout counts harness time and backoff, and rejects the task when used up', async () => {
+    const vault = await vaultWith({ FAKE_MODE: 'fail', FAKE_EXIT_CODE: '75' }, { persistence_loop: { retry: { base_delay: 2, max_delay: 16, max_attempts: 10 }, timeout: { total: 5 } } });
+    const ran = await run(vault, vault.task('slow', TASK));
+    expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_TOTAL_TIMEOUT' });
+    // Backoff of 2 s and 4 s (fake clock) plus the runs themselves pass the 5 s budget.
+    expect(ran.clock.sleeps).toEqual([2000, 4000]);
+    expect(ran.text).toContain('used its total time budget (5 s, persistence_loop.timeout.total)');
   });
 
   test('no progress for no_progress_limit iterations: rejected as stuck', async () => {
@@ -297,5 +305,28 @@ describe('input and endings', () => {
     vault.config.harnesses.fake!.env.FAKE_MODE = 'succeed';
     const resumed = await run(vault, file);
     expect(resumed.result).toMatchObject({ status: 'done', iterations: 1 });
+  });
+});
+
+describe('a crash between the history line and the checkpoint', () => {
+  test('the finished iteration is counted once, not run and recorded again', async () => {
+    const vault = await vaultWith({ FAKE_STORY_PER_RUN: '1' });
+    const file = vault.task('torn', TASK);
+    const first = await run(vault, file, { maxIterations: 1 });
+    expect(first.result.status).toBe('rejected');
+    // As if wiggum died after appending iteration 2 to history.jsonl but before its checkpoint:
+    // put the task back as it was after iteration 1, with history one line ahead.
+    const { retryTask } = await import('../../src/vault/retry.js');
+    await retryTask('torn', vault.layout, vault.config, { fresh: false, clock: new FakeClock() });
+    const back = join(vault.layout.approved, 'torn.md');
+    const text = readFileSync(back, 'utf8').replace('iteration: 0', 'iteration: 1');
+    writeFileSync(back, text);
+    const historyFile = join(vault.layout.sessions, 'torn', 'history.jsonl');
+    const line = JSON.parse(readFileSync(historyFile, 'utf8').trim().split('\n').at(-1) ?? '{}') as IterationRecord;
+    writeFileSync(historyFile, `${readFileSync(historyFile, 'utf8')}${JSON.stringify({ ...line, iteration: 2, outcome: 'continue', action: 'continue' })}\n`);
+    const resumed = await run(vault, back);
+    expect(resumed.result.status).toBe('done');
+    expect(resumed.logs.some((l) => l.msg.includes('finished before a crash'))).toBe(true);
+    expect(resumed.history.map((r) => r.iteration)).toEqual([1, 2, 3]);
   });
 });

@@ -92,7 +92,8 @@ describe('a new session', () => {
     expect(readFileSync(paths.context, 'utf8')).toBe('');
     expect(readFileSync(paths.history, 'utf8')).toBe('');
     expect(statSync(paths.logs).isDirectory()).toBe(true);
-    expect(opened.store.logFile(7)).toBe(join(paths.logs, '0007.log'));
+    expect(opened.store.logFile(7, 0)).toBe(join(paths.logs, '0007.log'));
+    expect(opened.store.logFile(7, 2)).toBe(join(paths.logs, '0007.retry2.log'));
     // No staging folder is left behind.
     expect(readdirSync(join(vault, '.wiggum', 'sessions'))).toEqual(['login']);
   });
@@ -306,7 +307,7 @@ describe('without durable storage', () => {
     const opened = await openSession(options(vault, { sessionsRoot }));
     expect(opened.store.durable).toBe(false);
     expect(opened.store.paths).toBeNull();
-    expect(opened.store.logFile(1)).toBeNull();
+    expect(opened.store.logFile(1, 0)).toBeNull();
     expect(opened.warning).toMatch(/NOT DURABLE/);
     expect(opened.warning).toContain(sessionsRoot);
     expect(opened.warning).toMatch(/EACCES|EPERM|ENOTDIR|EEXIST|EROFS/);
@@ -349,13 +350,12 @@ describe('without durable storage', () => {
     expect(await resumed.store.loadHistory()).toEqual([record(1)]);
   });
 
-  const isRoot = process.getuid?.() === 0;
-  test.skipIf(isRoot)('a session that can be read but not written resumes in memory from what is on disk', async () => {
+  test('a session that can be read but not written resumes in memory from what is on disk', async () => {
     const vault = tempDir();
     const first = await openSession(options(vault));
     await first.store.appendHistory(record(1));
     const dir = first.store.paths!.dir;
-    chmodSync(dir, 0o555);
+    const restore = makeUnwritable(dir);
     try {
       const resumed = await openSession(options(vault, { sessionId: 'session-1' }));
       expect(resumed.created).toBe(false);
@@ -363,7 +363,29 @@ describe('without durable storage', () => {
       expect(resumed.warning).toContain(dir);
       expect(await resumed.store.loadHistory()).toEqual([record(1)]);
     } finally {
-      chmodSync(dir, 0o755);
+      restore();
     }
   });
 });
+
+/**
+ * Makes a session folder refuse writes: read-only permissions, or, where they do not stop the
+ * current user (root), a file where its logs/ folder must be, so creating it fails just the same.
+ * Returns how to undo it.
+ */
+function makeUnwritable(dir: string): () => void {
+  chmodSync(dir, 0o555);
+  try {
+    writeFileSync(join(dir, '.probe'), '');
+  } catch {
+    return () => chmodSync(dir, 0o755);
+  }
+  rmSync(join(dir, '.probe'));
+  chmodSync(dir, 0o755);
+  rmSync(join(dir, 'logs'), { recursive: true });
+  writeFileSync(join(dir, 'logs'), 'a file where the logs folder should be');
+  return () => {
+    rmSync(join(dir, 'logs'));
+    mkdirSync(join(dir, 'logs'));
+  };
+}

@@ -1,6 +1,6 @@
-import type { HarnessKind } from '../config/schema.js';
-import type { ErrorCode } from '../errors.js';
-import type { ProcessResult } from './run-process.js';
+import type { HarnessKind } from '../../config/schema.js';
+import type { ErrorCode } from '../../errors.js';
+import type { ProcessResult } from '../run-process.js';
 
 /** A failure a driver recognised in its CLI's output or exit, classified for the loop. */
 export interface HarnessFailure {
@@ -58,8 +58,17 @@ export function processFailure(result: ProcessResult, installHint: string, timeo
   return null;
 }
 
+/** The last `count` non-empty lines of a text, trimmed (the end of stderr, for failure messages). */
+export function lastLines(text: string, count = 3): string {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .slice(-count)
+    .join('\n');
+}
+
 /** The last non-empty line of a text, for messages. */
 export function lastLine(text: string): string {
-  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
-  return lines.at(-1) ?? '';
+  return lastLines(text, 1);
 }

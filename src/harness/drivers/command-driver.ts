@@ -1,6 +1,6 @@
 import type { AgentReport, HarnessDriver, OutputReader } from './driver.js';
 import { lastLine } from './driver.js';
-import type { ProcessResult } from './run-process.js';
+import type { ProcessResult } from '../run-process.js';
 
 /** sysexits.h: "temporary failure, try again later". */
 export const EXIT_TEMPFAIL = 75;

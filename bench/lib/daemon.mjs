@@ -1,0 +1,96 @@
+// `wiggum start` as a child process: its own process group (so it and anything it leaves behind
+// can be killed as a whole), its log in a file, and its memory read from /proc.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { releaseGroup, trackGroup } from './cleanup.mjs';
+import { sleep } from './stats.mjs';
+
+export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
+
+export class Daemon {
+  constructor(child, logFile) {
+    this.child = child;
+    this.pid = child.pid;
+    this.logFile = logFile;
+    this.exitCode = undefined;
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        this.exitCode = code ?? signal;
+        resolve(this.exitCode);
+      }),
+    );
+  }
+
+  /**
+   * `dist/cli/main.js start --vault V [args]` run as the executable it is (its shebang sets what an
+   * installed `wiggum` runs with), logging to `<logDir>/daemon.log`. With Node flags (`--cpu-prof`,
+   * which NODE_OPTIONS does not take) it runs `node FLAGS main.js` with the shebang's environment.
+   */
+  static start(vault, { args = [], nodeArgs = [], logDir, env = {} }) {
+    const logFile = join(logDir, 'daemon.log');
+    const fd = openSync(logFile, 'a');
+    const childEnv = { ...process.env, ...env };
+    delete childEnv.JOURNAL_STREAM;
+    const [command, argv] = nodeArgs.length === 0 ? [CLI, []] : [process.execPath, [...nodeArgs, CLI]];
+    if (nodeArgs.length > 0) childEnv.MALLOC_ARENA_MAX = '2';
+    const child = spawn(command, [...argv, 'start', '--vault', vault, ...args], {
+      stdio: ['ignore', fd, fd],
+      detached: true,
+      env: childEnv,
+    });
+    closeSync(fd);
+    trackGroup(child.pid);
+    return new Daemon(child, logFile);
+  }
+
+  log() {
+    return existsSync(this.logFile) ? readFileSync(this.logFile, 'utf8') : '';
+  }
+
+  /** Log lines as objects (the daemon's stdout is not a terminal: one JSON object a line). */
+  lines() {
+    return this.log()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line));
+  }
+
+  async waitForLog(pattern, timeoutMs = 30_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.exitCode !== undefined) throw new Error(`the daemon exited (${this.exitCode}) before logging ${pattern}:\n${this.log().slice(-2000)}`);
+      if (pattern.test(this.log())) return;
+      await sleep(20);
+    }
+    throw new Error(`the daemon did not log ${pattern} within ${timeoutMs} ms:\n${this.log().slice(-2000)}`);
+  }
+
+  /** VmRSS and VmHWM (peak) of the daemon process, in MB. */
+  memory() {
+    const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+  }
+
+  /** SIGTERM (drain), then SIGKILL to the whole group if it has not exited in `graceMs`. */
+  async stop(graceMs = 15_000) {
+    if (this.exitCode === undefined) {
+      try {
+        process.kill(this.pid, 'SIGTERM');
+      } catch {
+        // gone
+      }
+      const timedOut = await Promise.race([this.exited.then(() => false), sleep(graceMs).then(() => true)]);
+      if (timedOut) process.stderr.write(`bench: the daemon (pid ${this.pid}) did not drain in ${graceMs} ms; killing its group\n`);
+    }
+    // Whatever is left in its group (a harness it started, though those lead their own groups).
+    try {
+      process.kill(-this.pid, 'SIGKILL');
+    } catch {
+      // nothing left
+    }
+    await this.exited;
+    releaseGroup(this.pid);
+  }
+}

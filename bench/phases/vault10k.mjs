@@ -1,0 +1,129 @@
+// The 10,000-task vault: `wiggum status --json` as a whole process (without and with the daemon),
+// and the daemon's memory while it idles over the vault.
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../lib/cleanup.mjs';
+import { CLI, Daemon } from '../lib/daemon.mjs';
+import { daemonConfig, finishedTaskText, makeVault, taskText, writeBenchAgent } from '../lib/fixtures.mjs';
+import { sleep, summarize, timeBox } from '../lib/stats.mjs';
+import { spawnNodeNothing } from './floors.mjs';
+
+export const APPROVED = 1_000;
+export const FINISHED = 9_000;
+
+/** 1,000 tasks in Approved/ (700 never run, 300 checkpointed: interrupted or stopped), 4,500 in Done/, 4,500 in Rejected/. */
+export function buildVault10k() {
+  const root = tempDir('vault10k');
+  const marks = join(root, 'marks');
+  const vault = makeVault(root, daemonConfig(writeBenchAgent(root), marks));
+  for (let i = 0; i < APPROVED; i += 1) {
+    const loop = i % 10 < 7 ? null : i % 2 === 0 ? 'interrupted' : 'stopped';
+    writeFileSync(join(vault.approved, `Improve flow ${String(i).padStart(5, '0')}.md`), taskText(i, { loop }));
+  }
+  for (let i = 0; i < FINISHED; i += 1) {
+    const kind = i % 2 === 0 ? 'done' : 'rejected';
+    writeFileSync(join(kind === 'done' ? vault.done : vault.rejected, `Finished flow ${String(i).padStart(5, '0')}.md`), finishedTaskText(APPROVED + i, kind));
+  }
+  return vault;
+}
+
+/** Runs `node dist/cli/main.js args…` to exit, reading its stdout; resolves with the wall time in ms. */
+function timeCli(args, nodeArgs = []) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, [...nodeArgs, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (chunk) => out.push(chunk));
+    child.stderr.on('data', (chunk) => err.push(chunk));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const ms = performance.now() - start;
+      if (code !== 0) reject(new Error(`wiggum ${args.join(' ')} exited ${code}: ${Buffer.concat(err).toString()}`));
+      else resolve({ ms, stdout: Buffer.concat(out).toString() });
+    });
+  });
+}
+
+/** `wiggum status --json` interleaved with the floor `node -e 0`, both to exit; checks the answer. */
+async function statusSamples(vault, { n, warmup, expectDaemon, maxMs, minN }) {
+  const box = timeBox(maxMs, minN);
+  const figure = [];
+  const floor = [];
+  for (let i = 0; i < warmup + n && box.more(figure.length); i += 1) {
+    const { ms, stdout } = await timeCli(['status', '--json', '--vault', vault.root]);
+    const view = JSON.parse(stdout);
+    if (view.counts.approved !== APPROVED || view.counts.done + view.counts.rejected !== FINISHED) throw new Error(`status counted ${JSON.stringify(view.counts)}`);
+    if ((view.daemon !== null) !== expectDaemon) throw new Error(`status saw daemon ${JSON.stringify(view.daemon)}`);
+    if (view.tasks.length !== APPROVED) throw new Error(`status listed ${view.tasks.length} tasks`);
+    const t = performance.now();
+    await spawnNodeNothing();
+    const floorMs = performance.now() - t;
+    if (i >= warmup) {
+      figure.push(ms);
+      floor.push(floorMs);
+    }
+  }
+  return { figure: summarize(figure), floor: summarize(floor) };
+}
+
+/** `wiggum --help`: the CLI's own start-up (node + commander), to split status into start-up and work. */
+async function cliStartup({ n, warmup }) {
+  const samples = [];
+  for (let i = 0; i < warmup + n; i += 1) {
+    const { ms } = await timeCli(['--help']);
+    if (i >= warmup) samples.push(ms);
+  }
+  return summarize(samples);
+}
+
+/**
+ * With `<vault>/STOP` present the daemon starts nothing: it scans Approved/, parses and queues all
+ * 1,000 tasks (held), and idles. Its RSS is sampled once it has queued them all and settled.
+ */
+async function idleDaemon(vault, { statusN, statusWarmup, statusMaxMs, nodeArgs = [], profileArgs = null }) {
+  writeFileSync(join(vault.root, 'STOP'), '');
+  const logDir = tempDir('daemon10k-log');
+  const startedAt = performance.now();
+  const daemon = Daemon.start(vault.root, { logDir, nodeArgs });
+  try {
+    await daemon.waitForLog(/"msg":"watching /, 60_000);
+    const statusFile = join(vault.root, '.wiggum', 'status.json');
+    let queuedMs = null;
+    for (let waited = 0; waited < 60_000; waited += 50) {
+      try {
+        const status = JSON.parse(readFileSync(statusFile, 'utf8'));
+        if (status.tasks.length === APPROVED) {
+          queuedMs = performance.now() - startedAt;
+          break;
+        }
+      } catch {
+        // not written yet, or mid-replace (never: it is written atomically)
+      }
+      await sleep(50);
+    }
+    if (queuedMs === null) throw new Error('the daemon did not queue the 1,000 held tasks within 60 s');
+    await sleep(2_000); // idle: let the start-up garbage be collected
+    const rss = [];
+    for (let i = 0; i < 20; i += 1) {
+      rss.push(daemon.memory().rssMb);
+      await sleep(100);
+    }
+    const { hwmMb } = daemon.memory();
+    const status = await statusSamples(vault, { n: statusN, warmup: statusWarmup, expectDaemon: true, maxMs: statusMaxMs, minN: 5 });
+    if (profileArgs !== null) await timeCli(['status', '--json', '--vault', vault.root], profileArgs('status-daemon-up'));
+    return { rss: summarize(rss), hwmMb, startupToAllQueuedMs: queuedMs, status };
+  } finally {
+    await daemon.stop();
+  }
+}
+
+export async function vault10k({ statusN, statusWarmup, statusMaxMs = Infinity, nodeArgs = [], profileArgs = null }) {
+  const vault = buildVault10k();
+  const withoutDaemon = await statusSamples(vault, { n: statusN, warmup: statusWarmup, expectDaemon: false, maxMs: statusMaxMs, minN: 5 });
+  const startup = await cliStartup({ n: 6, warmup: 1 });
+  if (profileArgs !== null) await timeCli(['status', '--json', '--vault', vault.root], profileArgs('status-no-daemon'));
+  const idle = await idleDaemon(vault, { statusN, statusWarmup, statusMaxMs, nodeArgs, profileArgs });
+  return { withoutDaemon, cliStartup: startup, idle };
+}

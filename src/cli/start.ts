@@ -1,0 +1,71 @@
+import { resolve } from 'node:path';
+import { startDaemon } from '../daemon/daemon.js';
+import type { RunningDaemon } from '../daemon/daemon.js';
+import { createLogger } from '../log/logger.js';
+import type { LogLevel, Logger } from '../log/logger.js';
+import { systemClock } from '../time/clock.js';
+import type { ExitCode } from './exit-codes.js';
+
+export interface StartOptions {
+  vault?: string;
+  config?: string;
+  concurrency?: number;
+  logLevel?: LogLevel;
+  exitWhenIdle?: boolean;
+}
+
+/**
+ * `wiggum start`: the daemon, in the foreground (systemd runs it so). The first SIGTERM or SIGINT
+ * drains (no new work, harnesses stopped, tasks checkpointed, exit 0); a second exits at once;
+ * SIGHUP reloads the configuration.
+ */
+export async function startCommand(options: StartOptions): Promise<ExitCode> {
+  const vault = resolve(options.vault ?? process.cwd());
+  let logger: Logger | null = null;
+  let daemon: RunningDaemon | null = null;
+  // Installed before the daemon starts: a signal during start-up is acted on once it is up,
+  // instead of killing the process with Node's default action.
+  let signals = 0;
+  let reloadWanted = false;
+  const onStop = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (daemon === null) return;
+    if (signals === 1) daemon.drain(signal);
+    else daemon.forceExit();
+  };
+  const onHup = (): void => {
+    if (daemon === null) reloadWanted = true;
+    else void daemon.reload();
+  };
+  const onCrash = (error: unknown): void => {
+    logger?.fatal({ err: error }, 'wiggum crashed; task files are consistent and resume at the next start');
+    process.exit(1);
+  };
+  process.on('SIGTERM', onStop);
+  process.on('SIGINT', onStop);
+  process.on('SIGHUP', onHup);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  try {
+    daemon = await startDaemon({
+      vault,
+      config: {
+        vault,
+        ...(options.config === undefined ? {} : { file: options.config }),
+        ...(options.concurrency === undefined ? {} : { overrides: { daemon: { concurrency: options.concurrency } } }),
+      },
+      clock: systemClock,
+      random: Math.random,
+      env: process.env,
+      exitWhenIdle: options.exitWhenIdle === true,
+      createLogger: (config) => (logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 1 })),
+    });
+    if (signals > 0) daemon.drain('a signal during start-up');
+    if (reloadWanted) void daemon.reload();
+    return (await daemon.stopped) as ExitCode;
+  } finally {
+    process.off('SIGTERM', onStop);
+    process.off('SIGINT', onStop);
+    process.off('SIGHUP', onHup);
+  }
+}

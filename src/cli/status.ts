@@ -1,0 +1,59 @@
+import { relative } from 'node:path';
+import { elapsed } from '../daemon/dashboard.js';
+import type { TaskEntry } from '../daemon/status.js';
+import { inspectVault, taskEntry } from '../daemon/view.js';
+import type { VaultView } from '../daemon/view.js';
+import type { VaultLayout } from '../vault/layout.js';
+import { EXIT } from './exit-codes.js';
+import type { ExitCode } from './exit-codes.js';
+import { openVault } from './open-vault.js';
+import type { VaultOptions } from './open-vault.js';
+
+/** `wiggum status [ID] [--json]`: works whether or not the daemon runs. */
+export async function statusCommand(id: string | undefined, options: VaultOptions & { json?: boolean }): Promise<ExitCode> {
+  const { layout } = await openVault(options);
+  const now = Date.now();
+  if (id !== undefined) {
+    // One task needs the full parse and its history: loaded only then.
+    const { findTask } = await import('../vault/find-task.js');
+    const { describeTask } = await import('./task-status.js');
+    const task = await findTask(id, [layout.approved, layout.done, layout.rejected]);
+    process.stdout.write(await describeTask(task, layout, await taskEntry(layout, task), options.json === true));
+    return EXIT.complete;
+  }
+  const view = await inspectVault(layout, now);
+  process.stdout.write(options.json === true ? `${JSON.stringify({ vault: layout.root, ...view }, null, 2)}\n` : renderView(view, layout, now));
+  return EXIT.complete;
+}
+
+function renderView(view: VaultView, layout: VaultLayout, now: number): string {
+  const lines: string[] = [];
+  const daemon = view.daemon;
+  lines.push(`vault ${layout.root}`);
+  lines.push(daemon === null ? 'daemon: not running' : `daemon: ${daemon.lifecycle} (pid ${daemon.pid}, up ${elapsed(now - daemon.startedAtMs)}, ${daemon.concurrency} at a time)`);
+  lines.push(`Approved ${view.counts.approved} · Done ${view.counts.done} · Rejected ${view.counts.rejected}`);
+  if (view.held) lines.push('STOP exists: nothing new starts; running tasks hold before their next iteration');
+  const groups: [string, TaskEntry[]][] = [
+    ['running', view.tasks.filter((t) => t.phase === 'running' || t.phase === 'waiting' || t.phase === 'held')],
+    ['queued', view.tasks.filter((t) => t.phase === 'queued')],
+    ['stopped', view.tasks.filter((t) => t.phase === 'stopped')],
+  ];
+  for (const [title, tasks] of groups) {
+    if (tasks.length === 0) continue;
+    lines.push('', `${title}:`);
+    for (const task of tasks) {
+      const progress = task.iteration === undefined ? '' : `  iteration ${task.iteration}/${task.maxIterations ?? '?'}`;
+      const step = task.step ? `  ${task.step}` : '';
+      const time = title === 'running' ? `  ${task.phase} ${elapsed(now - task.sinceMs)}` : '';
+      const last = task.lastOutcome === undefined ? '' : `  last: ${task.lastOutcome}`;
+      lines.push(`  ${task.id}${progress}${step}${time}${last}${task.durable === false ? '  (memory NOT durable)' : ''}`);
+    }
+  }
+  if (view.recent.length > 0) {
+    lines.push('', 'recently finished:');
+    for (const item of view.recent.slice(0, 10)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${item.iterations} iterations` : `  ${item.reason.slice(0, 100)}`}`);
+  }
+  const fragile = view.tasks.filter((t) => t.durable === false).map((t) => t.id);
+  if (fragile.length > 0) lines.push('', `WARNING: session memory is NOT durable for ${fragile.join(', ')}; see the daemon log`);
+  return `${lines.join('\n')}\n`;
+}

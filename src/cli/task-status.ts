@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
+import type { TaskEntry } from '../daemon/status.js';
+import { readHistoryFile } from '../memory/history.js';
+import type { IterationRecord } from '../memory/history.js';
+import { sessionPaths } from '../memory/paths.js';
+import type { SessionPaths } from '../memory/paths.js';
+import type { Task } from '../task/parse.js';
+import type { VaultLayout } from '../vault/layout.js';
+
+const RECENT_ITERATIONS = 10;
+
+/** One task: its checkpoint, where its memory is, and its recent iterations (seed 001 `--status`). */
+export async function describeTask(task: Task, layout: VaultLayout, live: TaskEntry | null, json: boolean): Promise<string> {
+  const paths = sessionPaths(layout.sessions, task.id);
+  const history = await readHistoryFile(paths.history).catch(() => [] as IterationRecord[]);
+  const detail = taskDetail(task, history, live, paths);
+  return json ? `${JSON.stringify(detail, null, 2)}\n` : renderDetail(detail, layout);
+}
+
+interface TaskDetail {
+  id: string;
+  file: string;
+  state: string;
+  loop: NonNullable<Task['frontmatter']['persistence_loop']> | null;
+  live: TaskEntry | null;
+  session: string | null;
+  iterations: number;
+  recent: Pick<IterationRecord, 'iteration' | 'attempt' | 'durationMs' | 'completionFound' | 'exitCode' | 'signal' | 'outcome' | 'storiesPassing' | 'storiesTotal' | 'git' | 'endedAt'>[];
+}
+
+function taskDetail(task: Task, history: IterationRecord[], live: TaskEntry | null, paths: SessionPaths): TaskDetail {
+  return {
+    id: task.id,
+    file: task.file,
+    state: task.frontmatter.state ?? 'Approved',
+    loop: task.frontmatter.persistence_loop ?? null,
+    live,
+    session: existsSync(paths.sessionFile) ? paths.dir : null,
+    iterations: task.frontmatter.persistence_loop?.iteration ?? 0,
+    recent: history.slice(-RECENT_ITERATIONS).map((r) => ({
+      iteration: r.iteration,
+      attempt: r.attempt,
+      durationMs: r.durationMs,
+      completionFound: r.completionFound,
+      exitCode: r.exitCode,
+      signal: r.signal,
+      outcome: r.outcome,
+      storiesPassing: r.storiesPassing,
+      storiesTotal: r.storiesTotal,
+      ...(r.git === undefined ? {} : { git: r.git }),
+      endedAt: r.endedAt,
+    })),
+  };
+}
+
+function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
+  const loop = detail.loop;
+  const lines = [`${detail.id}  (${relative(layout.root, detail.file)})`];
+  lines.push(
+    `  state ${detail.state}` +
+      (loop === null || loop === undefined ? ', not started' : `, loop ${detail.live?.phase ?? loop.status}, iteration ${loop.iteration}/${loop.max_iterations}, step ${loop.checkpoint?.current_step ?? '—'}`),
+  );
+  if (loop?.checkpoint !== undefined) lines.push(`  completed: ${loop.checkpoint.completed_steps.length === 0 ? 'none' : loop.checkpoint.completed_steps.join(', ')}`);
+  lines.push(`  memory: ${detail.session === null ? 'no session on disk' : relative(layout.root, detail.session)}${detail.live?.durable === false ? ' (NOT DURABLE: kept in memory only)' : ''}`);
+  if (detail.recent.length === 0) {
+    lines.push('  no iteration has finished yet');
+  } else {
+    lines.push('  recent iterations:', '    iter  try  duration  promise  exit  outcome       stories  files');
+    for (const r of detail.recent) {
+      lines.push(
+        `    ${pad(r.iteration, 4)}  ${pad(r.attempt, 3)}  ${pad(`${(r.durationMs / 1000).toFixed(1)}s`, 8)}  ${pad(r.completionFound ? 'yes' : 'no', 7)}  ${pad(r.signal ?? r.exitCode ?? '—', 4)}  ${pad(r.outcome, 12)}  ${pad(`${r.storiesPassing}/${r.storiesTotal}`, 7)}  ${r.git?.filesChanged ?? '—'}`,
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function pad(value: string | number, width: number): string {
+  return String(value).padEnd(width);
+}

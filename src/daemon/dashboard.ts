@@ -1,0 +1,79 @@
+import { basename, extname } from 'node:path';
+import type { WiggumConfig } from '../config/config.js';
+import type { TaskEntry } from './status.js';
+import type { VaultView } from './view.js';
+
+/**
+ * Dashboard.md: the daemon's picture for a person reading the vault in Obsidian. Task names are
+ * wiki links; the file is rewritten whole (atomically), so edits to it are lost, as it says.
+ */
+export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'], nowMs: number): string {
+  const lines: string[] = ['# wiggum', ''];
+  const daemon = view.daemon;
+  lines.push(
+    daemon === null
+      ? `_Updated ${stamp(nowMs)}. The daemon is not running._`
+      : `_Updated ${stamp(view.updatedAtMs)} by the daemon (pid ${daemon.pid}, ${daemon.lifecycle} since ${stamp(daemon.startedAtMs)}, ${daemon.concurrency} at a time). wiggum rewrites this page: edits are lost._`,
+    '',
+  );
+  if (view.held) lines.push('> [!warning] The vault is on hold', '> `STOP` exists at the vault root: no iteration starts until it is removed.', '');
+  const fragile = view.tasks.filter((task) => task.durable === false);
+  if (fragile.length > 0) {
+    lines.push('> [!danger] Memory is NOT durable', `> ${fragile.map((task) => task.id).join(', ')}: session memory is kept in memory only and is lost if wiggum stops. See the log.`, '');
+  }
+
+  lines.push(`| ${folders.approved} | ${folders.done} | ${folders.rejected} |`, '| --- | --- | --- |', `| ${view.counts.approved} | ${view.counts.done} | ${view.counts.rejected} |`, '');
+
+  const running = view.tasks.filter((task) => task.phase === 'running' || task.phase === 'waiting' || task.phase === 'held');
+  lines.push('## Running', '');
+  if (running.length === 0) lines.push('Nothing is running.', '');
+  else {
+    lines.push('| task | iteration | step | state | since | last outcome |', '| --- | --- | --- | --- | --- | --- |');
+    for (const task of running) {
+      lines.push(`| ${link(folders.approved, task)} | ${task.iteration ?? '—'}/${task.maxIterations ?? '—'} | ${task.step ?? '—'} | ${phaseText(task, nowMs)} | ${elapsed(nowMs - task.sinceMs)} | ${task.lastOutcome ?? '—'} |`);
+    }
+    lines.push('');
+  }
+
+  const queued = view.tasks.filter((task) => task.phase === 'queued');
+  const stopped = view.tasks.filter((task) => task.phase === 'stopped');
+  if (queued.length > 0) lines.push('## Queued', '', ...queued.map((task) => `- ${link(folders.approved, task)}`), '');
+  if (stopped.length > 0) lines.push('## Stopped', '', 'Remove the `.stop` file (or run `wiggum resume ID`) to continue from the checkpoint.', '', ...stopped.map((task) => `- ${link(folders.approved, task)} at iteration ${task.iteration ?? 0}`), '');
+
+  if (view.recent.length > 0) {
+    lines.push('## Recently finished', '');
+    for (const item of view.recent) {
+      const folder = item.status === 'done' ? folders.done : folders.rejected;
+      const target = `[[${folder}/${basename(item.file, extname(item.file))}]]`;
+      lines.push(item.status === 'done' ? `- ✅ ${target}: done after ${item.iterations} iterations, ${stamp(item.atMs)}` : `- ❌ ${target}: ${oneLine(item.reason ?? 'rejected')}, ${stamp(item.atMs)}`);
+    }
+    lines.push('');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+function link(folder: string, task: TaskEntry): string {
+  return `[[${folder}/${basename(task.name, extname(task.name))}]]`;
+}
+
+function phaseText(task: TaskEntry, nowMs: number): string {
+  if (task.phase === 'waiting') return task.untilMs === undefined ? 'waiting' : `waiting ${elapsed(task.untilMs - nowMs)} to retry`;
+  if (task.phase === 'held') return 'held by STOP';
+  return task.attempt !== undefined && task.attempt > 0 ? `running (retry ${task.attempt})` : 'running';
+}
+
+export function elapsed(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+function stamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > 160 ? `${flat.slice(0, 157)}…` : flat;
+}

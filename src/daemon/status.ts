@@ -1,0 +1,131 @@
+import type { LoopEvent, TaskRunResult } from '../loop/events.js';
+
+export type Lifecycle = 'starting' | 'running' | 'draining' | 'stopped';
+
+/** One task the daemon knows about, as `wiggum status` and Dashboard.md show it. */
+export interface TaskEntry {
+  id: string;
+  name: string;
+  file: string;
+  phase: 'queued' | 'running' | 'waiting' | 'held' | 'stopped';
+  harness?: string;
+  iteration?: number;
+  maxIterations?: number;
+  attempt?: number;
+  step?: string | null;
+  /** When the current iteration (or wait) began / ends. */
+  sinceMs: number;
+  untilMs?: number;
+  taskStartedMs?: number;
+  lastOutcome?: string;
+  durable?: boolean;
+}
+
+export interface FinishedEntry {
+  id: string | null;
+  status: TaskRunResult['status'];
+  file: string;
+  iterations: number;
+  reason?: string;
+  atMs: number;
+}
+
+/** The daemon's live picture, written to `.wiggum/status.json` for `wiggum status`. */
+export interface DaemonStatus {
+  version: 1;
+  pid: number;
+  vault: string;
+  startedAtMs: number;
+  updatedAtMs: number;
+  lifecycle: Lifecycle;
+  /** The vault's STOP file exists: nothing new starts, running tasks hold. */
+  held: boolean;
+  concurrency: number;
+  tasks: TaskEntry[];
+  recent: FinishedEntry[];
+}
+
+const RECENT = 20;
+
+/**
+ * Folds the loop's events and the scheduler's changes into a DaemonStatus. It holds only tasks
+ * that are queued, running or stopped, plus the last few that finished, so its size does not grow
+ * with the vault.
+ */
+export class StatusTracker {
+  private readonly tasks = new Map<string, TaskEntry>();
+  private readonly recent: FinishedEntry[] = [];
+  lifecycle: Lifecycle = 'starting';
+  held = false;
+
+  constructor(
+    private readonly base: { pid: number; vault: string; startedAtMs: number; concurrency: number },
+    private readonly now: () => number,
+    private readonly onChange: () => void,
+  ) {}
+
+  set concurrency(value: number) {
+    this.base.concurrency = value;
+    this.onChange();
+  }
+
+  queued(id: string, name: string, file: string): void {
+    this.tasks.set(id, { id, name, file, phase: 'queued', sinceMs: this.now() });
+    this.onChange();
+  }
+
+  stopped(id: string, name: string, file: string): void {
+    this.tasks.set(id, { ...(this.tasks.get(id) ?? { id, name, file }), phase: 'stopped', sinceMs: this.now() });
+    this.onChange();
+  }
+
+  forget(id: string): void {
+    if (this.tasks.delete(id)) this.onChange();
+  }
+
+  event(event: LoopEvent): void {
+    const entry = event.taskId === null ? undefined : this.tasks.get(event.taskId);
+    switch (event.type) {
+      case 'started':
+        if (entry) Object.assign(entry, { phase: 'running', harness: event.harness, iteration: event.iteration, maxIterations: event.maxIterations, durable: event.durable, taskStartedMs: this.now(), file: event.file });
+        break;
+      case 'iteration':
+        if (entry) Object.assign(entry, { phase: 'running', iteration: event.iteration, attempt: event.attempt, step: event.step, sinceMs: event.startedAtMs, untilMs: undefined });
+        break;
+      case 'iteration-end':
+        if (entry) entry.lastOutcome = event.record.outcome;
+        break;
+      case 'waiting':
+        if (entry) Object.assign(entry, { phase: event.why === 'hold' ? 'held' : 'waiting', sinceMs: this.now(), untilMs: Number.isFinite(event.untilMs) ? event.untilMs : undefined });
+        break;
+      case 'ended': {
+        const { result } = event;
+        if (result.status === 'stopped' && entry) {
+          entry.phase = 'stopped';
+          entry.sinceMs = this.now();
+        } else if (event.taskId !== null) {
+          this.tasks.delete(event.taskId);
+        }
+        if (result.status === 'done' || result.status === 'rejected') {
+          this.recent.unshift({ id: result.taskId, status: result.status, file: result.file, iterations: result.iterations, ...(result.reason === undefined ? {} : { reason: result.reason }), atMs: this.now() });
+          this.recent.length = Math.min(this.recent.length, RECENT);
+        }
+        break;
+      }
+    }
+    this.onChange();
+  }
+
+  snapshot(): DaemonStatus {
+    const order: Record<TaskEntry['phase'], number> = { running: 0, waiting: 1, held: 2, queued: 3, stopped: 4 };
+    return {
+      version: 1,
+      ...this.base,
+      updatedAtMs: this.now(),
+      lifecycle: this.lifecycle,
+      held: this.held,
+      tasks: [...this.tasks.values()].sort((a, b) => order[a.phase] - order[b.phase] || a.sinceMs - b.sinceMs).map((task) => ({ ...task })),
+      recent: [...this.recent],
+    };
+  }
+}

@@ -1,0 +1,27 @@
+import type { Writable } from 'node:stream';
+import type { WiggumConfig } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
+import type { Clock } from '../time/clock.js';
+import type { VaultLayout } from '../vault/layout.js';
+import type { LoopEvent } from './events.js';
+import type { RunOverrides } from './prepare.js';
+
+export interface RunTaskDeps {
+  config: WiggumConfig;
+  layout: VaultLayout;
+  clock: Clock;
+  random: () => number;
+  logger: Logger;
+  /** wiggum's own environment, filtered for the harness. */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface RunTaskRequest {
+  file: string;
+  overrides?: RunOverrides;
+  /** Live harness output; null for `--no-stream`. */
+  stream: Writable | null;
+  /** Aborted with a StopReason ('stop-flag', 'interrupted', 'task-gone') to stop the task at once. */
+  signal: AbortSignal;
+  onEvent?: (event: LoopEvent) => void;
+}

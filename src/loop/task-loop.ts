@@ -1,0 +1,325 @@
+import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
+import type { ErrorCode } from '../errors.js';
+import { isWiggumError } from '../errors.js';
+import { clearHarnessRecord, recordHarness } from '../harness/pid-record.js';
+import type { Logger } from '../log/logger.js';
+import type { IterationRecord } from '../memory/history.js';
+import { storySummary } from '../memory/prd.js';
+import type { Prd } from '../memory/prd.js';
+import type { Task } from '../task/parse.js';
+import { readTaskFile } from '../task/read.js';
+import type { LoopStatus } from '../task/vocabulary.js';
+import { isoSeconds } from '../time/clock.js';
+import type { Clock } from '../time/clock.js';
+import type { VaultLayout } from '../vault/layout.js';
+import { checkpointData, loopStateFromCheckpoint } from './checkpoint.js';
+import { decide, gate } from './decide.js';
+import type { LoopState, NextAction } from './decide.js';
+import { endTask, stoppedStatus, writeCheckpoint } from './ending.js';
+import type { TaskRunResult } from './events.js';
+import { runIteration } from './iteration.js';
+import type { IterationContext } from './iteration.js';
+import type { GitState } from '../git/changes.js';
+import type { StopReason } from './outcome.js';
+import { stopReasonOf } from './outcome.js';
+import type { PreparedTask } from './prepare.js';
+import { completionSummary, failureReport } from './reports.js';
+import type { LoopFacts } from './reports.js';
+import type { RunTaskDeps, RunTaskRequest } from './request.js';
+
+const HOLD_POLL_MS = 500;
+
+/** Outcomes after which an iteration is spent (retries and stops are attempts of the same one). */
+const FINISHED_OUTCOMES = new Set(['complete', 'refused', 'continue', 'nonzero-exit']);
+
+/** The loop of one prepared task: its state and the effects of each decision. */
+export class TaskLoop {
+  private state: LoopState;
+  private readonly file: string;
+  private lastText: string;
+  private body: string;
+  private prd: Prd | null = null;
+  private readonly started: string;
+  private readonly log: Logger;
+  private readonly ctx: IterationContext;
+  private history: IterationRecord[] = [];
+  private lastOutput = '';
+  /** The repository as the last iteration left it, while the loop goes straight on to the next. */
+  private gitState: GitState | null = null;
+  private lastStderr = '';
+
+  constructor(
+    task: Task,
+    private readonly prepared: PreparedTask,
+    private readonly request: RunTaskRequest,
+    private readonly deps: RunTaskDeps,
+  ) {
+    this.file = task.file;
+    this.lastText = task.text;
+    this.body = task.body;
+    this.log = deps.logger.child({ taskId: task.id });
+    this.state = loopStateFromCheckpoint(task.frontmatter.persistence_loop, prepared.maxIterations);
+    this.started = task.frontmatter.persistence_loop?.started ?? isoSeconds(deps.clock.now());
+    this.ctx = {
+      taskId: task.id,
+      taskFile: task.file,
+      title: task.frontmatter.title ?? task.id,
+      workdir: prepared.workdir,
+      harness: prepared.harness,
+      driver: prepared.driver,
+      promise: prepared.promise,
+      verify: prepared.verify,
+      branch: prepared.branch,
+      git: prepared.git,
+      store: prepared.session.store,
+      config: deps.config,
+      clock: deps.clock,
+      logger: this.log,
+      env: deps.env,
+      stream: request.stream,
+      signal: request.signal,
+      onSpawn: (pid) => {
+        if (prepared.harnessRecord !== null) void recordHarness(prepared.harnessRecord, pid).catch(() => undefined);
+      },
+    };
+  }
+
+  private get taskId(): string {
+    return this.ctx.taskId;
+  }
+
+  async run(): Promise<TaskRunResult> {
+    const store = this.prepared.session.store;
+    this.history = await store.loadHistory();
+    const last = this.history.at(-1);
+    if (last?.completionFound === true && last.completionAccepted === false && last.refusal !== undefined) this.state.refusal = last.refusal;
+    // The history line is written before the checkpoint: a crash between the two leaves an
+    // iteration that finished but is not counted. It counts now, so it is not run (and recorded) twice.
+    if (last !== undefined && last.iteration > this.state.iteration && FINISHED_OUTCOMES.has(last.outcome)) {
+      this.log.info({ iteration: last.iteration }, `iteration ${last.iteration} finished before a crash that kept it from the checkpoint; counting it`);
+      this.state = { ...this.state, iteration: last.iteration, attempt: 0 };
+    }
+    this.prd = await store.loadPrd();
+    const resumed = this.state.iteration > 0 || this.history.length > 0;
+    this.log.info(
+      { iteration: this.state.iteration, maxIterations: this.state.maxIterations, harness: this.prepared.harness.name, workdir: this.prepared.workdir, durable: store.durable, session: this.prepared.session.sessionId },
+      resumed ? `resuming after iteration ${this.state.iteration}` : 'starting',
+    );
+    this.request.onEvent?.({
+      type: 'started',
+      taskId: this.taskId,
+      file: this.file,
+      iteration: this.state.iteration,
+      maxIterations: this.state.maxIterations,
+      resumed,
+      durable: store.durable,
+      harness: this.prepared.harness.name,
+    });
+    await this.checkpoint('running');
+
+    for (;;) {
+      const verdict = gate(this.state, { stop: this.stopReason(), nowMs: this.deps.clock.now() }, this.prepared.loop);
+      if (verdict.kind === 'stop') return this.stop(verdict.reason);
+      if (verdict.kind === 'reject') return this.reject(verdict.code, verdict.reason);
+      if (verdict.warn) {
+        this.state = { ...this.state, warned: true };
+        this.log.warn(
+          { iteration: this.state.iteration + 1, maxIterations: this.state.maxIterations },
+          `approaching max iterations: iteration ${this.state.iteration + 1} of ${this.state.maxIterations}`,
+        );
+      }
+      if (await this.holdWhileStopFileExists()) {
+        this.gitState = null;
+        continue;
+      }
+      if (!(await this.reloadBody())) return this.stop('task-gone');
+
+      this.request.onEvent?.({
+        type: 'iteration',
+        taskId: this.taskId,
+        iteration: this.state.iteration + 1,
+        attempt: this.state.attempt,
+        maxIterations: this.state.maxIterations,
+        step: this.steps().currentStep,
+        startedAtMs: this.deps.clock.now(),
+      });
+      let run;
+      try {
+        run = await runIteration(this.ctx, this.state, this.body, this.gitState);
+      } catch (error) {
+        if (isWiggumError(error, 'E_MEMORY_CORRUPT')) return this.reject('E_MEMORY_CORRUPT', error.message);
+        throw error;
+      } finally {
+        if (this.prepared.harnessRecord !== null) await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
+      }
+      this.prd = run.prd;
+      this.gitState = run.gitState;
+      this.lastOutput = run.outputTail;
+      this.lastStderr = run.stderrTail;
+
+      const decision = decide(run.outcome, this.state, this.prepared.loop, this.deps.clock.now(), this.deps.random);
+      this.state = { ...decision.state, activeMs: decision.state.activeMs + run.record.durationMs };
+      const record: IterationRecord = { ...run.record, action: decision.action.kind, nextState: describe(decision.action) };
+      this.history.push(record);
+      await store.appendHistory(record).catch((error: unknown) => this.log.error({ err: error }, 'could not append to history.jsonl'));
+      this.log.info(
+        { iteration: record.iteration, attempt: record.attempt, exitCode: record.exitCode, signal: record.signal, outcome: record.outcome, promise: record.completionFound, stories: `${record.storiesPassing}/${record.storiesTotal}`, filesChanged: record.git?.filesChanged, durationMs: record.durationMs, action: record.action, next: record.nextState },
+        `iteration ${record.iteration}${record.attempt > 0 ? ` (retry ${record.attempt})` : ''}: ${record.outcome} → ${record.nextState}`,
+      );
+      this.request.onEvent?.({ type: 'iteration-end', taskId: this.taskId, record });
+
+      const action = decision.action;
+      if (action.kind === 'done') return this.done();
+      if (action.kind === 'reject') return this.reject(action.code, action.reason, record.iteration);
+      if (action.kind === 'stop') return this.stop(action.reason);
+      if (action.kind === 'continue' && this.state.iteration % this.deps.config.loop.checkpointInterval !== 0) continue;
+      await this.checkpoint('running', record);
+      if (action.kind === 'retry' || action.kind === 'wait') {
+        const now = this.deps.clock.now();
+        // A backoff is a duration (exactly the policy's delay); a usage limit ends at a time.
+        const waitMs = action.kind === 'retry' ? action.delayMs : Math.max(0, action.untilMs - now);
+        this.request.onEvent?.({ type: 'waiting', taskId: this.taskId, untilMs: now + waitMs, why: action.kind === 'retry' ? 'retry' : 'usage-limit' });
+        const waited = await this.sleepFor(waitMs);
+        // Time passed: anyone may have committed meanwhile, so the next iteration looks again.
+        this.gitState = null;
+        // Backoff counts towards the total timeout; waiting out a usage limit does not.
+        if (action.kind === 'retry') this.state = { ...this.state, activeMs: this.state.activeMs + waited };
+      }
+    }
+  }
+
+  private stopReason(): StopReason | null {
+    return this.request.signal.aborted ? stopReasonOf(this.request.signal) : null;
+  }
+
+  /** The vault's STOP file holds the loop before its next iteration; returns whether it held. */
+  private async holdWhileStopFileExists(): Promise<boolean> {
+    const held = (): boolean => existsSync(this.deps.layout.stopFile);
+    if (!held()) return false;
+    this.log.info('the vault STOP file exists: holding before the next iteration');
+    this.request.onEvent?.({ type: 'waiting', taskId: this.taskId, untilMs: Number.POSITIVE_INFINITY, why: 'hold' });
+    while (!this.request.signal.aborted && held()) {
+      await this.deps.clock.sleep(HOLD_POLL_MS, this.request.signal).catch(() => undefined);
+    }
+    return true;
+  }
+
+  /** Sleeps `ms` or until a stop; returns the time actually waited. */
+  private async sleepFor(ms: number): Promise<number> {
+    const from = this.deps.clock.now();
+    await this.deps.clock.sleep(ms, this.request.signal).catch(() => undefined);
+    return this.deps.clock.now() - from;
+  }
+
+  /** The body is re-read every iteration, so edits the user makes mid-loop reach the next prompt. */
+  private async reloadBody(): Promise<boolean> {
+    try {
+      const read = await readTaskFile(this.file);
+      if (read.result.ok) {
+        this.body = read.result.task.body;
+        this.lastText = read.result.task.text;
+      } else {
+        this.log.warn({ problems: read.result.problems.length }, 'the task file does not parse right now (an edit in progress?): using its last good body');
+      }
+      return true;
+    } catch (error) {
+      if (isWiggumError(error, 'E_TASK_NOT_FOUND')) return false;
+      throw error;
+    }
+  }
+
+  private steps(): { completedSteps: string[]; currentStep: string | null } {
+    const stories = this.prd?.userStories ?? [];
+    const next = this.prd === null ? null : storySummary(this.prd).nextStory;
+    return { completedSteps: stories.filter((story) => story.passes).map((story) => story.id), currentStep: next?.id ?? null };
+  }
+
+  private checkpointKeys(status: LoopStatus, record?: IterationRecord, ending?: { exitReason: string }): Parameters<typeof checkpointData>[0] {
+    return {
+      state: this.state,
+      status,
+      session: this.prepared.session.sessionId,
+      started: this.started,
+      nowMs: this.deps.clock.now(),
+      ...this.steps(),
+      ...(record === undefined ? {} : { lastOutcome: record.outcome }),
+      ...(record?.error === undefined ? {} : { lastError: record.error.message }),
+      ...(ending === undefined ? {} : { ended: true, exitReason: ending.exitReason }),
+    };
+  }
+
+  private async checkpoint(status: LoopStatus, record?: IterationRecord): Promise<void> {
+    const text = await writeCheckpoint(this.file, this.lastText, { keys: { state: 'Approved', persistence_loop: checkpointData(this.checkpointKeys(status, record)) } }, this.endingDeps());
+    if (text !== null) this.lastText = text;
+  }
+
+  private endingDeps(): { layout: VaultLayout; logger: Logger; clock: Clock } {
+    return { layout: this.deps.layout, logger: this.log, clock: this.deps.clock };
+  }
+
+  private facts(): LoopFacts {
+    const store = this.prepared.session.store;
+    return {
+      taskId: this.taskId,
+      harness: this.prepared.harness.name,
+      iterations: this.state.iteration,
+      maxIterations: this.state.maxIterations,
+      startedAt: this.started,
+      endedAt: isoSeconds(this.deps.clock.now()),
+      activeMs: this.state.activeMs,
+      stories: (this.prd?.userStories ?? []).map((story) => ({ id: story.id, title: story.title, passes: story.passes })),
+      sessionDir: store.paths === null ? null : relative(this.deps.layout.root, store.paths.dir) || '.',
+      history: this.history,
+      lastOutput: this.lastOutput.split('\n').slice(-20).join('\n'),
+    };
+  }
+
+  private async done(): Promise<TaskRunResult> {
+    const summary = completionSummary(this.facts());
+    const ended = await endTask('done', this.file, this.lastText, { keys: { state: 'Done', persistence_loop: checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' })) }, section: summary }, this.endingDeps());
+    this.log.info({ iterations: this.state.iteration, file: ended.file }, `done after ${this.state.iteration} iterations`);
+    return { status: 'done', taskId: this.taskId, file: ended.file, iterations: this.state.iteration };
+  }
+
+  private async reject(code: ErrorCode, reason: string, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
+    const lastRecord = this.history.at(-1);
+    const { completedSteps, currentStep } = this.steps();
+    const report = failureReport({
+      ...this.facts(),
+      code,
+      reason,
+      failedIteration,
+      errorDetail: this.lastStderr.split('\n').slice(-30).join('\n') || reason,
+      checkpoint: { completed_steps: completedSteps, current_step: currentStep, state_data: { attempt: this.state.attempt, no_progress: this.state.noProgressStreak } },
+      logFile: lastRecord?.logFile === undefined ? null : relative(this.deps.layout.root, lastRecord.logFile),
+    });
+    this.log.error({ code, iteration: failedIteration }, `rejected: ${reason}`);
+    const ended = await endTask('rejected', this.file, this.lastText, { keys: { state: 'Rejected', persistence_loop: checkpointData(this.checkpointKeys('rejected', lastRecord, { exitReason: code })) }, section: report }, this.endingDeps());
+    return { status: 'rejected', taskId: this.taskId, file: ended.file, iterations: this.state.iteration, reason, code };
+  }
+
+  private async stop(reason: StopReason): Promise<TaskRunResult> {
+    const status = stoppedStatus(reason);
+    if (reason !== 'task-gone') await this.checkpoint(status);
+    this.log.info({ iteration: this.state.iteration, reason }, reason === 'task-gone' ? 'the task file was moved or deleted: stopped, memory kept' : `${status} after iteration ${this.state.iteration}`);
+    return { status, taskId: this.taskId, file: this.file, iterations: this.state.iteration, reason };
+  }
+}
+
+function describe(action: NextAction): string {
+  switch (action.kind) {
+    case 'continue':
+      return 'next iteration';
+    case 'retry':
+      return `retry ${action.attempt} in ${(action.delayMs / 1000).toFixed(1)} s`;
+    case 'wait':
+      return `wait for the usage limit until ${new Date(action.untilMs).toISOString()}`;
+    case 'done':
+      return 'Done';
+    case 'reject':
+      return `Rejected (${action.code})`;
+    case 'stop':
+      return action.reason === 'stop-flag' ? 'stopped' : action.reason === 'task-gone' ? 'task gone' : 'interrupted';
+  }
+}

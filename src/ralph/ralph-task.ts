@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { WiggumError } from '../errors.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
+import { locateFrontmatter } from '../task/frontmatter.js';
+import { TASK_ID_PATTERN } from '../task/vocabulary.js';
+import type { VaultLayout } from '../vault/layout.js';
+import { vaultLayout } from '../vault/layout.js';
+
+/**
+ * `wiggum ralph` runs in a repository, not a vault: the current folder is the root, and everything
+ * wiggum keeps lives under `.wiggum/` — sessions as in a vault, the change's task file in
+ * `.wiggum/ralph/<change>.md`, finished ones in `.wiggum/ralph/done/` and `.wiggum/ralph/rejected/`.
+ * The repository itself gets no Approved/, Done/ or Rejected/ folders, so the layout owes nothing
+ * to the configuration (the context and status commands need none loaded).
+ */
+export function ralphLayout(root: string): VaultLayout {
+  const ralph = join('.wiggum', 'ralph');
+  const layout = vaultLayout(root, { folders: { approved: ralph, done: join(ralph, 'done'), rejected: join(ralph, 'rejected') }, dashboard: null });
+  return { ...layout, stopFile: join(layout.state, 'STOP') };
+}
+
+export function checkChangeId(change: string): void {
+  if (!TASK_ID_PATTERN.test(change)) {
+    throw new WiggumError('E_USAGE', `--change "${change}" is not a valid id: use letters, digits, ".", "_" and "-", starting with a letter or digit`);
+  }
+}
+
+export function ralphTaskFile(layout: VaultLayout, change: string): string {
+  return join(layout.approved, `${change}.md`);
+}
+
+/**
+ * The change's task file, created from the prompt, or the existing one (a resume). A new prompt for
+ * an existing change replaces its body and keeps its checkpoint. Without a prompt there must be one
+ * to resume.
+ */
+export async function ensureRalphTask(layout: VaultLayout, change: string, prompt: string | null): Promise<{ file: string; action: 'created' | 'updated' | 'resumed' }> {
+  const file = ralphTaskFile(layout, change);
+  const body = prompt === null ? null : `${prompt.trim()}\n`;
+  if (!existsSync(file)) {
+    if (body === null) {
+      const finished = [join(layout.done, `${change}.md`), join(layout.rejected, `${change}.md`)].find((path) => existsSync(path));
+      throw new WiggumError(
+        'E_USAGE',
+        finished === undefined
+          ? `there is no loop for --change ${change} yet: give a prompt ("wiggum ralph \\"...\\" --change ${change}") or --prompt-file`
+          : `the loop for --change ${change} has finished (${finished}); give a prompt to start a new one`,
+      );
+    }
+    await mkdir(layout.approved, { recursive: true });
+    const title = body.split('\n').find((line) => line.trim() !== '')?.replace(/^#+\s*/, '').trim().slice(0, 80) ?? change;
+    await writeFileAtomic(file, `---\nid: ${change}\ntitle: ${JSON.stringify(title)}\nworkdir: .\n---\n${body}`);
+    return { file, action: 'created' };
+  }
+  if (body === null) return { file, action: 'resumed' };
+  const text = await readFile(file, 'utf8');
+  const { bodyStart } = locateFrontmatter(text);
+  if (text.slice(bodyStart).trim() === body.trim()) return { file, action: 'resumed' };
+  await writeFileAtomic(file, text.slice(0, bodyStart) + body);
+  return { file, action: 'updated' };
+}

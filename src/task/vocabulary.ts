@@ -1,0 +1,14 @@
+/** The words a task file is written in, without a schema library: cheap to import. */
+
+/** A task id names files and folders, so it is kept to a safe, portable alphabet. */
+export const TASK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export const TASK_STATES = ['Approved', 'Done', 'Rejected'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+/**
+ * The lifecycle of a task's loop, as written into `persistence_loop.status`:
+ * queued → running → (stopped | interrupted → running …) → done | rejected.
+ */
+export const LOOP_STATUSES = ['queued', 'running', 'stopped', 'interrupted', 'done', 'rejected'] as const;
+export type LoopStatus = (typeof LOOP_STATUSES)[number];

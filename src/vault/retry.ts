@@ -1,0 +1,44 @@
+import type { WiggumConfig } from '../config/config.js';
+import { archiveSession } from '../memory/archive.js';
+import { updateTaskFile } from '../store/task-checkpoint.js';
+import type { PersistenceLoopData } from '../task/render.js';
+import type { Clock } from '../time/clock.js';
+import { findTask } from './find-task.js';
+import type { VaultLayout } from './layout.js';
+import { moveWithoutClobber } from './move.js';
+
+export interface RetryResult {
+  id: string;
+  from: string;
+  to: string;
+  /** With --fresh: where the old session memory went. */
+  archivedTo: string | null;
+}
+
+/**
+ * `wiggum retry ID`: a Rejected task goes back to Approved/. It keeps its session memory (prd.json,
+ * progress.txt, git) and resumes from it with a fresh iteration budget and time budget; `--fresh`
+ * archives the memory and forgets the checkpoint, so it starts over. Its failure report stays in
+ * the file, where the next iterations can read what went wrong.
+ */
+export async function retryTask(id: string, layout: VaultLayout, config: WiggumConfig, options: { fresh: boolean; clock: Clock }): Promise<RetryResult> {
+  const task = await findTask(id, [layout.rejected]);
+  let archivedTo: string | null = null;
+  let loop: PersistenceLoopData | null = null;
+  if (options.fresh) {
+    archivedTo = await archiveSession({ sessionsRoot: layout.sessions, archiveRoot: layout.archive, taskId: task.id, clock: options.clock });
+  } else {
+    const previous = task.frontmatter.persistence_loop;
+    loop = {
+      status: 'queued',
+      ...(previous?.session === undefined ? {} : { session: previous.session }),
+      ...(previous?.started === undefined ? {} : { started: previous.started }),
+      iteration: 0,
+      max_iterations: task.frontmatter.max_iterations ?? config.loop.maxIterations,
+      checkpoint: { completed_steps: previous?.checkpoint?.completed_steps ?? [], current_step: previous?.checkpoint?.current_step ?? null },
+    };
+  }
+  await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } });
+  const to = await moveWithoutClobber(task.file, layout.approved);
+  return { id: task.id, from: task.file, to, archivedTo };
+}

@@ -1,0 +1,131 @@
+import { lstat, readdir } from 'node:fs/promises';
+import type { Dirent, Stats } from 'node:fs';
+import { join } from 'node:path';
+import { isWiggumError, systemErrorCode } from '../errors.js';
+import { readTaskFile } from '../task/read.js';
+import { systemClock } from '../time/clock.js';
+import type { Clock } from '../time/clock.js';
+import type { VaultLayout } from './layout.js';
+import { FILES_AT_ONCE, mapLimited } from './limited.js';
+import { flagStemOf, isStopFlagName, isTaskFileName } from './names.js';
+
+/** One file in Approved/ that may be a task, as one scan saw it. */
+export interface TaskFileEntry {
+  name: string;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  /** Whether the file parses as a task; null when this scan did not read it. */
+  parses: boolean | null;
+}
+
+/** What is in the vault at one moment, as far as starting and stopping tasks goes. */
+export interface VaultSnapshot {
+  takenAtMs: number;
+  /** Task files by name (`foo.md`). */
+  tasks: Map<string, TaskFileEntry>;
+  /**
+   * Names of regular `*.md` files that are not tasks only because they have other hard links
+   * (wiggum's own move to Done/ links before it unlinks; a backup tool may link a whole vault).
+   * Never started, but a task already running under such a name is still there.
+   */
+  linked: Set<string>;
+  /** Stems of the stop flags: `foo.stop` → `foo`, which stops `foo.md`. */
+  stopFlags: Set<string>;
+  /** Whether `<vault>/STOP` exists. */
+  globalStop: boolean;
+}
+
+export interface ScanOptions {
+  /** Which task files to read and parse (the ones still settling); the others get `parses: null`. */
+  parse: (name: string) => boolean;
+  /**
+   * What is already known of a file that has been handed over (active or stopped): for those only
+   * presence matters, so a regular file seen by readdir is not lstat'ed again. Without this, every
+   * reconciliation would lstat every task in Approved/, which is quadratic while many run.
+   */
+  known?: (name: string) => { size: number; mtimeMs: number; ino: number } | null;
+  clock?: Clock;
+}
+
+/**
+ * Lists Approved/: one readdir, one lstat per file not yet handed over, and a read only of the files
+ * `parse` selects. A missing Approved/ is an empty folder; any other error is thrown.
+ */
+export async function scanApproved(layout: VaultLayout, options: ScanOptions): Promise<VaultSnapshot> {
+  const takenAtMs = (options.clock ?? systemClock).now();
+  const snapshot: VaultSnapshot = { takenAtMs, tasks: new Map(), linked: new Set(), stopFlags: new Set(), globalStop: false };
+  const [entries, globalStop] = await Promise.all([listFolder(layout.approved), exists(layout.stopFile)]);
+  snapshot.globalStop = globalStop;
+
+  const candidates: string[] = [];
+  for (const entry of entries) {
+    if (entry.isDirectory()) continue;
+    if (isStopFlagName(entry.name)) {
+      snapshot.stopFlags.add(flagStemOf(entry.name));
+    } else if (isTaskFileName(entry.name)) {
+      const known = entry.isFile() ? options.known?.(entry.name) : null;
+      if (known) snapshot.tasks.set(entry.name, { name: entry.name, path: join(layout.approved, entry.name), ...known, parses: null });
+      else candidates.push(entry.name);
+    }
+  }
+
+  await mapLimited(candidates, FILES_AT_ONCE, async (name) => {
+    const path = join(layout.approved, name);
+    const stats = await lstatOrNull(path);
+    // lstat, never stat: a symlink is never a task, whatever it points to.
+    if (stats === null || !stats.isFile()) return;
+    if (stats.nlink !== 1) {
+      snapshot.linked.add(name);
+      return;
+    }
+    const entry: TaskFileEntry = { name, path, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino, parses: null };
+    if (options.parse(name)) {
+      const checked = await readAndParse(entry);
+      if (checked === null) return;
+      snapshot.tasks.set(name, checked);
+      return;
+    }
+    snapshot.tasks.set(name, entry);
+  });
+  return snapshot;
+}
+
+async function readAndParse(entry: TaskFileEntry): Promise<TaskFileEntry | null> {
+  // An empty file is the usual first step of "create, then write": not a task yet.
+  if (entry.size === 0) return { ...entry, parses: false };
+  try {
+    const read = await readTaskFile(entry.path);
+    // The identity of what was parsed; if the file changed since the lstat, reconciliation sees it.
+    return { ...entry, size: read.stat.size, mtimeMs: read.stat.mtimeMs, ino: read.stat.ino, parses: read.result.ok };
+  } catch (error) {
+    if (isWiggumError(error, 'E_TASK_NOT_FOUND')) return null;
+    // Unreadable (permissions, …): it will be handed over after the malformed grace, and the
+    // runner, which reads it again, reports why.
+    return { ...entry, parses: false };
+  }
+}
+
+async function listFolder(path: string): Promise<Dirent[]> {
+  try {
+    return await readdir(path, { withFileTypes: true });
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+async function lstatOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return (await lstatOrNull(path)) !== null;
+}
+

@@ -1,0 +1,227 @@
+import { systemErrorCode } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import type { Clock } from '../time/clock.js';
+import { coalesce } from './coalesce.js';
+import { createFileEventSource, resolveWatchedPaths } from './file-events.js';
+import type { FileEventSource, FileEventSourceFactory } from './file-events.js';
+import type { VaultLayout } from './layout.js';
+import { isDueForRead, markFinished, markStopped, plan } from './reconcile.js';
+import type { KnownTask, ReconcileAction } from './reconcile.js';
+import { scanApproved } from './scan.js';
+import type { VaultSnapshot } from './scan.js';
+
+export interface WatchVaultOptions {
+  settleMs: number;
+  rescanIntervalMs: number;
+  goneGraceMs: number;
+  malformedGraceMs: number;
+  clock: Clock;
+  logger: Logger;
+  /** File events within this window share one reconciliation. Default 25 ms. */
+  debounceMs?: number;
+  /** The rescan interval once the file watcher has failed (events can no longer be trusted). Default 2 s. */
+  degradedRescanIntervalMs?: number;
+  /** Called after every reconciliation (status pages, tests that wait for a state). */
+  onReconcile?: (reconciled: Reconciled) => void;
+  /** Where file events come from; chokidar and a watch of the vault root by default. */
+  fileEvents?: FileEventSourceFactory;
+}
+
+/** One reconciliation, as seen by `onReconcile`. */
+export interface Reconciled {
+  snapshot: VaultSnapshot;
+  actions: ReconcileAction[];
+  known: ReadonlyMap<string, KnownTask>;
+  nextCheckAtMs: number | null;
+}
+
+export interface VaultWatcher {
+  /** Resolves once the file watches are in place and the first reconciliation has run. Never rejects. */
+  ready: Promise<void>;
+  /** Reconciles now (after any reconciliation under way) and resolves when that one has run. */
+  rescan(): Promise<void>;
+  /** Stops watching; no `onActions` call happens after it resolves. */
+  close(): Promise<void>;
+  /** A task's run ended and its file was moved out of Approved/: forget it (see `markFinished`). */
+  markFinished(name: string): void;
+  /** A task's run ended because of its stop flag: removing the flag resumes it. */
+  markStopped(name: string): void;
+  /** The latest scan, or null before the first one. */
+  snapshot(): VaultSnapshot | null;
+}
+
+const DEFAULT_DEBOUNCE_MS = 25;
+const DEFAULT_DEGRADED_RESCAN_INTERVAL_MS = 2_000;
+
+/**
+ * Keeps Approved/ in view and tells `onActions` what to start, stop, resume or give up, and when
+ * the vault's STOP file comes or goes. A reconciliation (scan + `plan`) runs at start, shortly after
+ * file events, on a periodic rescan (Linux can drop inotify events silently) and when a settle or
+ * grace period ends; two never run at once. Failures are logged, never thrown.
+ */
+export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onActions: (actions: ReconcileAction[]) => void): VaultWatcher {
+  const { clock, logger } = options;
+  const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
+  let known: Map<string, KnownTask> = new Map();
+  let globalStopWas = false;
+  let last: VaultSnapshot | null = null;
+  let closed = false;
+  let live = false;
+  let debouncing = false;
+  let degraded = false;
+  let rescanIntervalMs = options.rescanIntervalMs;
+  let periodic = new AbortController();
+  let checkTimer: { atMs: number; controller: AbortController } | null = null;
+  const closing = new AbortController();
+  let source: FileEventSource | null = null;
+
+  const reconcileOnce = async (): Promise<void> => {
+    if (closed) return;
+    const nowMs = clock.now();
+    const before = known;
+    let snapshot: VaultSnapshot;
+    try {
+      snapshot = await scanApproved(layout, {
+        parse: (name) => isDueForRead(before.get(name), nowMs, options.settleMs),
+        known: (name) => {
+          const task = before.get(name);
+          return task !== undefined && task.phase !== 'settling' && task.missingSinceMs === null ? task : null;
+        },
+        clock,
+      });
+    } catch (error) {
+      logger.error({ err: error, folder: layout.approved }, 'could not scan the Approved folder; trying again on the next file event or rescan');
+      return;
+    }
+    if (closed) return;
+    const settings = { settleMs: options.settleMs, goneGraceMs: options.goneGraceMs, malformedGraceMs: options.malformedGraceMs, globalStopWas };
+    const result = plan(snapshot, known, nowMs, settings);
+    known = result.known;
+    globalStopWas = snapshot.globalStop;
+    last = snapshot;
+    armCheck(result.nextCheckAtMs);
+    if (result.actions.length > 0) {
+      logger.debug({ actions: result.actions }, 'vault reconciled');
+      guarded('onActions', () => onActions(result.actions));
+    }
+    guarded('onReconcile', () => options.onReconcile?.({ snapshot, actions: result.actions, known, nextCheckAtMs: result.nextCheckAtMs }));
+  };
+  const reconcile = coalesce(async () => {
+    try {
+      await reconcileOnce();
+    } catch (error) {
+      logger.error({ err: error }, 'reconciling the vault failed; trying again on the next file event or rescan');
+    }
+  });
+
+  function guarded(what: string, call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      logger.error({ err: error }, `${what} threw while handling vault changes; the watcher goes on`);
+    }
+  }
+
+  /** One timer for the earliest end of a settle or grace period. */
+  function armCheck(atMs: number | null): void {
+    if (checkTimer !== null && checkTimer.atMs === atMs) return;
+    checkTimer?.controller.abort();
+    checkTimer = null;
+    if (atMs === null || closed) return;
+    const timer = { atMs, controller: new AbortController() };
+    checkTimer = timer;
+    clock.sleep(Math.max(0, atMs - clock.now()), timer.controller.signal).then(
+      () => {
+        if (checkTimer === timer) checkTimer = null;
+        void reconcile();
+      },
+      () => undefined,
+    );
+  }
+
+  function onFileEvent(): void {
+    if (!live || closed || debouncing) return;
+    // A window from the first event (not reset by later ones), so a flood of events cannot starve it.
+    debouncing = true;
+    clock.sleep(debounceMs, closing.signal).then(
+      () => {
+        debouncing = false;
+        void reconcile();
+      },
+      () => undefined,
+    );
+  }
+
+  function onWatchError(error: Error): void {
+    const code = systemErrorCode(error);
+    if (degraded) {
+      logger.warn({ err: error, code }, 'file watcher error');
+      return;
+    }
+    degraded = true;
+    rescanIntervalMs = Math.min(options.rescanIntervalMs, options.degradedRescanIntervalMs ?? DEFAULT_DEGRADED_RESCAN_INTERVAL_MS);
+    const hint = code === 'ENOSPC' ? ' (the inotify watch limit: raise fs.inotify.max_user_watches)' : '';
+    logger.warn({ err: error, code, rescanIntervalMs }, `file watcher failed${hint}; Approved/ is now rescanned every ${rescanIntervalMs} ms instead`);
+    const old = periodic;
+    periodic = new AbortController();
+    old.abort();
+  }
+
+  async function rescanPeriodically(): Promise<void> {
+    while (!closed) {
+      try {
+        await clock.sleep(rescanIntervalMs, periodic.signal);
+      } catch {
+        continue; // the interval changed, or closing (the loop condition ends it)
+      }
+      await reconcile();
+    }
+  }
+
+  async function start(): Promise<void> {
+    try {
+      const paths = await resolveWatchedPaths(layout.approved, layout.root);
+      if (closed) return;
+      const created = (options.fileEvents ?? createFileEventSource)(paths);
+      source = created;
+      const readyOrFailed = new Promise<void>((resolve) => {
+        created.onReady(resolve);
+        // A watcher that fails before it is ready (ENOSPC) may never be: go on with rescans alone.
+        created.onError(() => resolve());
+        closing.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      created.onChange(onFileEvent);
+      created.onError(onWatchError);
+      await readyOrFailed;
+    } catch (error) {
+      onWatchError(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (closed) return;
+    live = true;
+    await reconcile();
+    void rescanPeriodically();
+  }
+
+  return {
+    ready: start(),
+    rescan: () => reconcile(),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      closing.abort();
+      periodic.abort();
+      checkTimer?.controller.abort();
+      checkTimer = null;
+      await source?.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the file watcher failed'));
+      // Let a reconciliation under way finish (it delivers nothing once closed).
+      await reconcile();
+    },
+    markFinished: (name) => {
+      known = markFinished(known, name);
+    },
+    markStopped: (name) => {
+      known = markStopped(known, name);
+    },
+    snapshot: () => last,
+  };
+}

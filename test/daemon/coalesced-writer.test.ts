@@ -1,0 +1,53 @@
+import { describe, expect, test } from 'vitest';
+import { CoalescedWriter } from '../../src/daemon/coalesced-writer.js';
+
+describe('CoalescedWriter', () => {
+  test('a burst of changes costs one write, and the last state is written', async () => {
+    let state = 0;
+    const written: number[] = [];
+    const writer = new CoalescedWriter(5, () => Promise.resolve(void written.push(state)), () => undefined);
+    for (state = 1; state <= 200; state += 1) writer.schedule();
+    state = 200;
+    await writer.flush();
+    expect(written).toEqual([200]);
+  });
+
+  test('a change during a write gets one more write after it, never two at once', async () => {
+    let active = 0;
+    let peak = 0;
+    let release: (() => void) | null = null;
+    const writes: number[] = [];
+    let state = 1;
+    const writer = new CoalescedWriter(0, async () => {
+      active += 1;
+      peak = Math.max(peak, active);
+      writes.push(state);
+      if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      active -= 1;
+    }, () => undefined);
+    writer.schedule();
+    while (release === null) await new Promise((resolve) => setImmediate(resolve));
+    state = 2;
+    writer.schedule();
+    writer.schedule();
+    (release as () => void)();
+    await writer.flush();
+    expect(writes).toEqual([1, 2]);
+    expect(peak).toBe(1);
+  });
+
+  test('flush with nothing pending writes nothing', async () => {
+    let writes = 0;
+    const writer = new CoalescedWriter(5, () => Promise.resolve(void (writes += 1)), () => undefined);
+    await writer.flush();
+    expect(writes).toBe(0);
+  });
+
+  test('a failing write is reported, not thrown', async () => {
+    const errors: unknown[] = [];
+    const writer = new CoalescedWriter(0, () => Promise.reject(new Error('disk full')), (error) => errors.push(error));
+    writer.schedule();
+    await writer.flush();
+    expect(errors).toHaveLength(1);
+  });
+});

@@ -1,0 +1,279 @@
+import { cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { parseTask } from '../../src/task/parse.js';
+import { REPO_ROOT, runCli } from '../helpers/child.js';
+import { DaemonProcess } from '../helpers/daemon.js';
+import { historyOf } from '../helpers/history.js';
+import { makeVault } from '../helpers/vault.js';
+import type { TestVault } from '../helpers/vault.js';
+import { waitFor, waitForFile } from '../helpers/wait.js';
+
+const TASK = '---\ntitle: Two stories\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n';
+
+const daemons: DaemonProcess[] = [];
+afterEach(async () => {
+  for (const daemon of daemons.splice(0)) {
+    daemon.kill('SIGKILL');
+    await daemon.exited;
+  }
+});
+
+function start(vault: TestVault, args: string[] = [], env: NodeJS.ProcessEnv = {}): DaemonProcess {
+  const daemon = DaemonProcess.start(vault.root, args, env);
+  daemons.push(daemon);
+  return daemon;
+}
+
+
+function loopOf(file: string): Record<string, unknown> {
+  const parsed = parseTask(file, readFileSync(file, 'utf8'));
+  if (!parsed.ok) throw new Error(`${file} does not parse`);
+  return parsed.task.frontmatter.persistence_loop as Record<string, unknown>;
+}
+
+const doneCount = (vault: TestVault): number => readdirSync(vault.layout.done).filter((name) => name.endsWith('.md')).length;
+const isDone = (id: string) => (line: { msg: string; taskId?: string }) => line.taskId === id && line.msg.startsWith('done after');
+
+describe('the daemon', () => {
+  test('runs a dropped task to Done/, writes Dashboard.md and status.json, drains on SIGTERM with exit 0', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    const daemon = start(vault);
+    await daemon.ready();
+    vault.task('first', TASK);
+    await daemon.waitForLog(isDone('first'), 'first to be done');
+    expect(loopOf(join(vault.layout.done, 'first.md'))).toMatchObject({ status: 'done', iteration: 2 });
+    await waitFor(() => existsSync(join(vault.root, 'Dashboard.md')) && readFileSync(join(vault.root, 'Dashboard.md'), 'utf8').includes('[[Done/first]]'), 'the dashboard');
+    const status = await runCli(['status', '--json', '--vault', vault.root]);
+    expect(JSON.parse(status.stdout)).toMatchObject({ counts: { approved: 0, done: 1, rejected: 0 }, daemon: { lifecycle: 'running' } });
+    daemon.kill('SIGTERM');
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
+    expect(existsSync(vault.layout.lockFile)).toBe(false);
+  });
+
+  test('the example vault: its samples end in Done/ and Rejected/, and a half-done move is finished at start', async () => {
+    const vault = await makeVault();
+    cpSync(join(REPO_ROOT, 'vault-example', 'Approved'), vault.layout.approved, { recursive: true });
+    // A task whose final state was written just before a crash, but which was never moved.
+    vault.task('halfway', '---\nstate: Rejected\npersistence_loop:\n  status: rejected\n  iteration: 2\n  max_iterations: 5\n---\nbody\n');
+    const daemon = start(vault, ['--exit-when-idle']);
+    expect((await daemon.exited).code).toBe(0);
+    expect(readdirSync(vault.layout.done).sort()).toEqual(['add-dark-mode.md', 'write-release-notes.md']);
+    expect(readdirSync(vault.layout.rejected).sort()).toEqual(['halfway.md', 'migrate-billing-db.md']);
+    expect(readdirSync(vault.layout.approved)).toEqual([]);
+    expect(readFileSync(join(vault.root, 'Dashboard.md'), 'utf8')).toContain('| 0 | 2 | 2 |');
+  });
+
+  test('200 tasks dropped at once, some while the daemon starts: each runs exactly once, none is lost', async () => {
+    const vault = await makeVault({ fake: { FAKE_COMPLETE_AFTER: '1' }, config: { daemon: { concurrency: 4 } } });
+    for (let i = 0; i < 50; i += 1) vault.task(`early-${i}`, TASK);
+    const daemon = start(vault);
+    for (let i = 0; i < 150; i += 1) vault.task(`late-${i}`, TASK);
+    await daemon.waitForCount((line) => line.msg.startsWith('done after'), 200, 'tasks done');
+    expect(doneCount(vault)).toBe(200);
+    expect(readdirSync(vault.layout.approved)).toEqual([]);
+    const runsPerTask = readdirSync(vault.layout.sessions).map((id) => Number(readFileSync(join(vault.layout.sessions, id, 'fake-runs'), 'utf8')));
+    expect(runsPerTask).toHaveLength(200);
+    expect(runsPerTask.every((runs) => runs === 1)).toBe(true);
+    const queued = daemon.lines.filter((line) => line.msg.startsWith('queued '));
+    expect(new Set(queued.map((line) => line.taskId)).size).toBe(200);
+    expect(queued).toHaveLength(200);
+  });
+
+  test('a stop flag stops a running task at once; removing it resumes from the checkpoint', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
+    const daemon = start(vault);
+    await daemon.ready();
+    const file = vault.task('pausable', TASK);
+    await waitForFile(join(vault.marks, 'run-2'));
+    writeFileSync(join(vault.layout.approved, 'pausable.stop'), '');
+    await daemon.waitForLog((line) => line.taskId === 'pausable' && line.msg.startsWith('stopped after iteration 1'), 'the task to stop');
+    expect(loopOf(file)).toMatchObject({ status: 'stopped', iteration: 1 });
+    const status = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { tasks: { id: string; phase: string }[] };
+    expect(status.tasks).toContainEqual(expect.objectContaining({ id: 'pausable', phase: 'stopped' }));
+    rmSync(join(vault.layout.approved, 'pausable.stop'));
+    await daemon.waitForLog(isDone('pausable'), 'the task to resume and finish');
+    expect(historyOf(vault.layout.sessions, 'pausable').filter((r) => r.outcome !== 'stopped').map((r) => r.iteration)).toEqual([1, 2]);
+  });
+
+  test('wiggum stop and wiggum resume write and remove the flag', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1' } });
+    const daemon = start(vault);
+    await daemon.ready();
+    vault.task('by-cli', TASK);
+    await waitForFile(join(vault.marks, 'run-1'));
+    expect((await runCli(['stop', 'by-cli', '--vault', vault.root])).code).toBe(0);
+    await daemon.waitForLog((line) => line.taskId === 'by-cli' && line.msg.startsWith('stopped after'), 'the stop');
+    expect((await runCli(['resume', 'by-cli', '--vault', vault.root])).code).toBe(0);
+    await daemon.waitForLog(isDone('by-cli'), 'the task to finish');
+  });
+
+  test('the vault STOP file holds every task before its next iteration and starts nothing new', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    writeFileSync(join(vault.root, 'STOP'), '');
+    const daemon = start(vault);
+    await daemon.ready();
+    vault.task('held', TASK);
+    await daemon.waitForLog((line) => line.msg.startsWith('queued held.md'), 'the task to be queued');
+    const status = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { held: boolean };
+    expect(status.held).toBe(true);
+    expect(readdirSync(vault.marks)).toEqual([]);
+    rmSync(join(vault.root, 'STOP'));
+    await daemon.waitForLog(isDone('held'), 'the task to run once STOP is gone');
+  });
+
+  test('SIGTERM mid-iteration, then a restart: resumed, nothing lost or doubled', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
+    const first = start(vault);
+    await first.ready();
+    const file = vault.task('survivor', TASK);
+    await waitForFile(join(vault.marks, 'run-2'));
+    first.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+    expect(loopOf(file)).toMatchObject({ status: 'interrupted', iteration: 1 });
+    const second = start(vault);
+    await second.waitForLog(isDone('survivor'), 'the resumed task to finish');
+    expect(historyOf(vault.layout.sessions, 'survivor').filter((r) => r.outcome !== 'stopped').map((r) => [r.iteration, r.storiesPassing])).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
+  });
+
+  test('SIGKILL mid-iteration, then a restart: the stale lock is taken over and the task resumes', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
+    const first = start(vault);
+    await first.ready();
+    vault.task('phoenix', TASK);
+    await waitForFile(join(vault.marks, 'run-2'));
+    first.kill('SIGKILL');
+    await first.exited;
+    expect(existsSync(vault.layout.lockFile)).toBe(true);
+    const second = start(vault);
+    await second.waitForLog((line) => line.msg.startsWith('took over a stale lock'), 'the stale lock to be taken over');
+    await second.waitForLog(isDone('phoenix'), 'the task to finish');
+    expect(historyOf(vault.layout.sessions, 'phoenix').map((r) => r.iteration)).toEqual([1, 2]);
+  });
+
+  test('a second daemon on the same vault is refused with exit 2, naming the owner', async () => {
+    const vault = await makeVault();
+    const first = start(vault);
+    await first.ready();
+    const second = start(vault);
+    const exit = await second.exited;
+    expect(exit.code).toBe(2);
+    expect(second.stderr).toContain(`another wiggum (pid ${first.child.pid}`);
+  });
+
+  test('a task deleted while it runs is stopped cleanly, its memory kept', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
+    const daemon = start(vault);
+    await daemon.ready();
+    const file = vault.task('doomed', TASK);
+    await waitForFile(join(vault.marks, 'run-2'));
+    rmSync(file);
+    await daemon.waitForLog((line) => line.taskId === 'doomed' && /moved or deleted/.test(line.msg), 'the task to stop');
+    expect(existsSync(join(vault.layout.sessions, 'doomed', 'prd.json'))).toBe(true);
+  });
+
+  test('a user edit during a run is kept and reaches the next iteration', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1' }, config: { daemon: { rescan_interval: '30s' } } });
+    const daemon = start(vault);
+    await daemon.ready();
+    const file = vault.task('edited', TASK);
+    await waitForFile(join(vault.marks, 'run-1'));
+    writeFileSync(file, readFileSync(file, 'utf8').replace('title: Two stories', 'title: Two stories # my note').concat('\nAlso: keep it small.\n'));
+    // Stop the hung first run; the resumed run reads the edited body.
+    writeFileSync(join(vault.layout.approved, 'edited.stop'), '');
+    await daemon.waitForLog((line) => line.taskId === 'edited' && line.msg.startsWith('stopped after'), 'the stop');
+    rmSync(join(vault.layout.approved, 'edited.stop'));
+    await daemon.waitForLog(isDone('edited'), 'the task to finish');
+    const done = readFileSync(join(vault.layout.done, 'edited.md'), 'utf8');
+    expect(done).toContain('title: Two stories # my note');
+    expect(done).toContain('Also: keep it small.');
+    expect(readFileSync(join(vault.marks, 'run-2'), 'utf8')).toContain('Also: keep it small.');
+  });
+
+  test('a half-written file is neither run nor rejected before it is complete', async () => {
+    const vault = await makeVault({ fake: { FAKE_COMPLETE_AFTER: '1' }, config: { daemon: { settle: '500ms' } } });
+    const daemon = start(vault);
+    await daemon.ready();
+    const file = join(vault.layout.approved, 'slow.md');
+    writeFileSync(file, '---\ntitle: Written slowly\nmax_iter');
+    // A task dropped after the half-written one has settled and run: the daemon has looked at the
+    // half file well past its settle time, and still has not taken it.
+    vault.task('probe', TASK);
+    await daemon.waitForLog(isDone('probe'), 'the probe task');
+    expect(daemon.lines.some((line) => line.msg.startsWith('queued slow.md'))).toBe(false);
+    writeFileSync(file, '---\ntitle: Written slowly\nmax_iterations: 3\n---\nbody\n');
+    await daemon.waitForLog(isDone('slow'), 'the completed file to run');
+    expect(readdirSync(vault.layout.rejected)).toEqual([]);
+    expect(daemon.lines.filter((line) => line.msg.startsWith('queued slow.md'))).toHaveLength(1);
+  });
+
+  test('editor-style atomic saves of a running task neither restart, cancel nor double it', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1' } });
+    const daemon = start(vault);
+    await daemon.ready();
+    const file = vault.task('saved', TASK);
+    await waitForFile(join(vault.marks, 'run-1'));
+    const text = readFileSync(file, 'utf8');
+    // vim: a swap file, a backup, then the new content renamed over the old.
+    writeFileSync(join(vault.layout.approved, '.saved.md.swp'), 'swap');
+    writeFileSync(join(vault.layout.approved, 'saved.md~'), text);
+    writeFileSync(join(vault.layout.approved, '.saved.md.tmp-123'), `${text}\nedited\n`);
+    renameSync(join(vault.layout.approved, '.saved.md.tmp-123'), file);
+    // Another editor: delete, then write again.
+    rmSync(file);
+    writeFileSync(file, `${text}\nedited twice\n`);
+    rmSync(join(vault.layout.approved, '.saved.md.swp'));
+    rmSync(join(vault.layout.approved, 'saved.md~'));
+    writeFileSync(join(vault.layout.approved, 'saved.stop'), '');
+    await daemon.waitForLog((line) => line.taskId === 'saved' && line.msg.startsWith('stopped after'), 'the stop');
+    expect(daemon.lines.filter((line) => line.msg.startsWith('queued saved.md'))).toHaveLength(1);
+    expect(daemon.lines.some((line) => line.taskId === 'saved' && /moved or deleted/.test(line.msg))).toBe(false);
+    expect(readFileSync(file, 'utf8')).toContain('edited twice');
+  });
+
+  test('SIGHUP reloads the config; a bad one is logged and the old one kept', async () => {
+    const vault = await makeVault();
+    const daemon = start(vault);
+    await daemon.ready();
+    const configFile = join(vault.root, '.wiggum', 'config.yaml');
+    const good = readFileSync(configFile, 'utf8');
+    writeFileSync(configFile, `${good}\ndaemon:\n  concurrency: nope\n`);
+    daemon.kill('SIGHUP');
+    await daemon.waitForLog((line) => line.msg.startsWith('SIGHUP: the new configuration is invalid'), 'the bad config to be refused');
+    writeFileSync(configFile, `${good}\ndaemon:\n  concurrency: 7\n`);
+    daemon.kill('SIGHUP');
+    await daemon.waitForLog((line) => line.msg.startsWith('SIGHUP: configuration reloaded'), 'the reload');
+    await waitFor(() => existsSync(vault.layout.statusFile) && (JSON.parse(readFileSync(vault.layout.statusFile, 'utf8')) as { concurrency: number }).concurrency === 7, 'the new concurrency in status.json');
+  });
+
+  test('a second SIGTERM exits at once; the next start resumes', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1', FAKE_IGNORE_TERM: '1' }, config: { harness: { stop_grace: '3s' } } });
+    const daemon = start(vault);
+    await daemon.ready();
+    vault.task('stubborn', TASK);
+    await waitForFile(join(vault.marks, 'run-1'));
+    daemon.kill('SIGTERM');
+    await daemon.waitForLog((line) => line.msg.startsWith('draining'), 'the drain');
+    daemon.kill('SIGTERM');
+    expect((await daemon.exited).code).toBe(3);
+    // The harness that ignored SIGTERM outlived the forced exit; the next start kills it and resumes.
+    const next = start(vault);
+    await next.waitForLog((line) => line.taskId === 'stubborn' && line.msg.startsWith('killed a harness left running'), 'the orphan to be killed');
+    await next.waitForLog(isDone('stubborn'), 'the task to finish');
+  });
+
+  test('under systemd each line carries its syslog priority', async () => {
+    const vault = await makeVault();
+    const daemon = start(vault, [], { JOURNAL_STREAM: '8:12345' });
+    await daemon.ready();
+    daemon.kill('SIGTERM');
+    await daemon.exited;
+    const lines = daemon.rawStdout.split('\n').filter((line) => line !== '');
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of lines) expect(line).toMatch(/^<[2-7]>\{"level":/);
+    expect(lines.find((line) => line.includes('"msg":"watching'))).toMatch(/^<6>/);
+  });
+});

@@ -1,0 +1,103 @@
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { PROMISE, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, expectRetriedThenDone, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
+import type { AgentSandbox } from '../helpers/agent-sandbox.js';
+import { REPO_ROOT } from '../helpers/child.js';
+import { apiError, callOutputs, exec, inputText, reply, say, startOpenAIServer, writeCodexHome } from '../helpers/openai-server.js';
+import type { OpenAIServer, ScriptTurn } from '../helpers/openai-server.js';
+
+/**
+ * The real Codex CLI (the pinned devDependency), run by the built `wiggum run` with the default
+ * `codex` harness args, against a scripted Responses API on 127.0.0.1 (a `model_provider` in
+ * CODEX_HOME/config.toml): real shell calls in a real git repository, real JSON events, real
+ * failure texts. Codex's own retries are off, so wiggum's retry is what is tested.
+ */
+const CODEX = join(REPO_ROOT, 'node_modules', '.bin', 'codex');
+
+beforeAll(() => {
+  requireRunnable(CODEX, 'run npm ci (it installs @openai/codex and its platform binary)');
+});
+
+let server: OpenAIServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+async function setup(script: ScriptTurn[], options: { task: string; config?: Record<string, unknown> }): Promise<AgentSandbox> {
+  const api = await startOpenAIServer(script);
+  server = api;
+  return agentSandbox({
+    prefix: 'wiggum-codex-',
+    harness: 'codex',
+    harnessConfig: ({ home, tmp }) => ({
+      command: CODEX,
+      env: { CODEX_HOME: writeCodexHome(join(home, '.codex'), api), OPENAI_API_KEY: 'test-key', HOME: home, TMPDIR: tmp },
+    }),
+    task: options.task,
+    config: options.config,
+  });
+}
+
+/** A shell command that sets `passes: true` on every story of a prd.json. */
+function markPassing(prd: string): string {
+  const script = 'const fs=require("fs");const f=process.argv[1];const d=JSON.parse(fs.readFileSync(f,"utf8"));for(const s of d.userStories)s.passes=true;fs.writeFileSync(f,JSON.stringify(d,null,2)+"\\n")';
+  return `node -e '${script}' '${prd}'`;
+}
+
+const OPEN_TASK = '---\ntitle: Dark mode\nworkdir: WORKDIR\nharness: codex\n---\n# Dark mode\n\nAdd a dark mode.\n\n- [ ] US-001 Dark mode toggle\n';
+const FINISHED_TASK = '---\ntitle: Dark mode\nworkdir: WORKDIR\nharness: codex\n---\n# Dark mode\n\nCheck the dark mode once more.\n\n- [x] US-001 Dark mode toggle\n';
+
+describe('wiggum run with the real Codex CLI', () => {
+  test('real shell calls: a commit, a story marked passing, a promise over several lines → Done', async () => {
+    let prd = '';
+    const s = await setup(
+      [
+        (request) => {
+          prd = prdPath(inputText(request));
+          return reply(say('I will implement US-001.'), exec(`printf 'dark mode\\n' >> app.txt && git commit -q -am "feat: US-001 - Dark mode toggle"`));
+        },
+        () => reply(exec(markPassing(prd))),
+        reply(say(PROMISE)),
+      ],
+      { task: OPEN_TASK },
+    );
+    const result = await s.runToDone();
+    expect(server?.remainingTurns()).toBe(0);
+
+    // The prompt reached the API with the task and the key; both shell calls succeeded.
+    const turns = server?.turns() ?? [];
+    expect(turns).toHaveLength(3);
+    expect(inputText(turns[0]!)).toContain('## Task: Dark mode (dark-mode)');
+    expect(turns[0]?.headers['authorization']).toBe('Bearer test-key');
+    expect(callOutputs(turns[1]!).join('\n')).toContain('Process exited with code 0');
+    expect(callOutputs(turns[2]!).join('\n')).toContain('Process exited with code 0');
+
+    expectDarkModeCommitted(s, prd);
+    expectOneCompleteIteration(s.history(), { input: 3000, output: 60 });
+
+    // The live stream is readable lines, not JSON.
+    expect(result.stdout).toContain('$ /bin/bash -lc');
+    expect(result.stdout).toContain('I will implement US-001.');
+    expect(result.stdout).not.toContain('{"type"');
+  });
+
+  test('429, then success: a transient failure, retried by wiggum', async () => {
+    const s = await setup([apiError(429, 'Rate limit reached for requests'), reply(say(PROMISE))], {
+      task: FINISHED_TASK,
+      config: { persistence_loop: { retry: { base_delay: '10ms', max_delay: '20ms' } } },
+    });
+    await s.runToDone();
+    const history = s.history();
+    expectRetriedThenDone(history);
+    expect(history[0]?.error?.message).toContain('429 Too Many Requests');
+  });
+
+  test('401: a hard failure, rejected with what to do', async () => {
+    const s = await setup([apiError(401, 'Incorrect API key provided: test-key.')], { task: OPEN_TASK });
+    const report = await runToAuthRejection(s);
+    expect(report).toContain('Incorrect API key provided');
+    expect(report).toContain('codex login');
+    expect(server?.turns()).toHaveLength(1);
+  });
+});

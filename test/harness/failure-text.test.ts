@@ -1,0 +1,75 @@
+import { describe, expect, test } from 'vitest';
+import { classifyFailureText, parseResetTime } from '../../src/harness/drivers/failure-text.js';
+import { jsonLinesReader } from '../../src/harness/drivers/json-lines-reader.js';
+import { processResult } from '../helpers/driver-output.js';
+
+const agent = { name: 'Agent', authFix: 'run `agent login`' };
+const now = new Date(2026, 10, 22, 16, 47, 0).getTime();
+
+describe('classifyFailureText', () => {
+  test.each([
+    ['exceeded retry limit, last status: 429 Too Many Requests', 'transient', 'E_HARNESS_RATE_LIMIT'],
+    ['Rate limit reached for requests', 'transient', 'E_HARNESS_RATE_LIMIT'],
+    ['API Error: 529 Overloaded', 'transient', 'E_HARNESS_RATE_LIMIT'],
+    ['connect ECONNREFUSED 127.0.0.1:443', 'transient', 'E_HARNESS_NETWORK'],
+    ['unexpected status 401 Unauthorized: Incorrect API key provided', 'hard', 'E_HARNESS_AUTH'],
+    ["Error: Invalid or missing API key. Run 'amp login' to authenticate.", 'hard', 'E_HARNESS_AUTH'],
+    ['Quota exceeded. Check your plan and billing details.', 'hard', 'E_HARNESS_USAGE_LIMIT'],
+    ['You have exhausted your daily quota on this model.', 'usage-limit', 'E_HARNESS_USAGE_LIMIT'],
+  ])('%s → %s %s', (text, kind, code) => {
+    expect(classifyFailureText(text, agent, now)).toMatchObject({ kind, code });
+  });
+
+  test('the auth message carries the fix', () => {
+    expect(classifyFailureText('401 Unauthorized', agent, now)?.message).toContain('run `agent login`');
+  });
+
+  test('text it does not know is no failure class', () => {
+    expect(classifyFailureText('the agent gave up', agent, now)).toBeNull();
+    expect(classifyFailureText('   ', agent, now)).toBeNull();
+  });
+});
+
+describe('parseResetTime', () => {
+  test.each([
+    ['try again at 5:47 PM.', new Date(2026, 10, 22, 17, 47).getTime()],
+    ['try again at 4:00 PM.', new Date(2026, 10, 23, 16, 0).getTime()],
+    ['resets 7pm (Europe/Berlin)', new Date(2026, 10, 22, 19, 0).getTime()],
+    ['try again at Nov 24th, 2026 4:47 PM.', new Date(2026, 10, 24, 16, 47).getTime()],
+    ['Please retry in 3h12m5s.', now + (3 * 3600 + 12 * 60 + 5) * 1000],
+    ['Please retry in 37.5s.', now + 37_500],
+    ['Your limit resets in 2 hours and 30 minutes', now + 2.5 * 3_600_000],
+    ['usage limit reached, resets at 2026-11-23T01:00:00Z', Date.parse('2026-11-23T01:00:00Z')],
+    ['Claude AI usage limit reached|1795400000', 1_795_400_000_000],
+  ])('%s', (text, expected) => {
+    expect(parseResetTime(text, now)).toBe(expected);
+  });
+
+  test('no time: null', () => {
+    expect(parseResetTime('try again later.', now)).toBeNull();
+    expect(parseResetTime('You have exhausted your daily quota on this model.', now)).toBeNull();
+  });
+});
+
+describe('jsonLinesReader', () => {
+  test('drops a line past the limit without keeping it, and goes on', () => {
+    const seen: unknown[] = [];
+    const reader = jsonLinesReader({ event: (event) => (seen.push(event), ''), report: () => ({ finalMessage: null, failure: null }) });
+    const huge = Buffer.alloc(9 * 1024 * 1024, 'x');
+    const shown = [Buffer.from('{"a":1}\n'), huge, Buffer.from('\n{"b":2}\n')].map((chunk) => {
+      reader.push(chunk, 'stdout');
+      return reader.display(chunk, 'stdout');
+    });
+    reader.finish(processResult());
+    expect(seen).toEqual([{ a: 1 }, { b: 2 }]);
+    expect(shown.join('')).toContain('longer than the limit');
+  });
+
+  test('reads a last line without a newline at the end', () => {
+    const seen: unknown[] = [];
+    const reader = jsonLinesReader({ event: (event) => (seen.push(event), ''), report: (run) => ({ finalMessage: run.sawJson ? 'json' : null, failure: null }) });
+    reader.push(Buffer.from('{"a":1}'), 'stdout');
+    expect(reader.finish(processResult()).finalMessage).toBe('json');
+    expect(seen).toEqual([{ a: 1 }]);
+  });
+});

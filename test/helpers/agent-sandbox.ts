@@ -1,0 +1,162 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { IterationRecord } from '../../src/memory/history.js';
+import { runCli } from './child.js';
+import type { CliResult } from './child.js';
+import { gitRepo } from './git-repo.js';
+import { historyOf } from './history.js';
+import { tempDir } from './temp-dir.js';
+import { makeVault } from './vault.js';
+
+/**
+ * A sandbox for running a real agent CLI through the built `wiggum run`: a temp dir with `home/`
+ * and `tmp/` (for the agent's HOME and TMPDIR), a git repository `code/app` with one commit
+ * (`app.txt` = "light mode", message `initial`), and a vault that allows `code/` as workdir and
+ * has the agent's harness as the default. wiggum itself gets a bare environment (PATH and HOME),
+ * so nothing of the developer's (an API key, a proxy) leaks in.
+ */
+
+export interface SandboxPaths {
+  /** The agent's HOME. */
+  home: string;
+  /** The agent's TMPDIR: its scratch files and sockets stay in the test's temp dir. */
+  tmp: string;
+  /** The task's workdir. */
+  repo: string;
+}
+
+export interface AgentSandboxOptions {
+  /** Prefix of the temp dir, e.g. `wiggum-claude-`. */
+  prefix: string;
+  /** The harness, made the default; its kind and args come from config/default.yaml (the shipped defaults). */
+  harness: string;
+  /** Its config entry (command, env), given the sandbox's paths. */
+  harnessConfig(paths: SandboxPaths): Record<string, unknown>;
+  /** The task `dark-mode`; `WORKDIR` in it stands for the repository. */
+  task: string;
+  /** More config; only its `persistence_loop` is used, merged over the sandbox's. */
+  config?: Record<string, unknown> | undefined;
+}
+
+export interface AgentSandbox {
+  vaultRoot: string;
+  repo: string;
+  /** The task file, in Approved/. */
+  task: string;
+  /** `wiggum run <task>` with the built CLI. */
+  run(): Promise<CliResult>;
+  /** The task's history.jsonl. */
+  history(): IterationRecord[];
+  /** Runs wiggum and checks that it exits 0 with the task in Done/. */
+  runToDone(): Promise<CliResult>;
+  /** Runs wiggum and checks that it exits 1 with the task in Rejected/; gives the rejected task's text. */
+  runToRejected(): Promise<string>;
+}
+
+export async function agentSandbox(options: AgentSandboxOptions): Promise<AgentSandbox> {
+  const base = tempDir(options.prefix);
+  const paths: SandboxPaths = { home: join(base, 'home'), tmp: join(base, 'tmp'), repo: join(base, 'code', 'app') };
+  for (const dir of [paths.home, paths.tmp, paths.repo]) mkdirSync(dir, { recursive: true });
+  gitRepo(paths.repo, { files: { 'app.txt': 'light mode\n' }, message: 'initial' });
+
+  const vault = await makeVault({
+    config: {
+      vault: { allowed_workdirs: [join(base, 'code')] },
+      persistence_loop: { max_iterations: 3, timeout: { per_step: '60s', idle: '60s' }, ...(options.config?.['persistence_loop'] as object | undefined) },
+      harness: { default: options.harness },
+      harnesses: { [options.harness]: options.harnessConfig(paths) },
+    },
+  });
+  const task = vault.task('dark-mode', options.task.replace('WORKDIR', paths.repo));
+  const env = { PATH: process.env['PATH'] ?? '', HOME: paths.home };
+  const run = (): Promise<CliResult> => runCli(['run', task, '--vault', vault.root], { env });
+  return {
+    vaultRoot: vault.root,
+    repo: paths.repo,
+    task,
+    run,
+    history: () => historyOf(vault.layout.sessions, 'dark-mode'),
+    async runToDone() {
+      const result = await run();
+      expect(result.code, fail('exit code', result)).toBe(0);
+      expect(existsSync(join(vault.root, 'Done', 'dark-mode.md'))).toBe(true);
+      return result;
+    },
+    async runToRejected() {
+      const result = await run();
+      expect(result.code, fail('exit code', result)).toBe(1);
+      const rejected = join(vault.root, 'Rejected', 'dark-mode.md');
+      expect(existsSync(rejected)).toBe(true);
+      return readFileSync(rejected, 'utf8');
+    },
+  };
+}
+
+/** What the scripted agent of the first test did: one commit on top of `initial` that changes app.txt, every story of `prd` passing. */
+export function expectDarkModeCommitted(sandbox: AgentSandbox, prd: string): void {
+  expect(execFileSync('git', ['log', '--format=%s'], { cwd: sandbox.repo, encoding: 'utf8' })).toBe('feat: US-001 - Dark mode toggle\ninitial\n');
+  expect(readFileSync(join(sandbox.repo, 'app.txt'), 'utf8')).toBe('light mode\ndark mode\n');
+  expect(JSON.parse(readFileSync(prd, 'utf8'))).toMatchObject({ userStories: [{ id: 'US-001', passes: true }] });
+}
+
+/** One iteration that completed the task with its one story passing, app.txt committed, `tokens` used, and the agent's session id. */
+export function expectOneCompleteIteration(history: IterationRecord[], tokens: { input: number; output: number }): void {
+  expect(history).toHaveLength(1);
+  expect(history[0]).toMatchObject({
+    iteration: 1,
+    exitCode: 0,
+    outcome: 'complete',
+    action: 'done',
+    completionFound: true,
+    completionAccepted: true,
+    storiesPassing: 1,
+    storiesTotal: 1,
+    tokens,
+    git: { filesChanged: 1, files: ['app.txt'] },
+  });
+  expect(history[0]?.agentSessionId).toMatch(/^[0-9a-f-]{36}$/);
+}
+
+/** A rate limit (exit code 1) in the first attempt, retried by wiggum, then done. */
+export function expectRetriedThenDone(history: IterationRecord[]): void {
+  expect(history.map((record) => [record.iteration, record.attempt, record.outcome, record.action])).toEqual([
+    [1, 0, 'transient', 'retry'],
+    [1, 1, 'complete', 'done'],
+  ]);
+  expect(history[0]?.error?.code).toBe('E_HARNESS_RATE_LIMIT');
+  expect(history[0]?.exitCode).toBe(1);
+}
+
+/** Runs wiggum and checks that a refused key rejected the task at once; gives the rejected task's text. */
+export async function runToAuthRejection(sandbox: AgentSandbox): Promise<string> {
+  const report = await sandbox.runToRejected();
+  expect(report).toContain('E_HARNESS_AUTH');
+  expect(sandbox.history().map((record) => [record.outcome, record.action])).toEqual([['hard', 'reject']]);
+  return report;
+}
+
+/** Fails (for a `beforeAll`) unless `command --version` runs; `hint` says what to do. */
+export function requireRunnable(command: string, hint: string): void {
+  try {
+    execFileSync(command, ['--version'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+  } catch (error) {
+    throw new Error(`${command} does not run: ${hint}`, { cause: error });
+  }
+}
+
+/** The prd.json path the prompt names (the agent is told where its memory is; no guessing). */
+export function prdPath(prompt: string): string {
+  const match = /Read the task list `([^`]+)`/.exec(prompt);
+  if (match?.[1] === undefined) throw new Error(`the prompt names no prd.json:\n${prompt}`);
+  return match[1];
+}
+
+/** A final message with the completion promise over several lines. */
+export const PROMISE = 'Everything passes.\n<promise>\n  COMPLETE\n</promise>\n';
+
+/** An assertion message with the run's output. */
+function fail(where: string, result: CliResult): string {
+  return `${where}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}

@@ -1,0 +1,34 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './temp-dir.js';
+
+/** Identity for commits made in tests, by git itself and by the fake agent it starts. */
+export const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'wiggum test',
+  GIT_AUTHOR_EMAIL: 'test@wiggum.invalid',
+  GIT_COMMITTER_NAME: 'wiggum test',
+  GIT_COMMITTER_EMAIL: 'test@wiggum.invalid',
+};
+
+export function git(dir: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY } }).trim();
+}
+
+export interface GitRepoOptions {
+  /** The files of the first commit (name → text); default a README.md. */
+  files?: Record<string, string>;
+  /** Its message; default `initial commit`. */
+  message?: string;
+}
+
+/** A repository on `main` with one commit; `dir` defaults to a new temp dir. */
+export function gitRepo(dir = tempDir('wiggum-repo-'), options: GitRepoOptions = {}): string {
+  git(dir, 'init', '--quiet', '--initial-branch=main');
+  git(dir, 'config', 'user.name', GIT_IDENTITY.GIT_AUTHOR_NAME);
+  git(dir, 'config', 'user.email', GIT_IDENTITY.GIT_AUTHOR_EMAIL);
+  for (const [name, text] of Object.entries(options.files ?? { 'README.md': '# project\n' })) writeFileSync(join(dir, name), text);
+  git(dir, 'add', '--all');
+  git(dir, 'commit', '--quiet', '-m', options.message ?? 'initial commit');
+  return dir;
+}
