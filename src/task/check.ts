@@ -1,15 +1,20 @@
 import type { WiggumConfig } from '../config/config.js';
 import { isWiggumError } from '../errors.js';
 import type { Problem } from '../problem.js';
-import type { VaultLayout } from '../vault/layout.js';
 import type { Task } from './parse.js';
 import { resolveWorkdir } from './workdir.js';
+
+/** Where workdirs are resolved from: the vault root and its workspaces folder (a VaultLayout fits). */
+export interface WorkdirPlaces {
+  root: string;
+  workspaces: string;
+}
 
 /**
  * The checks a task needs the configuration for: its harness and verify check must be defined
  * there (a task can only name them), and its workdir must exist inside the allowed folders.
  */
-export async function checkTaskAgainstConfig(task: Task, config: WiggumConfig, layout: VaultLayout): Promise<Problem[]> {
+export async function checkTaskAgainstConfig(task: Task, config: WiggumConfig, places: WorkdirPlaces): Promise<Problem[]> {
   const problems: Problem[] = [];
   const at = (key: string): { line: number; col: number } => task.keyPositions[key] ?? { line: 1, col: 1 };
   const { harness, verify, workdir } = task.frontmatter;
@@ -32,7 +37,7 @@ export async function checkTaskAgainstConfig(task: Task, config: WiggumConfig, l
     });
   }
   try {
-    await resolveWorkdir(task.id, workdir, { vaultRoot: layout.root, allowedRoots: config.allowedWorkdirs, workspaces: layout.workspaces });
+    await resolveWorkdir(task.id, workdir, { vaultRoot: places.root, allowedRoots: config.allowedWorkdirs, workspaces: places.workspaces });
   } catch (error) {
     if (!isWiggumError(error, 'E_WORKDIR')) throw error;
     problems.push({ file: task.file, ...at('workdir'), key: 'workdir', message: `workdir: ${error.message}` });

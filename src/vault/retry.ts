@@ -1,6 +1,6 @@
 import type { WiggumConfig } from '../config/config.js';
 import { archiveSession } from '../memory/archive.js';
-import { updateTaskFile } from '../store/task-checkpoint.js';
+import { updateTaskFile } from '../task/update-file.js';
 import type { PersistenceLoopData } from '../task/render.js';
 import type { Clock } from '../time/clock.js';
 import { findTask } from './find-task.js';

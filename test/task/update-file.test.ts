@@ -2,8 +2,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isWiggumError } from '../../src/errors.js';
-import { updateTaskFile } from '../../src/store/task-checkpoint.js';
-import type { TaskFileWrite } from '../../src/store/task-checkpoint.js';
+import { updateTaskFile } from '../../src/task/update-file.js';
+import type { TaskFileWrite } from '../../src/task/update-file.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const original = '---\ntitle: Dark mode # the user\'s comment\nharness: demo\n---\n# Dark mode\n\n- [ ] US-001 Theme\n';

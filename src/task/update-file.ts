@@ -1,13 +1,13 @@
 import { statSync } from 'node:fs';
 import { WiggumError, isWiggumError } from '../errors.js';
-import type { Task } from '../task/parse.js';
-import { parseTask } from '../task/parse.js';
+import type { Task } from './parse.js';
+import { parseTask } from './parse.js';
 import { formatProblem } from '../problem.js';
-import { readTaskFileSync } from '../task/read.js';
-import type { FileIdentity } from '../task/read-text.js';
-import { appendSection, withOwnedKeys } from '../task/render.js';
-import type { OwnedKeys } from '../task/render.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { readTaskFileSync } from './read.js';
+import type { FileIdentity } from './read-text.js';
+import { appendSection, withOwnedKeys } from './render.js';
+import type { OwnedKeys } from './render.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
 
 export interface TaskFileWrite {
   keys: OwnedKeys;
