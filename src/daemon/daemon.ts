@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { WiggumConfig } from '../config/config.js';
 import { checkConfig, loadConfig } from '../config/load.js';
 import type { ConfigSources } from '../config/sources.js';
+import { isWiggumError } from '../errors.js';
 import { formatProblem } from '../problem.js';
 import type { Logger } from '../log/logger.js';
 import type { TaskRunResult } from '../loop/events.js';
@@ -17,7 +18,7 @@ import { CoalescedWriter } from './coalesced-writer.js';
 import { renderDashboard } from './dashboard.js';
 import { jobFor } from './job.js';
 import { acquireVaultLock } from './lock.js';
-import type { VaultLock } from './lock.js';
+import type { OwnerLock } from '../lock/owner-lock.js';
 import { Scheduler } from './scheduler.js';
 import type { Job } from './scheduler.js';
 import { StatusTracker } from './status.js';
@@ -48,6 +49,8 @@ export interface RunningDaemon {
 
 /** After an unexpected failure a task is tried again only after this long, not in a hot loop. */
 const FAILED_TASK_RETRY_MS = 30_000;
+/** A task another process (`wiggum run`) is running is looked at again this often, to take it once that ends. */
+const BUSY_TASK_RETRY_MS = 5_000;
 const STATUS_WRITE_MS = 200;
 const IDLE_CHECK_MS = 500;
 
@@ -72,6 +75,8 @@ class Daemon implements RunningDaemon {
   private readonly watcher: ReturnType<typeof watchVault>;
   /** Files whose id is already running under another file name: started when that one ends. */
   private readonly blockedById = new Map<string, Job[]>();
+  /** Tasks found running in another process, each said once in the log until it runs here. */
+  private readonly busyElsewhere = new Set<string>();
   private draining = false;
   private idleTimer: NodeJS.Timeout | null = null;
 
@@ -80,7 +85,7 @@ class Daemon implements RunningDaemon {
     private config: WiggumConfig,
     private readonly layout: VaultLayout,
     private readonly logger: Logger,
-    private readonly lock: VaultLock,
+    private readonly lock: OwnerLock,
   ) {
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
     const now = (): number => options.clock.now();
@@ -193,10 +198,17 @@ class Daemon implements RunningDaemon {
   }
 
   private settled(job: Job, error: unknown): void {
-    if (error !== null) {
+    if (isWiggumError(error, 'E_LOCKED')) {
+      if (!this.busyElsewhere.has(job.name)) this.logger.warn({ taskId: job.id, owner: error.details.owner }, `${error.message}; it is taken here once that run ends`);
+      this.busyElsewhere.add(job.name);
+      this.tracker.forget(job.id);
+      this.retryLater(job.name, BUSY_TASK_RETRY_MS);
+    } else if (error !== null) {
       this.logger.error({ taskId: job.id, err: error }, `the loop of ${job.name} failed unexpectedly; it is tried again in ${FAILED_TASK_RETRY_MS / 1000} s`);
       this.tracker.forget(job.id);
-      setTimeout(() => this.watcher.markFinished(job.name), FAILED_TASK_RETRY_MS).unref();
+      this.retryLater(job.name, FAILED_TASK_RETRY_MS);
+    } else {
+      this.busyElsewhere.delete(job.name);
     }
     const blocked = this.blockedById.get(job.id);
     const next = blocked?.shift();
@@ -204,6 +216,14 @@ class Daemon implements RunningDaemon {
     if (next !== undefined && !this.draining) void this.enqueue(next.name, next.file);
     this.changed();
     if (this.options.exitWhenIdle === true) this.checkIdleSoon();
+  }
+
+  /** Lets the watcher offer the task again after `delayMs`. */
+  private retryLater(name: string, delayMs: number): void {
+    setTimeout(() => {
+      this.watcher.markFinished(name);
+      void this.watcher.rescan();
+    }, delayMs).unref();
   }
 
   private checkIdleSoon(): void {

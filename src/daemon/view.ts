@@ -7,7 +7,7 @@ import type { TaskStateView } from '../task/state.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { stopFlagFor } from '../vault/layout.js';
 import { flagStemOf, isStopFlagName, isTaskFileName, stemOf } from '../vault/names.js';
-import { isAlive, readOwner } from './lock.js';
+import { isLockOwnerAlive, readLockOwner } from '../lock/owner-lock.js';
 import type { DaemonStatus, FinishedEntry, TaskEntry } from './status.js';
 
 /** Everything `wiggum status` and Dashboard.md show, from the daemon's live status or the files. */
@@ -69,8 +69,8 @@ export async function taskEntry(layout: VaultLayout, task: { id: string; file: s
 
 /** The running daemon's status.json, or null when no daemon holds the lock (or it has not written one yet). */
 async function liveStatus(layout: VaultLayout): Promise<DaemonStatus | null> {
-  const owner = await readOwner(layout.lockFile);
-  if (owner === null || !isAlive(owner)) return null;
+  const owner = await readLockOwner(layout.lockFile);
+  if (owner === null || !isLockOwnerAlive(owner)) return null;
   try {
     const status = JSON.parse(await readFile(layout.statusFile, 'utf8')) as DaemonStatus;
     return status.pid === owner.pid ? status : null;

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { isProcessGroupAlive, killProcessGroup } from './process-group.js';
-import { processStartTicks } from './proc-stat.js';
+import { processStartTicks } from '../lock/process-identity.js';
 
 interface HarnessRecord {
   pid: number;

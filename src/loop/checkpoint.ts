@@ -3,6 +3,7 @@ import type { LoopStatus } from '../task/vocabulary.js';
 import type { PersistenceLoopData } from '../task/render.js';
 import { isoSeconds } from '../time/clock.js';
 import type { LoopState } from './decide.js';
+import type { IterationRecord } from '../memory/history.js';
 
 /**
  * The loop's counters as they are kept in `persistence_loop.checkpoint.state_data`, so that a
@@ -77,4 +78,22 @@ export function checkpointData(input: CheckpointInput): PersistenceLoopData {
   if (input.ended === true) data.ended = now;
   if (input.exitReason !== undefined) data.exit_reason = input.exitReason;
   return data;
+}
+
+/** Outcomes after which an iteration is spent (retries and stops are attempts of the same one). */
+const FINISHED_OUTCOMES = new Set(['complete', 'refused', 'continue', 'nonzero-exit']);
+
+/**
+ * Loop state on resume, given the history. The history line is written before the checkpoint: a
+ * crash between the two leaves an iteration that finished but is not counted. It counts now, so it
+ * is not run (and recorded) twice. A refused completion claim is remembered for the next prompt.
+ */
+export function resumeFromHistory(state: LoopState, history: IterationRecord[]): { state: LoopState; countedIteration: number | null } {
+  const last = history.at(-1);
+  let next = state;
+  if (last?.completionFound === true && last.completionAccepted === false && last.refusal !== undefined) next = { ...next, refusal: last.refusal };
+  if (last !== undefined && last.iteration > next.iteration && FINISHED_OUTCOMES.has(last.outcome)) {
+    return { state: { ...next, iteration: last.iteration, attempt: 0 }, countedIteration: last.iteration };
+  }
+  return { state: next, countedIteration: null };
 }

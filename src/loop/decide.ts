@@ -138,3 +138,21 @@ export function gate(state: LoopState, gateInput: Gate, limits: Pick<LoopConfig,
   const next = state.iteration + 1;
   return { kind: 'go', warn: !state.warned && next >= Math.ceil(state.maxIterations * limits.warnThreshold) };
 }
+
+/** The next step in words, for history.jsonl, logs and reports. */
+export function describeNextAction(action: NextAction): string {
+  switch (action.kind) {
+    case 'continue':
+      return 'next iteration';
+    case 'retry':
+      return `retry ${action.attempt} in ${(action.delayMs / 1000).toFixed(1)} s`;
+    case 'wait':
+      return `wait for the usage limit until ${new Date(action.untilMs).toISOString()}`;
+    case 'done':
+      return 'Done';
+    case 'reject':
+      return `Rejected (${action.code})`;
+    case 'stop':
+      return action.reason === 'stop-flag' ? 'stopped' : action.reason === 'task-gone' ? 'task gone' : 'interrupted';
+  }
+}

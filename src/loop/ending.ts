@@ -1,19 +1,31 @@
 import { readFile, rm } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { isWiggumError } from '../errors.js';
+import type { ErrorCode } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { formatProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import type { Task } from '../task/parse.js';
+import type { PersistenceLoopData } from '../task/render.js';
+import { appendSection } from '../task/render.js';
 import { updateTaskFile } from '../task/update-file.js';
 import type { TaskFileWrite } from '../task/update-file.js';
-import { appendSection } from '../task/render.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { stopFlagFor } from '../vault/layout.js';
 import { moveWithoutClobber } from '../vault/move.js';
 import type { TaskRunResult } from './events.js';
-import { fence } from './reports.js';
+import type { StopReason } from './outcome.js';
+import { completionSummary, failureReport, invalidTaskReport } from './reports.js';
+import type { FailureFacts, LoopFacts } from './reports.js';
+
+/**
+ * Every way a task's run ends, in one place: done, rejected (by the loop, before it could start,
+ * or because the file is not valid), stopped or interrupted, and the move a crash left half done.
+ * Each builds its report with reports.ts, writes it and the final keys into the file, moves the
+ * file, and says what happened as a TaskRunResult.
+ */
 
 export interface EndingDeps {
   layout: VaultLayout;
@@ -21,9 +33,68 @@ export interface EndingDeps {
   clock: Clock;
 }
 
+/** The task file as the loop last wrote it: its path and text (the base for merging user edits). */
+export interface LoopFile {
+  taskId: string;
+  file: string;
+  lastText: string;
+}
+
 /** How often, and how far apart, a final write is retried while the user's edit does not parse. */
 const CONFLICT_RETRIES = 5;
 const CONFLICT_WAIT_MS = 1000;
+
+export async function finishDone(target: LoopFile, loop: PersistenceLoopData, facts: LoopFacts, deps: EndingDeps): Promise<TaskRunResult> {
+  const ended = await endTask('done', target, { keys: { state: 'Done', persistence_loop: loop }, section: completionSummary(facts) }, deps);
+  deps.logger.info({ iterations: facts.iterations, file: ended }, `done after ${facts.iterations} iterations`);
+  return { status: 'done', taskId: target.taskId, file: ended, iterations: facts.iterations };
+}
+
+export async function finishRejected(target: LoopFile, loop: PersistenceLoopData, failure: FailureFacts, deps: EndingDeps): Promise<TaskRunResult> {
+  deps.logger.error({ code: failure.code, iteration: failure.failedIteration }, `rejected: ${failure.reason}`);
+  const ended = await endTask('rejected', target, { keys: { state: 'Rejected', persistence_loop: loop }, section: failureReport(failure) }, deps);
+  return { status: 'rejected', taskId: target.taskId, file: ended, iterations: failure.iterations, reason: failure.reason, code: failure.code };
+}
+
+/**
+ * Stopped by its flag, interrupted by a signal, or gone because the user moved or deleted the file.
+ * The checkpoint (`loop`) is written unless the file is gone; the memory is kept in every case.
+ */
+export async function finishStopped(target: LoopFile, loop: PersistenceLoopData | null, reason: StopReason, iterations: number, deps: EndingDeps): Promise<TaskRunResult> {
+  const status = stoppedStatus(reason);
+  if (reason !== 'task-gone' && loop !== null) await writeCheckpoint(target.file, target.lastText, { keys: { state: 'Approved', persistence_loop: loop } }, deps);
+  deps.logger.info({ iteration: iterations, reason }, reason === 'task-gone' ? 'the task file was moved or deleted: stopped, memory kept' : `${status} after iteration ${iterations}`);
+  return { status, taskId: target.taskId, file: target.file, iterations, reason };
+}
+
+/** A task whose file already says it ended: a crash came between the final write and the move. */
+export async function finishHalfDoneMove(task: Task, deps: EndingDeps): Promise<TaskRunResult | null> {
+  const status = task.frontmatter.persistence_loop?.status;
+  const kind = task.frontmatter.state === 'Done' || status === 'done' ? 'done' : task.frontmatter.state === 'Rejected' || status === 'rejected' ? 'rejected' : null;
+  if (kind === null) return null;
+  const file = await moveToEnd(kind, task.file, deps);
+  deps.logger.info('finished moving a task whose loop had already ended');
+  return { status: kind, taskId: task.id, file, iterations: task.frontmatter.persistence_loop?.iteration ?? 0 };
+}
+
+/**
+ * A task file that cannot be parsed goes to Rejected/ with the user's text untouched: the report,
+ * naming file, line and problem, is appended after it (to the raw bytes, if they are not even
+ * text), never written over it.
+ */
+export async function rejectInvalid(file: string, text: string | null, problems: Problem[], deps: EndingDeps): Promise<TaskRunResult> {
+  const report = invalidTaskReport(problems, new Date(deps.clock.now()).toISOString());
+  if (text !== null) {
+    await writeFileAtomic(file, appendSection(text, report, text.includes('\r\n') ? '\r\n' : '\n'));
+  } else {
+    const bytes = await readFile(file);
+    await writeFileAtomic(file, Buffer.concat([bytes, Buffer.from(`\n\n${report}\n`)]));
+  }
+  deps.logger.error({ file, problems: problems.map(formatProblem) }, 'the task file is invalid: rejected without running');
+  const destination = await moveToEnd('rejected', file, deps);
+  const code: ErrorCode = 'E_TASK_SCHEMA';
+  return { status: 'rejected', taskId: null, file: destination, iterations: 0, reason: problems.map(formatProblem).join('; '), code };
+}
 
 /**
  * Writes a checkpoint, riding out a user edit that does not parse yet. Returns the new text, or null
@@ -51,60 +122,25 @@ export async function writeCheckpoint(file: string, lastText: string, write: Tas
  * Ends a task (SPEC.md "Ending a task"): the final state and report are written into the file in
  * place, then the file is renamed into Done/ or Rejected/. A crash between the two leaves a file in
  * Approved/ whose state already says Done or Rejected, and the next run only finishes the move.
+ * Returns where the file is now.
  */
-export async function endTask(
-  kind: 'done' | 'rejected',
-  file: string,
-  lastText: string,
-  write: TaskFileWrite,
-  deps: EndingDeps,
-): Promise<{ file: string; written: boolean }> {
-  const written = (await writeCheckpoint(file, lastText, write, deps, CONFLICT_RETRIES)) !== null;
+async function endTask(kind: 'done' | 'rejected', target: LoopFile, write: TaskFileWrite, deps: EndingDeps): Promise<string> {
+  const written = (await writeCheckpoint(target.file, target.lastText, write, deps, CONFLICT_RETRIES)) !== null;
   if (!written) {
-    deps.logger.error({ file }, `the ${kind === 'done' ? 'completion summary' : 'failure report'} could not be written; the task stays where it is`);
-    return { file, written: false };
+    deps.logger.error({ file: target.file }, `the ${kind === 'done' ? 'completion summary' : 'failure report'} could not be written; the task stays where it is`);
+    return target.file;
   }
-  return { file: await moveToEnd(kind, file, deps), written: true };
+  return moveToEnd(kind, target.file, deps);
 }
 
-/** Finishes a move whose state was already written (after a crash between the write and the move). */
-export async function moveToEnd(kind: 'done' | 'rejected', file: string, deps: EndingDeps): Promise<string> {
+/** Moves a task whose final state is written into Done/ or Rejected/ (a clash gets a suffix) and drops its stop flag. */
+async function moveToEnd(kind: 'done' | 'rejected', file: string, deps: EndingDeps): Promise<string> {
   const destination = await moveWithoutClobber(file, kind === 'done' ? deps.layout.done : deps.layout.rejected);
   await rm(stopFlagFor(file), { force: true });
   deps.logger.info({ file: destination }, `moved to ${relative(deps.layout.root, destination)}`);
   return destination;
 }
 
-/**
- * A task file that cannot be parsed goes to Rejected/ with the user's text untouched: the report is
- * appended after it (to the raw bytes, if they are not even text), never written over it.
- */
-export async function rejectMalformed(file: string, text: string | null, problems: Problem[], deps: EndingDeps): Promise<TaskRunResult> {
-  const report = [
-    '## Failure report',
-    '',
-    '- Reason: the task file is not valid, so no iteration was run (E_TASK_SCHEMA).',
-    `- Rejected at ${new Date(deps.clock.now()).toISOString()}.`,
-    '',
-    '### Problems',
-    '',
-    fence(problems.map(formatProblem).join('\n')),
-    '',
-    '### What to do next',
-    '',
-    'Fix the problems above (`wiggum validate FILE` checks the file), delete this report, and move the file back to Approved/.',
-  ].join('\n');
-  if (text !== null) {
-    await writeFileAtomic(file, appendSection(text, report, text.includes('\r\n') ? '\r\n' : '\n'));
-  } else {
-    const bytes = await readFile(file);
-    await writeFileAtomic(file, Buffer.concat([bytes, Buffer.from(`\n\n${report}\n`)]));
-  }
-  deps.logger.error({ file, problems: problems.map(formatProblem) }, 'the task file is invalid: rejected without running');
-  const destination = await moveToEnd('rejected', file, deps);
-  return { status: 'rejected', taskId: null, file: destination, iterations: 0, reason: problems.map(formatProblem).join('; '), code: 'E_TASK_SCHEMA' };
-}
-
-export function stoppedStatus(reason: 'stop-flag' | 'interrupted' | 'task-gone'): 'stopped' | 'interrupted' {
+function stoppedStatus(reason: StopReason): 'stopped' | 'interrupted' {
   return reason === 'stop-flag' ? 'stopped' : 'interrupted';
 }

@@ -1,5 +1,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { IterationRecord } from '../memory/history.js';
+import { formatProblem } from '../problem.js';
+import type { Problem } from '../problem.js';
 
 /** What both reports say about how the loop went. */
 export interface LoopFacts {
@@ -88,6 +90,24 @@ export function failureReport(facts: FailureFacts): string {
   const output = facts.lastOutput.trim();
   if (output !== '') lines.push('', '### Last output', '', fence(output));
   return lines.join('\n');
+}
+
+/** `## Failure report` for a task file that is not valid: each problem with its file, line and column. */
+export function invalidTaskReport(problems: Problem[], rejectedAt: string): string {
+  return [
+    '## Failure report',
+    '',
+    '- Reason: the task file is not valid, so no iteration was run (E_TASK_SCHEMA).',
+    `- Rejected at ${rejectedAt}.`,
+    '',
+    '### Problems',
+    '',
+    fence(problems.map(formatProblem).join('\n')),
+    '',
+    '### What to do next',
+    '',
+    'Fix the problems above (`wiggum validate FILE` checks the file), delete this report, and move the file back to Approved/.',
+  ].join('\n');
 }
 
 function nextStep(code: ErrorCode, taskId: string): string {

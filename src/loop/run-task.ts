@@ -1,4 +1,3 @@
-import type { ErrorCode } from '../errors.js';
 import { WiggumError, isWiggumError } from '../errors.js';
 import { formatProblem } from '../problem.js';
 import { checkTaskAgainstConfig } from '../task/check.js';
@@ -6,99 +5,90 @@ import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
 import { isoSeconds } from '../time/clock.js';
 import { checkpointData, loopStateFromCheckpoint } from './checkpoint.js';
-import { endTask, moveToEnd, rejectMalformed } from './ending.js';
-import type { LoopEvent, TaskRunResult } from './events.js';
+import { finishHalfDoneMove, finishRejected, finishStopped, rejectInvalid } from './ending.js';
+import type { EndingDeps } from './ending.js';
+import type { TaskRunResult } from './events.js';
 import { prepareTask } from './prepare.js';
-import type { RunTaskDeps, RunTaskRequest } from './request.js';
-import { TaskLoop } from './task-loop.js';
 import type { PreparedTask } from './prepare.js';
-import { failureReport } from './reports.js';
+import type { RunTaskDeps, RunTaskRequest } from './request.js';
+import { lockTask } from './task-lock.js';
+import { TaskLoop } from './task-loop.js';
 
 /**
  * Takes one task file through the persistence loop (SPEC.md "One iteration") until it is done,
  * rejected, stopped or interrupted, checkpointing after every iteration. Running it again on the
- * same file resumes from the checkpoint.
+ * same file resumes from the checkpoint. A task another process is running is refused with
+ * E_LOCKED (thrown: nothing about the task changes).
  */
 export async function runTask(request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
-  const { logger, layout } = deps;
-  const endingDeps = { layout, logger, clock: deps.clock };
-  const emit = (event: LoopEvent): void => request.onEvent?.(event);
+  const result = await runTaskFile(request, deps);
+  request.onEvent?.({ type: 'ended', taskId: result.taskId, result });
+  return result;
+}
 
-  const read = await readTaskFile(request.file);
-  if (!read.result.ok) {
-    const result = await rejectMalformed(request.file, read.text, read.result.problems, endingDeps);
-    emit({ type: 'ended', taskId: null, result });
-    return result;
+async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
+  const endingDeps: EndingDeps = { layout: deps.layout, logger: deps.logger, clock: deps.clock };
+  const first = await readTaskFile(request.file);
+  if (!first.result.ok) return rejectInvalid(request.file, first.text, first.result.problems, endingDeps);
+  const { id } = first.result.task;
+  const lock = await lockTask(deps.layout.taskLocks, id, deps.logger);
+  try {
+    // Read again under the lock: a run that held it until now may have moved the checkpoint on.
+    const read = await readTaskFile(request.file).catch((error: unknown) => {
+      if (isWiggumError(error, 'E_TASK_NOT_FOUND')) return null;
+      throw error;
+    });
+    if (read === null) return finishStopped({ taskId: id, file: request.file, lastText: first.text ?? '' }, null, 'task-gone', 0, endingDeps);
+    if (!read.result.ok) return rejectInvalid(request.file, read.text, read.result.problems, endingDeps);
+    return await runParsedTask(read.result.task, request, deps);
+  } finally {
+    await lock?.release();
   }
-  const task = read.result.task;
-  const log = logger.child({ taskId: task.id });
+}
 
-  const half = halfDoneEnding(task);
-  if (half !== null) {
-    const file = await moveToEnd(half, task.file, endingDeps);
-    log.info('finished moving a task whose loop had already ended');
-    const result: TaskRunResult = { status: half, taskId: task.id, file, iterations: task.frontmatter.persistence_loop?.iteration ?? 0 };
-    emit({ type: 'ended', taskId: task.id, result });
-    return result;
-  }
+async function runParsedTask(task: Task, request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
+  const log = deps.logger.child({ taskId: task.id });
+  const endingDeps: EndingDeps = { layout: deps.layout, logger: log, clock: deps.clock };
+  const halfDone = await finishHalfDoneMove(task, endingDeps);
+  if (halfDone !== null) return halfDone;
 
-  const problems = await checkTaskAgainstConfig(task, deps.config, layout);
   let prepared: PreparedTask;
   try {
+    const problems = await checkTaskAgainstConfig(task, deps.config, deps.layout);
     if (problems.length > 0) throw new WiggumError('E_TASK_SCHEMA', problems.map(formatProblem).join('\n'), { details: { problems } });
     prepared = await prepareTask(task, request.overrides ?? {}, { ...deps, logger: log });
   } catch (error) {
     if (!isWiggumError(error)) throw error;
-    const code = error.code;
-    const message = error.message;
-    log.error({ code }, `cannot start: ${message}`);
-    const file = (await endTask('rejected', task.file, task.text, rejection(task, code, message, deps), endingDeps)).file;
-    const result: TaskRunResult = { status: 'rejected', taskId: task.id, file, iterations: 0, reason: message, code };
-    emit({ type: 'ended', taskId: task.id, result });
-    return result;
+    return rejectBeforeStart(task, error, deps, endingDeps);
   }
-
-  const result = await new TaskLoop(task, prepared, request, deps).run();
-  emit({ type: 'ended', taskId: task.id, result });
-  return result;
+  return new TaskLoop(task, prepared, request, deps).run();
 }
 
-/** A task whose file already says it ended: a crash came between the final write and the move. */
-function halfDoneEnding(task: Task): 'done' | 'rejected' | null {
-  const status = task.frontmatter.persistence_loop?.status;
-  if (task.frontmatter.state === 'Done' || status === 'done') return 'done';
-  if (task.frontmatter.state === 'Rejected' || status === 'rejected') return 'rejected';
-  return null;
-}
-
-function rejection(task: Task, code: ErrorCode, message: string, deps: RunTaskDeps): Parameters<typeof endTask>[3] {
+/** A task that cannot start (unknown harness, workdir outside the allowed folders, …): rejected with no iteration run. */
+function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, endingDeps: EndingDeps): Promise<TaskRunResult> {
   const now = deps.clock.now();
   const loop = task.frontmatter.persistence_loop;
-  const report = failureReport({
+  const maxIterations = task.frontmatter.max_iterations ?? deps.config.loop.maxIterations;
+  const started = loop?.started ?? isoSeconds(now);
+  const state = loopStateFromCheckpoint(loop, maxIterations);
+  const keys = checkpointData({ state, status: 'rejected', session: loop?.session ?? 'none', started, nowMs: now, completedSteps: [], currentStep: null, ended: true, exitReason: error.code });
+  return finishRejected({ taskId: task.id, file: task.file, lastText: task.text }, keys, {
     taskId: task.id,
     harness: task.frontmatter.harness ?? deps.config.harness.defaultName,
     iterations: loop?.iteration ?? 0,
-    maxIterations: task.frontmatter.max_iterations ?? deps.config.loop.maxIterations,
-    startedAt: loop?.started ?? isoSeconds(now),
+    maxIterations,
+    startedAt: started,
     endedAt: isoSeconds(now),
     activeMs: 0,
     stories: task.stories.map((story) => ({ id: story.id, title: story.title, passes: story.checked })),
     sessionDir: null,
     history: [],
     lastOutput: '',
-    code,
-    reason: message,
+    code: error.code,
+    reason: error.message,
     failedIteration: (loop?.iteration ?? 0) + 1,
-    errorDetail: message,
+    errorDetail: error.message,
     checkpoint: { completed_steps: [], current_step: null },
     logFile: null,
-  });
-  const state = loopStateFromCheckpoint(loop, task.frontmatter.max_iterations ?? deps.config.loop.maxIterations);
-  return {
-    keys: {
-      state: 'Rejected',
-      persistence_loop: checkpointData({ state, status: 'rejected', session: loop?.session ?? 'none', started: loop?.started ?? isoSeconds(now), nowMs: now, completedSteps: [], currentStep: null, ended: true, exitReason: code }),
-    },
-    section: report,
-  };
+  }, endingDeps);
 }

@@ -11,12 +11,11 @@ import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
 import type { LoopStatus } from '../task/vocabulary.js';
 import { isoSeconds } from '../time/clock.js';
-import type { Clock } from '../time/clock.js';
-import type { VaultLayout } from '../vault/layout.js';
-import { checkpointData, loopStateFromCheckpoint } from './checkpoint.js';
-import { decide, gate } from './decide.js';
-import type { LoopState, NextAction } from './decide.js';
-import { endTask, stoppedStatus, writeCheckpoint } from './ending.js';
+import { checkpointData, loopStateFromCheckpoint, resumeFromHistory } from './checkpoint.js';
+import { decide, describeNextAction, gate } from './decide.js';
+import type { LoopState } from './decide.js';
+import { finishDone, finishRejected, finishStopped, writeCheckpoint } from './ending.js';
+import type { EndingDeps, LoopFile } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { runIteration } from './iteration.js';
 import type { IterationContext } from './iteration.js';
@@ -24,14 +23,10 @@ import type { GitState } from '../git/changes.js';
 import type { StopReason } from './outcome.js';
 import { stopReasonOf } from './outcome.js';
 import type { PreparedTask } from './prepare.js';
-import { completionSummary, failureReport } from './reports.js';
 import type { LoopFacts } from './reports.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 
 const HOLD_POLL_MS = 500;
-
-/** Outcomes after which an iteration is spent (retries and stops are attempts of the same one). */
-const FINISHED_OUTCOMES = new Set(['complete', 'refused', 'continue', 'nonzero-exit']);
 
 /** The loop of one prepared task: its state and the effects of each decision. */
 export class TaskLoop {
@@ -92,14 +87,11 @@ export class TaskLoop {
   async run(): Promise<TaskRunResult> {
     const store = this.prepared.session.store;
     this.history = await store.loadHistory();
-    const last = this.history.at(-1);
-    if (last?.completionFound === true && last.completionAccepted === false && last.refusal !== undefined) this.state.refusal = last.refusal;
-    // The history line is written before the checkpoint: a crash between the two leaves an
-    // iteration that finished but is not counted. It counts now, so it is not run (and recorded) twice.
-    if (last !== undefined && last.iteration > this.state.iteration && FINISHED_OUTCOMES.has(last.outcome)) {
-      this.log.info({ iteration: last.iteration }, `iteration ${last.iteration} finished before a crash that kept it from the checkpoint; counting it`);
-      this.state = { ...this.state, iteration: last.iteration, attempt: 0 };
+    const fromHistory = resumeFromHistory(this.state, this.history);
+    if (fromHistory.countedIteration !== null) {
+      this.log.info({ iteration: fromHistory.countedIteration }, `iteration ${fromHistory.countedIteration} finished before a crash that kept it from the checkpoint; counting it`);
     }
+    this.state = fromHistory.state;
     this.prd = await store.loadPrd();
     const resumed = this.state.iteration > 0 || this.history.length > 0;
     this.log.info(
@@ -160,7 +152,7 @@ export class TaskLoop {
 
       const decision = decide(run.outcome, this.state, this.prepared.loop, this.deps.clock.now(), this.deps.random);
       this.state = { ...decision.state, activeMs: decision.state.activeMs + run.record.durationMs };
-      const record: IterationRecord = { ...run.record, action: decision.action.kind, nextState: describe(decision.action) };
+      const record: IterationRecord = { ...run.record, action: decision.action.kind, nextState: describeNextAction(decision.action) };
       this.history.push(record);
       await store.appendHistory(record).catch((error: unknown) => this.log.error({ err: error }, 'could not append to history.jsonl'));
       this.log.info(
@@ -254,8 +246,12 @@ export class TaskLoop {
     if (text !== null) this.lastText = text;
   }
 
-  private endingDeps(): { layout: VaultLayout; logger: Logger; clock: Clock } {
+  private endingDeps(): EndingDeps {
     return { layout: this.deps.layout, logger: this.log, clock: this.deps.clock };
+  }
+
+  private target(): LoopFile {
+    return { taskId: this.taskId, file: this.file, lastText: this.lastText };
   }
 
   private facts(): LoopFacts {
@@ -275,17 +271,16 @@ export class TaskLoop {
     };
   }
 
-  private async done(): Promise<TaskRunResult> {
-    const summary = completionSummary(this.facts());
-    const ended = await endTask('done', this.file, this.lastText, { keys: { state: 'Done', persistence_loop: checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' })) }, section: summary }, this.endingDeps());
-    this.log.info({ iterations: this.state.iteration, file: ended.file }, `done after ${this.state.iteration} iterations`);
-    return { status: 'done', taskId: this.taskId, file: ended.file, iterations: this.state.iteration };
+  private done(): Promise<TaskRunResult> {
+    const loop = checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' }));
+    return finishDone(this.target(), loop, this.facts(), this.endingDeps());
   }
 
-  private async reject(code: ErrorCode, reason: string, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
+  private reject(code: ErrorCode, reason: string, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
     const lastRecord = this.history.at(-1);
     const { completedSteps, currentStep } = this.steps();
-    const report = failureReport({
+    const loop = checkpointData(this.checkpointKeys('rejected', lastRecord, { exitReason: code }));
+    return finishRejected(this.target(), loop, {
       ...this.facts(),
       code,
       reason,
@@ -293,33 +288,11 @@ export class TaskLoop {
       errorDetail: this.lastStderr.split('\n').slice(-30).join('\n') || reason,
       checkpoint: { completed_steps: completedSteps, current_step: currentStep, state_data: { attempt: this.state.attempt, no_progress: this.state.noProgressStreak } },
       logFile: lastRecord?.logFile === undefined ? null : relative(this.deps.layout.root, lastRecord.logFile),
-    });
-    this.log.error({ code, iteration: failedIteration }, `rejected: ${reason}`);
-    const ended = await endTask('rejected', this.file, this.lastText, { keys: { state: 'Rejected', persistence_loop: checkpointData(this.checkpointKeys('rejected', lastRecord, { exitReason: code })) }, section: report }, this.endingDeps());
-    return { status: 'rejected', taskId: this.taskId, file: ended.file, iterations: this.state.iteration, reason, code };
+    }, this.endingDeps());
   }
 
-  private async stop(reason: StopReason): Promise<TaskRunResult> {
-    const status = stoppedStatus(reason);
-    if (reason !== 'task-gone') await this.checkpoint(status);
-    this.log.info({ iteration: this.state.iteration, reason }, reason === 'task-gone' ? 'the task file was moved or deleted: stopped, memory kept' : `${status} after iteration ${this.state.iteration}`);
-    return { status, taskId: this.taskId, file: this.file, iterations: this.state.iteration, reason };
-  }
-}
-
-function describe(action: NextAction): string {
-  switch (action.kind) {
-    case 'continue':
-      return 'next iteration';
-    case 'retry':
-      return `retry ${action.attempt} in ${(action.delayMs / 1000).toFixed(1)} s`;
-    case 'wait':
-      return `wait for the usage limit until ${new Date(action.untilMs).toISOString()}`;
-    case 'done':
-      return 'Done';
-    case 'reject':
-      return `Rejected (${action.code})`;
-    case 'stop':
-      return action.reason === 'stop-flag' ? 'stopped' : action.reason === 'task-gone' ? 'task gone' : 'interrupted';
+  private stop(reason: StopReason): Promise<TaskRunResult> {
+    const loop = checkpointData(this.checkpointKeys(reason === 'stop-flag' ? 'stopped' : 'interrupted'));
+    return finishStopped(this.target(), loop, reason, this.state.iteration, this.endingDeps());
   }
 }

@@ -15,6 +15,8 @@ export interface VaultLayout {
   archive: string;
   workspaces: string;
   lockFile: string;
+  /** `.wiggum/locks/<id>.lock`: which process runs a task, so that no two run it at once. */
+  taskLocks: string;
   /** The running daemon's live picture, for `wiggum status`. */
   statusFile: string;
 }
@@ -35,6 +37,7 @@ export function vaultLayout(root: string, config: Pick<WiggumConfig, 'folders' |
     archive: join(state, 'archive'),
     workspaces: join(state, 'workspaces'),
     lockFile: join(state, 'daemon.lock'),
+    taskLocks: join(state, 'locks'),
     statusFile: join(state, 'status.json'),
   };
 }

@@ -31,6 +31,8 @@ export interface VaultSnapshot {
    * Never started, but a task already running under such a name is still there.
    */
   linked: Set<string>;
+  /** Names of `*.md` symbolic links: refused (a link could point anywhere), never started. */
+  symlinks: Set<string>;
   /** Stems of the stop flags: `foo.stop` → `foo`, which stops `foo.md`. */
   stopFlags: Set<string>;
   /** Whether `<vault>/STOP` exists. */
@@ -55,7 +57,7 @@ export interface ScanOptions {
  */
 export async function scanApproved(layout: VaultLayout, options: ScanOptions): Promise<VaultSnapshot> {
   const takenAtMs = (options.clock ?? systemClock).now();
-  const snapshot: VaultSnapshot = { takenAtMs, tasks: new Map(), linked: new Set(), stopFlags: new Set(), globalStop: false };
+  const snapshot: VaultSnapshot = { takenAtMs, tasks: new Map(), linked: new Set(), symlinks: new Set(), stopFlags: new Set(), globalStop: false };
   const [entries, globalStop] = await Promise.all([listFolder(layout.approved), exists(layout.stopFile)]);
   snapshot.globalStop = globalStop;
 
@@ -75,6 +77,7 @@ export async function scanApproved(layout: VaultLayout, options: ScanOptions): P
     const path = join(layout.approved, name);
     const stats = await lstatOrNull(path);
     // lstat, never stat: a symlink is never a task, whatever it points to.
+    if (stats?.isSymbolicLink() === true) snapshot.symlinks.add(name);
     if (stats === null || !stats.isFile()) return;
     if (stats.nlink !== 1) {
       snapshot.linked.add(name);

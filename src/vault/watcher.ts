@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { systemErrorCode } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
@@ -64,6 +65,8 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
   const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   let known: Map<string, KnownTask> = new Map();
   let globalStopWas = false;
+  /** Symlinks already reported, so each is said once while it stays. */
+  let symlinksSeen = new Set<string>();
   let last: VaultSnapshot | null = null;
   let closed = false;
   let live = false;
@@ -98,6 +101,12 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
     const result = plan(snapshot, known, nowMs, settings);
     known = result.known;
     globalStopWas = snapshot.globalStop;
+    for (const name of snapshot.symlinks) {
+      if (!symlinksSeen.has(name)) {
+        logger.warn({ file: join(layout.approved, name) }, `${name} in Approved/ is a symbolic link and is not run: a link could point anywhere. Move the task file itself into Approved/`);
+      }
+    }
+    symlinksSeen = snapshot.symlinks;
     last = snapshot;
     armCheck(result.nextCheckAtMs);
     if (result.actions.length > 0) {

@@ -1,10 +1,11 @@
-import { cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { parseTask } from '../../src/task/parse.js';
-import { REPO_ROOT, runCli } from '../helpers/child.js';
+import { CLI, REPO_ROOT, runCli, spawn } from '../helpers/child.js';
 import { DaemonProcess } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 import { waitFor, waitForFile } from '../helpers/wait.js';
@@ -162,6 +163,83 @@ describe('the daemon', () => {
     const exit = await second.exited;
     expect(exit.code).toBe(2);
     expect(second.stderr).toContain(`another wiggum (pid ${first.child.pid}`);
+  });
+
+  test('a second wiggum run of a task the daemon runs is refused with exit 2 naming the daemon, and leaves its agent alone', async () => {
+    const gates = tempDir('wiggum-gates-');
+    const gated = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_GATE_DIR: gates } });
+    const daemon = start(gated);
+    await daemon.ready();
+    const file = gated.task('owned', TASK);
+    await waitForFile(join(gated.marks, 'run-1'));
+    const second = await runCli(['run', file, '--no-stream']);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`pid ${daemon.child.pid}`);
+    expect(second.stderr).toContain('task owned is already being run');
+    // The daemon's agent was not killed as an orphan: opened, it finishes the task.
+    writeFileSync(join(gates, 'go-1'), '');
+    writeFileSync(join(gates, 'go-2'), '');
+    await daemon.waitForLog(isDone('owned'), 'the task to finish');
+    expect(historyOf(gated.layout.sessions, 'owned').map((r) => r.outcome)).not.toContain('stopped');
+  });
+
+  test('a task that a wiggum run is running is taken by the daemon only once that run ends', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1' } });
+    const file = vault.task('foreground', TASK);
+    const run = spawn(process.execPath, [CLI, 'run', file, '--no-stream'], { stdio: 'ignore' });
+    await waitForFile(join(vault.marks, 'run-1'));
+    const daemon = start(vault);
+    await daemon.waitForLog((line) => line.taskId === 'foreground' && /already being run by another wiggum/.test(line.msg), 'the daemon to see the other owner');
+    expect(existsSync(join(vault.marks, 'run-2'))).toBe(false);
+    run.kill('SIGTERM');
+    await new Promise((resolve) => run.once('exit', resolve));
+    await daemon.waitForLog(isDone('foreground'), 'the daemon to take the task over and finish it');
+    expect(historyOf(vault.layout.sessions, 'foreground').filter((r) => r.outcome !== 'stopped').map((r) => r.iteration)).toEqual([1, 2]);
+  });
+
+  test('a stop flag that exists before the task arrives keeps it from starting; removing it lets it run', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    const daemon = start(vault);
+    await daemon.ready();
+    writeFileSync(join(vault.layout.approved, 'early.stop'), '');
+    vault.task('early', TASK);
+    // A task dropped after the flagged one has run to Done/: the daemon has seen the flagged one.
+    vault.task('probe', TASK);
+    await daemon.waitForLog(isDone('probe'), 'the probe task');
+    expect(existsSync(join(vault.layout.sessions, 'early'))).toBe(false);
+    expect(readFileSync(join(vault.layout.approved, 'early.md'), 'utf8')).toBe(TASK);
+    rmSync(join(vault.layout.approved, 'early.stop'));
+    await daemon.waitForLog(isDone('early'), 'the task to run once its flag is gone');
+  });
+
+  test('a malformed task goes to Rejected/ with its text intact and a report naming file and line; the daemon goes on', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    const daemon = start(vault);
+    await daemon.ready();
+    const broken = '---\ntitle: fine\nmax_iterations: [unclosed\n---\nmy precious notes\n';
+    vault.task('broken', broken);
+    await waitForFile(join(vault.layout.rejected, 'broken.md'));
+    const rejected = readFileSync(join(vault.layout.rejected, 'broken.md'), 'utf8');
+    expect(rejected.startsWith(broken)).toBe(true);
+    expect(rejected).toContain('## Failure report');
+    expect(rejected).toMatch(/Approved\/broken\.md:[34]:\d+: \S/);
+    vault.task('after', TASK);
+    await daemon.waitForLog(isDone('after'), 'the next task');
+  });
+
+  test('a symlinked task is refused with a message and never run', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    const outside = join(vault.root, 'outside.md');
+    writeFileSync(outside, TASK);
+    const daemon = start(vault);
+    await daemon.ready();
+    symlinkSync(outside, join(vault.layout.approved, 'link.md'));
+    await daemon.waitForLog((line) => line.msg.startsWith('link.md in Approved/ is a symbolic link and is not run'), 'the refusal');
+    vault.task('probe', TASK);
+    await daemon.waitForLog(isDone('probe'), 'the probe task');
+    expect(daemon.lines.some((line) => line.msg.startsWith('queued link.md'))).toBe(false);
+    expect(readFileSync(outside, 'utf8')).toBe(TASK);
+    expect(existsSync(join(vault.layout.sessions, 'link'))).toBe(false);
   });
 
   test('a task deleted while it runs is stopped cleanly, its memory kept', async () => {

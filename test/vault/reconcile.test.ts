@@ -95,7 +95,7 @@ function snapshotOf(
     const read = (file.read ?? true) && isDueForRead(known.get(name), at, settleMs);
     tasks.set(name, { name, path: `/vault/Approved/${name}`, size: file.size, mtimeMs: file.mtime ?? writtenAt(name), ino: file.ino ?? 1, parses: read ? (file.parses ?? true) : null });
   }
-  return { takenAtMs: at, tasks, linked, stopFlags: new Set(stops), globalStop };
+  return { takenAtMs: at, tasks, linked, symlinks: new Set<string>(), stopFlags: new Set(stops), globalStop };
 }
 
 function describeAction(action: ReconcileAction): string {
@@ -382,6 +382,7 @@ describe('plan', () => {
       takenAtMs: at,
       tasks: new Map(entries.slice(0, count).map((entry) => [entry.name, entry])),
       linked: new Set(),
+      symlinks: new Set(),
       stopFlags: new Set(),
       globalStop: false,
     });
@@ -401,9 +402,9 @@ describe('plan', () => {
   test('the known map passed in is never changed', () => {
     const settings = { ...SETTINGS, globalStopWas: false };
     const entry: TaskFileEntry = { name: 'a.md', path: '/v/a.md', size: 1, mtimeMs: 1, ino: 1, parses: true };
-    const first = plan({ takenAtMs: 0, tasks: new Map([['a.md', entry]]), linked: new Set(), stopFlags: new Set(), globalStop: false }, new Map(), 0, settings);
+    const first = plan({ takenAtMs: 0, tasks: new Map([['a.md', entry]]), linked: new Set(), symlinks: new Set(), stopFlags: new Set(), globalStop: false }, new Map(), 0, settings);
     const frozen = structuredClone(first.known);
-    plan({ takenAtMs: 100, tasks: new Map(), linked: new Set(), stopFlags: new Set(['a']), globalStop: true }, first.known, 2000, settings);
+    plan({ takenAtMs: 100, tasks: new Map(), linked: new Set(), symlinks: new Set(), stopFlags: new Set(['a']), globalStop: true }, first.known, 2000, settings);
     markFinished(first.known, 'a.md');
     markStopped(first.known, 'a.md');
     expect(first.known).toEqual(frozen);

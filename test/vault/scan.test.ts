@@ -44,6 +44,7 @@ describe('scanApproved', () => {
     const snapshot = await scanApproved(layout, { parse: () => false });
     expect([...snapshot.tasks.keys()]).toEqual(['task.md']);
     expect([...snapshot.linked].sort()).toEqual(['other.md', 'twin.md']);
+    expect([...snapshot.symlinks].sort()).toEqual(['dangling.md', 'link.md']);
     const stat = lstatSync(join(layout.approved, 'task.md'));
     expect(snapshot.tasks.get('task.md')).toEqual({ name: 'task.md', path: join(layout.approved, 'task.md'), size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, parses: null });
     expect(snapshot.stopFlags.size).toBe(0);

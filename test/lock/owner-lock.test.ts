@@ -1,0 +1,70 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { REPO_ROOT, requireBuild, spawn } from '../helpers/child.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const OWNER_LOCK = join(REPO_ROOT, 'dist', 'lock', 'owner-lock.js');
+
+/**
+ * A contender: waits for the start file, tries to take the lock, prints `won` or `lost`, and a
+ * winner holds the lock until the end file appears, so that every other contender meets it.
+ */
+const CONTENDER = `
+import { existsSync } from 'node:fs';
+const [lockModule, lockFile, startFile, endFile] = process.argv.slice(1);
+const { acquireOwnerLock } = await import(lockModule);
+while (!existsSync(startFile)) await new Promise((resolve) => setTimeout(resolve, 2));
+try {
+  const lock = await acquireOwnerLock(lockFile, (owner) => 'held by ' + owner.pid);
+  process.stdout.write('won\\n');
+  while (!existsSync(endFile)) await new Promise((resolve) => setTimeout(resolve, 5));
+  await lock.release();
+} catch (error) {
+  process.stdout.write(error.code === 'E_LOCKED' ? 'lost\\n' : 'error ' + error.message + '\\n');
+}
+`;
+
+function contend(lockFile: string, startFile: string, endFile: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', CONTENDER, OWNER_LOCK, lockFile, startFile, endFile]);
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', () => resolve(out.trim()));
+  });
+}
+
+describe('the owner lock under contention', () => {
+  test('eight processes racing for a stale lock: exactly one takes it, the others are told it is held', async () => {
+    requireBuild();
+    for (let round = 0; round < 3; round += 1) {
+      const dir = tempDir('wiggum-lock-');
+      const lockFile = join(dir, 'task.lock');
+      // A stale lock: a pid that cannot be running (beyond pid_max), on this host.
+      writeFileSync(lockFile, JSON.stringify({ pid: 4_194_999, startTicks: '1', host: hostname(), startedAt: 'long ago' }));
+      const startFile = join(dir, 'start');
+      const endFile = join(dir, 'end');
+      const outcomes = Array.from({ length: 8 }, () => contend(lockFile, startFile, endFile));
+      writeFileSync(startFile, '');
+      // Once seven have lost, the winner may let go.
+      const settled: string[] = [];
+      await new Promise<void>((resolve) => {
+        for (const outcome of outcomes) {
+          void outcome.then((result) => {
+            settled.push(result);
+            if (settled.filter((r) => r === 'lost').length === 7 || settled.some((r) => r.startsWith('error'))) resolve();
+            if (settled.length === 8) resolve();
+          });
+        }
+      });
+      writeFileSync(endFile, '');
+      const results = await Promise.all(outcomes);
+      expect(results.filter((r) => r === 'won')).toHaveLength(1);
+      expect(results.filter((r) => r === 'lost')).toHaveLength(7);
+      expect(existsSync(lockFile)).toBe(false);
+      expect(JSON.parse(readFileSync(`${lockFile}.stale`, 'utf8'))).toMatchObject({ pid: 4_194_999 });
+    }
+  });
+});
