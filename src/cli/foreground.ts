@@ -28,6 +28,12 @@ export interface ForegroundRun {
  * checkpoints the task as interrupted (exit 3); a stop flag stops it (exit 3); running again resumes.
  */
 export async function runInForeground(request: ForegroundRun): Promise<{ code: ExitCode; result: TaskRunResult }> {
+  const flag = stopFlagFor(request.file);
+  if (existsSync(flag)) {
+    // A flag set beforehand keeps the task from starting at all: not even one agent run.
+    process.stderr.write(`wiggum: not started: the stop flag ${flag} exists; remove it and run again to resume\n`);
+    return { code: EXIT.stopped, result: { status: 'stopped', taskId: null, file: request.file, iterations: 0, reason: 'stop-flag' } };
+  }
   const controller = new AbortController();
   const stopSignals = onStopSignals(() => controller.abort('interrupted'), request.logger);
   let current = request.file;

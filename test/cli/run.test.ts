@@ -139,6 +139,34 @@ describe('wiggum run', () => {
     expect((await runCli(['run', file, '--no-stream'])).code).toBe(0);
   });
 
+  test('a stop flag that exists before wiggum run starts keeps the task from starting at all (exit 3)', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    const file = vault.task('preflagged', TASK);
+    writeFileSync(join(vault.layout.approved, 'preflagged.stop'), '');
+    const refused = await runCli(['run', file, '--no-stream']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('preflagged.stop exists');
+    expect(readdirSync(vault.marks)).toEqual([]);
+    expect(readFileSync(file, 'utf8')).toBe(TASK);
+    rmSync(join(vault.layout.approved, 'preflagged.stop'));
+    expect((await runCli(['run', file, '--no-stream'])).code).toBe(0);
+  });
+
+  test('a second wiggum run of a running task is refused (exit 2, naming the first) and the first goes on', async () => {
+    const gates = tempDir('wiggum-gates-');
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_GATE_DIR: gates } });
+    const file = vault.task('twice', TASK);
+    const first = startRun(file);
+    const exited = exitOf(first);
+    await waitForFile(join(vault.marks, 'run-1'));
+    const second = await runCli(['run', file, '--no-stream']);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`pid ${first.pid}`);
+    for (const run of [1, 2, 3]) writeFileSync(join(gates, `go-${run}`), '');
+    expect(await exited).toBe(0);
+    expect(historyOf(vault.layout.sessions, 'twice').map((r) => r.outcome)).not.toContain('stopped');
+  });
+
   test('a task deleted while it runs is stopped, its memory kept', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
     const file = vault.task('doomed', TASK);
