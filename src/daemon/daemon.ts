@@ -3,26 +3,27 @@ import type { WiggumConfig } from '../config/config.js';
 import { checkConfig, loadConfig } from '../config/load.js';
 import type { ConfigSources } from '../config/sources.js';
 import { isWiggumError } from '../errors.js';
-import { formatProblem } from '../problem.js';
+import { TypedEvents } from '../events.js';
+import { Releasers } from '../lifecycle.js';
 import type { Logger } from '../log/logger.js';
 import type { TaskRunResult } from '../loop/events.js';
 import { runTask } from '../loop/run-task.js';
-import { writeFileAtomic } from '../store/atomic-write.js';
+import { formatProblem } from '../problem.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { vaultLayout } from '../vault/layout.js';
 import { stemOf } from '../vault/names.js';
-import type { ReconcileAction } from '../vault/reconcile.js';
 import { watchVault } from '../vault/watcher.js';
-import { CoalescedWriter } from './coalesced-writer.js';
-import { renderDashboard } from './dashboard.js';
+import type { VaultWatcher } from '../vault/watcher.js';
+import type { DaemonEvents } from './events.js';
 import { jobFor } from './job.js';
+import { applyActions } from './apply-actions.js';
+import type { ActionTarget } from './apply-actions.js';
 import { acquireVaultLock } from './lock.js';
-import type { OwnerLock } from '../lock/owner-lock.js';
 import { Scheduler } from './scheduler.js';
-import type { Job } from './scheduler.js';
-import { StatusTracker } from './status.js';
-import { folderCounts, viewFromStatus } from './view.js';
+import type { Lifecycle, StatusTracker } from './status.js';
+import { StatusPublisher } from './status-publisher.js';
+import type { Job, TaskQueue, TaskQueueFactory } from './task-queue.js';
 
 export interface DaemonOptions {
   vault: string;
@@ -34,12 +35,16 @@ export interface DaemonOptions {
   createLogger: (config: WiggumConfig) => Logger;
   /** Drain and exit once nothing is queued or running and Approved/ holds nothing to start (demo, CI). */
   exitWhenIdle?: boolean;
+  /** The queue; by default the in-process one (p-queue). */
+  createQueue?: TaskQueueFactory;
 }
 
 export interface RunningDaemon {
-  /** Resolves with the exit code once the daemon has stopped. */
+  /** Resolves with the exit code once the daemon has stopped and released everything. */
   stopped: Promise<number>;
-  /** SIGTERM/SIGINT: stop starting work, stop every harness, checkpoint, exit 0. */
+  /** What happens inside, as typed events. */
+  events: TypedEvents<DaemonEvents>;
+  /** SIGTERM/SIGINT: stop starting work, stop every harness, checkpoint, release, exit 0. */
   drain(why: string): void;
   /** A second signal: exit at once; files stay consistent because every write is atomic. */
   forceExit(): never;
@@ -51,28 +56,43 @@ export interface RunningDaemon {
 const FAILED_TASK_RETRY_MS = 30_000;
 /** A task another process (`wiggum run`) is running is looked at again this often, to take it once that ends. */
 const BUSY_TASK_RETRY_MS = 5_000;
-const STATUS_WRITE_MS = 200;
 const IDLE_CHECK_MS = 500;
 
-/** `wiggum start`: watch the vault and run every task that appears in Approved/. */
+/**
+ * `wiggum start`: watch the vault and run every task that appears in Approved/. Each part that is
+ * started (vault lock, status writers, queue, watcher) adds its release; a drain, or a failure
+ * while starting, releases them in reverse: the watcher stops first, the lock goes last.
+ */
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const config = await loadConfig(options.config);
   const layout = vaultLayout(options.vault, config);
   const logger = options.createLogger(config);
   await Promise.all([layout.approved, layout.done, layout.rejected, layout.state].map((dir) => mkdir(dir, { recursive: true })));
-  const lock = await acquireVaultLock(layout.lockFile);
-  if (lock.tookOverFrom !== null) logger.warn({ stale: lock.tookOverFrom }, `took over a stale lock left by pid ${lock.tookOverFrom.pid}, which is no longer running`);
-  return new Daemon(options, config, layout, logger, lock).start();
+  const events = new TypedEvents<DaemonEvents>((error, event) => logger.error({ err: error, event }, 'a daemon event listener threw; the daemon goes on'));
+  const releasers = new Releasers(
+    (part) => events.emit('released', { part }),
+    (error, part) => logger.error({ err: error, part }, `releasing ${part} failed; shutting down the rest`),
+  );
+  try {
+    const lock = await acquireVaultLock(layout.lockFile);
+    releasers.add('vault lock', () => lock.release());
+    if (lock.tookOverFrom !== null) logger.warn({ stale: lock.tookOverFrom }, `took over a stale lock left by pid ${lock.tookOverFrom.pid}, which is no longer running`);
+    const daemon = new Daemon(options, config, layout, logger, events, releasers);
+    await daemon.start();
+    return daemon;
+  } catch (error) {
+    await releasers.releaseAll();
+    throw error;
+  }
 }
 
 class Daemon implements RunningDaemon {
   readonly stopped: Promise<number>;
   private resolveStopped!: (code: number) => void;
   private readonly tracker: StatusTracker;
-  private readonly scheduler: Scheduler;
-  private readonly statusWriter: CoalescedWriter;
-  private readonly dashboardWriter: CoalescedWriter;
-  private readonly watcher: ReturnType<typeof watchVault>;
+  private readonly queue: TaskQueue;
+  private readonly status: StatusPublisher;
+  private readonly watcher: VaultWatcher;
   /** Files whose id is already running under another file name: started when that one ends. */
   private readonly blockedById = new Map<string, Job[]>();
   /** Tasks found running in another process, each said once in the log until it runs here. */
@@ -85,14 +105,19 @@ class Daemon implements RunningDaemon {
     private config: WiggumConfig,
     private readonly layout: VaultLayout,
     private readonly logger: Logger,
-    private readonly lock: OwnerLock,
+    readonly events: TypedEvents<DaemonEvents>,
+    private readonly releasers: Releasers,
   ) {
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
-    const now = (): number => options.clock.now();
-    this.tracker = new StatusTracker({ pid: process.pid, vault: layout.root, startedAtMs: now(), concurrency: config.daemon.concurrency }, now, () => this.changed());
-    this.statusWriter = new CoalescedWriter(STATUS_WRITE_MS, () => writeFileAtomic(layout.statusFile, `${JSON.stringify(this.tracker.snapshot())}\n`), (error) => logger.warn({ err: error }, 'could not write status.json'));
-    this.dashboardWriter = new CoalescedWriter(config.daemon.dashboardDebounceMs, () => this.writeDashboard(), (error) => logger.warn({ err: error }, 'could not write the dashboard'));
-    this.scheduler = new Scheduler(config.daemon.concurrency, (job, signal) => this.run(job, signal), (job, error) => this.settled(job, error));
+    this.status = new StatusPublisher(layout, config.folders, config, options.clock, logger);
+    this.tracker = this.status.tracker;
+    releasers.add('status.json and Dashboard.md', () => this.status.flush());
+    releasers.add('lifecycle', () => this.setLifecycle('stopped'));
+
+    const createQueue = options.createQueue ?? ((concurrency, run, settled) => new Scheduler(concurrency, run, settled));
+    this.queue = createQueue(config.daemon.concurrency, (job, signal) => this.run(job, signal), (job, error) => this.settled(job, error));
+    releasers.add('task queue', () => this.drainQueue());
+
     this.watcher = watchVault(
       layout,
       {
@@ -103,73 +128,48 @@ class Daemon implements RunningDaemon {
         clock: options.clock,
         logger,
       },
-      (actions) => void this.apply(actions).catch((error: unknown) => logger.error({ err: error }, 'could not act on a change in the vault')),
+      (actions) => {
+        events.emit('actions', { actions });
+        void applyActions(actions, this.actionTarget()).catch((error: unknown) => logger.error({ err: error }, 'could not act on a change in the vault'));
+      },
     );
+    releasers.add('file watcher', () => this.watcher.close());
   }
 
-  async start(): Promise<this> {
+  async start(): Promise<void> {
     await this.watcher.ready;
-    this.tracker.lifecycle = 'running';
-    this.changed();
+    this.setLifecycle('running');
     this.logger.info({ vault: this.layout.root, concurrency: this.config.daemon.concurrency }, `watching ${this.layout.approved}`);
     if (this.options.exitWhenIdle === true) this.checkIdleSoon();
-    return this;
+  }
+
+  private setLifecycle(state: Lifecycle): void {
+    this.tracker.lifecycle = state;
+    this.changed();
+    this.events.emit('lifecycle', { state });
   }
 
   private changed(): void {
-    this.statusWriter.schedule();
-    if (this.layout.dashboard !== null) this.dashboardWriter.schedule();
+    this.status.changed();
   }
 
-  private async writeDashboard(): Promise<void> {
-    if (this.layout.dashboard === null) return;
-    const view = viewFromStatus(this.tracker.snapshot(), await folderCounts(this.layout));
-    await writeFileAtomic(this.layout.dashboard, renderDashboard(view, this.config.folders, this.options.clock.now()));
-  }
-
-  private async apply(actions: ReconcileAction[]): Promise<void> {
-    for (const action of actions) {
-      if (this.draining) return;
-      switch (action.kind) {
-        case 'start':
-        case 'resume':
-          await this.enqueue(action.name, action.path);
-          break;
-        case 'stop': {
-          const job = this.scheduler.byName(action.name);
-          if (job !== undefined) {
-            this.logger.info({ taskId: job.id }, `stop flag for ${action.name}: stopping`);
-            const wasRunning = this.scheduler.running().some((running) => running.id === job.id);
-            this.scheduler.stop(job.id, 'stop-flag');
-            if (!wasRunning) this.tracker.stopped(job.id, job.name, job.file);
-          }
-          break;
-        }
-        case 'gone': {
-          const job = this.scheduler.byName(action.name);
-          if (job !== undefined) {
-            this.logger.warn({ taskId: job.id }, `${action.name} was moved or deleted: stopping it, its memory is kept`);
-            this.scheduler.stop(job.id, 'task-gone');
-            this.tracker.forget(job.id);
-          }
-          break;
-        }
-        case 'hold':
-          this.tracker.held = action.on;
-          if (action.on) this.scheduler.pause();
-          else this.scheduler.resume();
-          this.logger.info(action.on ? 'STOP exists: nothing new starts and running tasks hold before their next iteration' : 'STOP removed: resuming');
-          this.changed();
-          break;
-      }
-    }
+  private actionTarget(): ActionTarget {
+    return {
+      queue: this.queue,
+      tracker: this.tracker,
+      logger: this.logger,
+      draining: () => this.draining,
+      enqueue: (name, file) => this.enqueue(name, file),
+      changed: () => this.changed(),
+    };
   }
 
   private async enqueue(name: string, file: string): Promise<void> {
     const job = await jobFor(name, file, this.config, this.layout, this.options.clock.now());
-    if (this.scheduler.add(job)) {
+    if (this.queue.add(job)) {
       this.tracker.queued(job.id, job.name, job.file);
       this.logger.info({ taskId: job.id, file }, `queued ${name}`);
+      this.events.emit('queued', { taskId: job.id, name, file });
     } else {
       this.logger.warn({ taskId: job.id, file }, `another file with the id ${job.id} is already queued or running; ${name} waits for it`);
       this.blockedById.set(job.id, [...(this.blockedById.get(job.id) ?? []), job]);
@@ -182,7 +182,10 @@ class Daemon implements RunningDaemon {
         file: job.file,
         stream: null,
         signal,
-        onEvent: (event) => this.tracker.event(event),
+        onEvent: (event) => {
+          this.tracker.event(event);
+          this.events.emit('loop', event);
+        },
       },
       { config: this.config, layout: this.layout, clock: this.options.clock, random: this.options.random, logger: this.logger, env: this.options.env },
     );
@@ -195,6 +198,7 @@ class Daemon implements RunningDaemon {
     } else if (result.status !== 'interrupted') {
       this.watcher.markFinished(job.name);
     }
+    this.events.emit('settled', { taskId: job.id, name: job.name, result, error: null });
   }
 
   private settled(job: Job, error: unknown): void {
@@ -210,6 +214,7 @@ class Daemon implements RunningDaemon {
     } else {
       this.busyElsewhere.delete(job.name);
     }
+    if (error !== null) this.events.emit('settled', { taskId: job.id, name: job.name, result: null, error });
     const blocked = this.blockedById.get(job.id);
     const next = blocked?.shift();
     if (blocked !== undefined && blocked.length === 0) this.blockedById.delete(job.id);
@@ -232,7 +237,7 @@ class Daemon implements RunningDaemon {
       this.idleTimer = null;
       const snapshot = this.watcher.snapshot();
       const startable = snapshot === null ? 1 : [...snapshot.tasks.keys()].filter((name) => !snapshot.stopFlags.has(stemOf(name))).length;
-      if (this.scheduler.running().length === 0 && this.scheduler.waiting().length === 0 && startable === 0) this.drain('nothing left to do (--exit-when-idle)');
+      if (this.queue.running().length === 0 && this.queue.waiting().length === 0 && startable === 0) this.drain('nothing left to do (--exit-when-idle)');
       else this.checkIdleSoon();
     }, IDLE_CHECK_MS);
   }
@@ -240,32 +245,27 @@ class Daemon implements RunningDaemon {
   drain(why: string): void {
     if (this.draining) return;
     this.draining = true;
-    this.tracker.lifecycle = 'draining';
-    this.changed();
-    const running = this.scheduler.running();
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.setLifecycle('draining');
+    const running = this.queue.running();
     this.logger.info({ running: running.length }, `draining (${why}): stopping ${running.length} running task(s) and checkpointing them`);
-    void this.finishDrain();
+    void this.releasers.releaseAll().then(() => {
+      this.logger.info('stopped');
+      this.resolveStopped(0);
+    });
   }
 
-  private async finishDrain(): Promise<void> {
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-    await this.watcher.close().catch(() => undefined);
-    this.scheduler.pause();
-    this.scheduler.stopAll('interrupted');
+  /** Nothing new starts; every task is stopped and checkpointed as interrupted, within the drain grace. */
+  private async drainQueue(): Promise<void> {
+    this.queue.pause();
+    this.queue.stopAll('interrupted');
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
-      this.scheduler.idle().then(() => false),
+      this.queue.idle().then(() => false),
       new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), this.config.daemon.drainGraceMs))),
     ]);
     clearTimeout(timer);
     if (timedOut) this.logger.error({ graceMs: this.config.daemon.drainGraceMs }, 'some tasks did not stop within the drain grace; exiting anyway');
-    this.tracker.lifecycle = 'stopped';
-    this.changed();
-    await this.statusWriter.flush();
-    await this.dashboardWriter.flush();
-    await this.lock.release();
-    this.logger.info('stopped');
-    this.resolveStopped(0);
   }
 
   forceExit(): never {
@@ -280,7 +280,7 @@ class Daemon implements RunningDaemon {
       return;
     }
     this.config = checked.config;
-    this.scheduler.concurrency = checked.config.daemon.concurrency;
+    this.queue.concurrency = checked.config.daemon.concurrency;
     this.tracker.concurrency = checked.config.daemon.concurrency;
     this.logger.level = checked.config.log.level;
     this.logger.info({ sources: checked.config.sources }, 'SIGHUP: configuration reloaded; running tasks keep the one they started with');

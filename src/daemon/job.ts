@@ -3,7 +3,7 @@ import { idFromFileName } from '../task/id.js';
 import { readTaskFile } from '../task/read.js';
 import { resolveWorkdir } from '../task/workdir.js';
 import type { VaultLayout } from '../vault/layout.js';
-import type { Job } from './scheduler.js';
+import type { Job } from './task-queue.js';
 
 /**
  * What the scheduler needs to know about a task file before it runs: its id, its workdir (the

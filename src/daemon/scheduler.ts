@@ -1,19 +1,5 @@
 import PQueue from 'p-queue';
-
-/** One task waiting for, or holding, a slot. */
-export interface Job {
-  id: string;
-  /** The task's file name in Approved/ (the watcher's key). */
-  name: string;
-  file: string;
-  /** Tasks with the same workdir never run at the same time. */
-  workdir: string;
-  /** Higher runs sooner; equal priorities run first come, first served. */
-  priority: number;
-  enqueuedAtMs: number;
-}
-
-export type RunJob = (job: Job, signal: AbortSignal) => Promise<void>;
+import type { Job, JobSettled, RunJob, TaskQueue } from './task-queue.js';
 
 interface Entry {
   job: Job;
@@ -26,7 +12,7 @@ interface Entry {
  * the same task twice at once, and never two tasks in the same workdir at once: a job whose
  * workdir is busy is parked outside the queue, so it does not hold a slot while it waits.
  */
-export class Scheduler {
+export class Scheduler implements TaskQueue {
   private readonly queue: PQueue;
   private readonly entries = new Map<string, Entry>();
   private readonly busyWorkdirs = new Set<string>();
@@ -34,7 +20,7 @@ export class Scheduler {
   constructor(
     concurrency: number,
     private readonly runJob: RunJob,
-    private readonly onSettled: (job: Job, error: unknown) => void = () => undefined,
+    private readonly onSettled: JobSettled = () => undefined,
   ) {
     this.queue = new PQueue({ concurrency });
   }
@@ -44,7 +30,7 @@ export class Scheduler {
     if (this.entries.has(job.id)) return false;
     const entry: Entry = { job, controller: new AbortController(), state: 'parked' };
     this.entries.set(job.id, entry);
-    this.release(entry);
+    this.admit(entry);
     return true;
   }
 
@@ -69,6 +55,10 @@ export class Scheduler {
 
   resume(): void {
     this.queue.start();
+  }
+
+  get concurrency(): number {
+    return this.queue.concurrency;
   }
 
   set concurrency(value: number) {
@@ -97,7 +87,7 @@ export class Scheduler {
   }
 
   /** Into the queue if its workdir is free; otherwise parked until the workdir's job ends. */
-  private release(entry: Entry): void {
+  private admit(entry: Entry): void {
     if (this.busyWorkdirs.has(entry.job.workdir)) return;
     this.busyWorkdirs.add(entry.job.workdir);
     entry.state = 'queued';
@@ -117,7 +107,7 @@ export class Scheduler {
       if (this.entries.get(entry.job.id) === entry) this.entries.delete(entry.job.id);
       this.busyWorkdirs.delete(entry.job.workdir);
       const next = this.nextParked(entry.job.workdir);
-      if (next !== undefined) this.release(next);
+      if (next !== undefined) this.admit(next);
     }
     this.onSettled(entry.job, failure);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { Scheduler } from '../../src/daemon/scheduler.js';
-import type { Job } from '../../src/daemon/scheduler.js';
+import type { Job } from '../../src/daemon/task-queue.js';
 
 /** Jobs that run until the test lets them finish, recording what ran and how much at once. */
 function harness(concurrency: number) {
