@@ -7,6 +7,8 @@ import type { RalphOptions } from './ralph.js';
 import type { RunOptions } from './run.js';
 import type { StartOptions } from './start.js';
 import { WiggumError } from '../errors.js';
+import { LOG_LEVELS, isLogLevel } from '../log/levels.js';
+import type { LogLevel } from '../log/levels.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 
@@ -42,7 +44,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .option('--fail-fast', 'stop at the first harness failure')
     .option('--vault <dir>', 'the vault (default: found from the file)')
     .option('--config <file>', 'a config file merged over the vault config')
-    .option('--log-level <level>', 'trace, debug, info, warn, error or fatal')
+    .option('--log-level <level>', `one of ${LOG_LEVELS.join(', ')}`, logLevel)
     .action(async (file: string, options: RunOptions) => {
       const { runCommand } = await import('./run.js');
       setExit(await runCommand(file, options));
@@ -54,7 +56,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .option('--vault <dir>', 'the vault (default: the current folder)')
     .option('--config <file>', 'a config file merged over the vault config')
     .option('--concurrency <n>', 'tasks run at the same time', positiveInt)
-    .option('--log-level <level>', 'trace, debug, info, warn, error or fatal')
+    .option('--log-level <level>', `one of ${LOG_LEVELS.join(', ')}`, logLevel)
     .option('--exit-when-idle', 'drain and exit once nothing is left to run (for demos and scripts)')
     .action(async (options: StartOptions) => {
       const { startCommand } = await import('./start.js');
@@ -77,7 +79,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .option('--status', 'show the iteration count and recent outcomes, then exit')
     .option('--json', 'with --status: machine-readable output')
     .option('--config <file>', 'a config file merged over .wiggum/config.yaml')
-    .option('--log-level <level>', 'trace, debug, info, warn, error or fatal')
+    .option('--log-level <level>', `one of ${LOG_LEVELS.join(', ')}`, logLevel)
     .action(async (prompt: string | undefined, options: RalphOptions) => {
       const { ralphCommand } = await import('./ralph.js');
       setExit(await ralphCommand(prompt, options));
@@ -147,6 +149,11 @@ function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
   return n;
+}
+
+function logLevel(value: string): LogLevel {
+  if (!isLogLevel(value)) throw new InvalidArgumentError(`expected one of ${LOG_LEVELS.join(', ')}`);
+  return value;
 }
 
 async function main(argv: string[]): Promise<ExitCode> {

@@ -57,7 +57,7 @@ export async function ralphCommand(prompt: string | undefined, options: RalphOpt
 
   const text = await promptText(prompt, options.promptFile);
   const config = await loadConfig({ vault: root, ...(options.config === undefined ? {} : { file: options.config }) });
-  const logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 2 });
+  const logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 2, relativeTo: root });
   const { file, action } = await ensureRalphTask(layout, options.change, text);
   logger.info({ change: options.change, file: relative(root, file) }, action === 'created' ? 'new loop' : action === 'updated' ? 'new prompt for an existing loop: its memory is kept' : 'resuming the loop');
   const { code } = await runInForeground({ file, overrides: overridesFrom(options), stream: options.stream, config, layout, logger });

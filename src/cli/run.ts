@@ -20,7 +20,7 @@ export async function runCommand(file: string, options: RunOptions): Promise<Exi
   const path = resolve(file);
   const vault = options.vault ?? (await findVaultRoot(path));
   const config = await loadConfig({ vault, ...(options.config === undefined ? {} : { file: options.config }) });
-  const logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 2 });
+  const logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 2, relativeTo: vault });
   const { code } = await runInForeground({ file: path, overrides: overridesFrom(options), stream: options.stream, config, layout: vaultLayout(vault, config), logger });
   return code;
 }

@@ -58,7 +58,7 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
       random: Math.random,
       env: process.env,
       exitWhenIdle: options.exitWhenIdle === true,
-      createLogger: (config) => (logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 1 })),
+      createLogger: (config) => (logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 1, relativeTo: vault })),
     });
     if (signals > 0) daemon.drain('a signal during start-up');
     if (reloadWanted) void daemon.reload();

@@ -1,34 +1,39 @@
 import { pino } from 'pino';
-import type { DestinationStream, Level, Logger as PinoLogger } from 'pino';
-import { PinoPretty } from 'pino-pretty';
+import type { DestinationStream, Logger as PinoLogger } from 'pino';
+import { compactStream } from './compact-line.js';
+import type { LogLevel } from './levels.js';
 
 export type Logger = PinoLogger;
-export type LogLevel = Level | 'silent';
+export type { LogLevel };
 
 export interface LoggerOptions {
   level: LogLevel;
   /** stdout for the daemon (journald reads it); stderr for foreground commands, whose stdout is the agent's. */
   fd: 1 | 2;
-  /** Human-readable lines; default: when the stream is a terminal. */
+  /** One short human line per event instead of JSON; default: when the stream is a terminal. */
   pretty?: boolean;
+  /** The vault: in human lines, paths inside it are shown relative to it. JSON lines keep them absolute. */
+  relativeTo?: string;
   env?: NodeJS.ProcessEnv;
 }
 
 /**
  * pino, one JSON object a line, written synchronously so that nothing logged before a crash or an
- * exit is lost. Pretty on a terminal. Under systemd (JOURNAL_STREAM is set and the stream is not a
- * terminal) each line starts with `<N>`, the syslog priority of its level, which journald strips
- * and keeps as the entry's priority: `journalctl -p warning` then shows warnings and worse.
+ * exit is lost. On a terminal, one compact line per event instead (`compact-line.ts`), coloured
+ * unless NO_COLOR is set. Under systemd (JOURNAL_STREAM is set and the stream is not a terminal)
+ * each JSON line starts with `<N>`, the syslog priority of its level, which journald strips and
+ * keeps as the entry's priority: `journalctl -p warning` then shows warnings and worse.
  */
 export function createLogger(options: LoggerOptions): Logger {
   const env = options.env ?? process.env;
   const tty = (options.fd === 1 ? process.stdout : process.stderr).isTTY;
   const pretty = options.pretty ?? tty;
   const base = { level: options.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
-  if (pretty) {
-    return pino(base, PinoPretty({ destination: options.fd, sync: true, colorize: tty, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' }));
-  }
   const destination = pino.destination({ fd: options.fd, sync: true });
+  if (pretty) {
+    const colors = tty && (env.NO_COLOR === undefined || env.NO_COLOR === '');
+    return pino(base, compactStream(destination, { colors, ...(options.relativeTo === undefined ? {} : { relativeTo: options.relativeTo }) }));
+  }
   if (env.JOURNAL_STREAM !== undefined && env.JOURNAL_STREAM !== '') return pino(base, withSyslogPriority(destination));
   return pino(base, destination);
 }

@@ -14,9 +14,12 @@ const TASK = '---\ntitle: Two stories\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n
 
 const daemons: DaemonProcess[] = [];
 afterEach(async () => {
+  // A drain, not SIGKILL: the daemon stops its harnesses, so no test leaves an agent running.
   for (const daemon of daemons.splice(0)) {
-    daemon.kill('SIGKILL');
+    daemon.kill('SIGTERM');
+    const forced = setTimeout(() => daemon.kill('SIGKILL'), 30_000);
     await daemon.exited;
+    clearTimeout(forced);
   }
 });
 
@@ -249,8 +252,10 @@ describe('the daemon', () => {
     const file = vault.task('doomed', TASK);
     await waitForFile(join(vault.marks, 'run-2'));
     rmSync(file);
-    await daemon.waitForLog((line) => line.taskId === 'doomed' && /moved or deleted/.test(line.msg), 'the task to stop');
+    await daemon.waitForLog((line) => line.taskId === 'doomed' && line.msg.startsWith('the task file was moved or deleted: stopped'), 'the task to stop');
     expect(existsSync(join(vault.layout.sessions, 'doomed', 'prd.json'))).toBe(true);
+    // Its agent was stopped with it: nothing is left running in the task's session.
+    expect(existsSync(join(vault.layout.sessions, 'doomed', 'harness.json'))).toBe(false);
   });
 
   test('a user edit during a run is kept and reaches the next iteration', async () => {
