@@ -1,6 +1,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import { isProcessGroupAlive, killProcessGroup } from './process-group.js';
+import { killProcessGroup } from './process-group.js';
+import type { GroupHost } from './process-group.js';
+import { systemProcessHost } from './process-host.js';
 import { processStartTicks } from '../lock/process-identity.js';
 
 interface HarnessRecord {
@@ -25,7 +27,7 @@ export async function clearHarnessRecord(file: string): Promise<void> {
 }
 
 /** Kills the recorded harness group if it is still the same process and alive; returns whether it was. */
-export async function killRecordedHarness(file: string, graceMs: number): Promise<boolean> {
+export async function killRecordedHarness(file: string, graceMs: number, host: GroupHost = systemProcessHost): Promise<boolean> {
   let record: HarnessRecord;
   try {
     record = JSON.parse(await readFile(file, 'utf8')) as HarnessRecord;
@@ -33,10 +35,10 @@ export async function killRecordedHarness(file: string, graceMs: number): Promis
     return false;
   }
   let killed = false;
-  if (Number.isInteger(record.pid) && record.pid > 1 && isProcessGroupAlive(record.pid)) {
+  if (Number.isInteger(record.pid) && record.pid > 1 && host.isGroupAlive(record.pid)) {
     const now = processStartTicks(record.pid);
     // The leader may be gone while the rest of its group lives on: then the group is still ours.
-    if (now === null || record.startTicks === null || now === record.startTicks) killed = await killProcessGroup(record.pid, graceMs);
+    if (now === null || record.startTicks === null || now === record.startTicks) killed = await killProcessGroup(record.pid, graceMs, host);
   }
   await clearHarnessRecord(file);
   return killed;

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { setTimeout as delay } from 'node:timers/promises';
 import { systemErrorCode } from '../errors.js';
+import { systemClock } from '../time/clock.js';
+import type { Clock } from '../time/clock.js';
 
 /** How often a dying group is looked at. Short: this is how long a finished run waits for nothing. */
 const POLL_MS = 20;
@@ -32,14 +33,25 @@ export function isProcessGroupAlive(pgid: number): boolean {
  * for what a harness leaves behind, and for a harness left running by a wiggum that crashed (its pid
  * was recorded at spawn).
  */
-export async function killProcessGroup(pgid: number, graceMs: number): Promise<boolean> {
-  if (!isProcessGroupAlive(pgid)) return false;
-  signalGroup(pgid, 'SIGTERM');
-  if (!(await waitForGroupExit(pgid, graceMs))) {
-    signalGroup(pgid, 'SIGKILL');
-    await waitForGroupExit(pgid, KILL_CONFIRM_MS);
+export async function killProcessGroup(pgid: number, graceMs: number, host: GroupHost = systemGroupHost()): Promise<boolean> {
+  if (!host.isGroupAlive(pgid)) return false;
+  host.signalGroup(pgid, 'SIGTERM');
+  if (!(await waitForGroupExit(pgid, graceMs, host))) {
+    host.signalGroup(pgid, 'SIGKILL');
+    await waitForGroupExit(pgid, KILL_CONFIRM_MS, host);
   }
   return true;
+}
+
+/** What stopping a group needs: signals, a look at the group, and a clock to wait on (ProcessHost has all three). */
+export interface GroupHost {
+  signalGroup(pgid: number, signal: NodeJS.Signals): void;
+  isGroupAlive(pgid: number): boolean;
+  clock: Clock;
+}
+
+function systemGroupHost(): GroupHost {
+  return { signalGroup, isGroupAlive: isProcessGroupAlive, clock: systemClock };
 }
 
 /** Sends `signal` to the whole group; a group that is already gone is not an error. */
@@ -61,12 +73,12 @@ function isSafeGroupId(pgid: number): boolean {
   return Number.isSafeInteger(pgid) && pgid > 1 && pgid !== process.pid;
 }
 
-async function waitForGroupExit(pgid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (isProcessGroupAlive(pgid)) {
-    const left = deadline - performance.now();
+async function waitForGroupExit(pgid: number, timeoutMs: number, host: GroupHost): Promise<boolean> {
+  const deadline = host.clock.now() + timeoutMs;
+  while (host.isGroupAlive(pgid)) {
+    const left = deadline - host.clock.now();
     if (left <= 0) return false;
-    await delay(Math.min(POLL_MS, left));
+    await host.clock.sleep(Math.min(POLL_MS, left));
   }
   return true;
 }

@@ -1,11 +1,11 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { WiggumError } from '../errors.js';
 import { CappedLog } from './output-log.js';
 import { OutputTail } from './output-tail.js';
-import { isProcessGroupAlive, killProcessGroup } from './process-group.js';
+import { killProcessGroup } from './process-group.js';
+import { systemProcessHost } from './process-host.js';
+import type { HostChild, ProcessHost } from './process-host.js';
 import { spawnFailure } from './spawn-error.js';
 
 /**
@@ -71,7 +71,6 @@ export interface ProcessResult {
   leftoverKilled: boolean;
 }
 
-type Child = ChildProcessByStdio<Writable, Readable, Readable>;
 export type Outcome = Omit<ProcessResult, 'startedAtMs' | 'durationMs' | 'logTruncated' | 'logError'>;
 type StopReason = 'timeout' | 'idle' | 'abort';
 
@@ -94,11 +93,11 @@ export const notStarted: Outcome = {
  * Runs `spec.command` directly (never through a shell) as the leader of a new process group, and
  * resolves once the leader has exited, nothing of its group is left running, the output pipes are
  * closed and the log file is flushed and closed. It rejects only if the log file cannot be opened
- * (before anything is spawned).
+ * (before anything is spawned). Spawning, signals and every wait go through `host`.
  */
-export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
-  const startedAtMs = Date.now();
-  const startedAt = performance.now();
+export async function runProcess(spec: ProcessSpec, host: ProcessHost = systemProcessHost): Promise<ProcessResult> {
+  const startedAtMs = host.clock.now();
+  const startedAt = host.monotonicNow();
   const log = spec.logFile === null ? null : await CappedLog.open(spec.logFile, spec.logMaxBytes);
   const finish = async (outcome: Partial<Outcome>): Promise<ProcessResult> => {
     await log?.close();
@@ -106,7 +105,7 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
       ...notStarted,
       ...outcome,
       startedAtMs,
-      durationMs: Math.round(performance.now() - startedAt),
+      durationMs: Math.round(host.monotonicNow() - startedAt),
       logTruncated: log?.truncated ?? false,
       logError: log?.error ?? null,
     };
@@ -114,10 +113,9 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
 
   if (spec.signal?.aborted === true) return finish({ stopped: true });
   const attempt = { command: spec.command, cwd: spec.cwd, configKey: spec.configKey };
-  let child: Child;
+  let child: HostChild;
   try {
-    // detached: the child calls setsid(), so it leads a group we can signal as a whole.
-    child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], shell: false });
+    child = host.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env });
   } catch (cause) {
     return finish({ spawnError: spawnFailure(attempt, cause) });
   }
@@ -126,15 +124,15 @@ export async function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     const [cause] = (await once(child, 'error')) as [unknown];
     return finish({ spawnError: spawnFailure(attempt, cause) });
   }
-  return finish(await supervise(child, child.pid, spec, log));
+  return finish(await supervise(child, child.pid, spec, log, host));
 }
 
 /** Everything between a successful spawn and an empty process group. */
-async function supervise(child: Child, pgid: number, spec: ProcessSpec, log: CappedLog | null): Promise<Partial<Outcome>> {
+async function supervise(child: HostChild, pgid: number, spec: ProcessSpec, log: CappedLog | null, host: ProcessHost): Promise<Partial<Outcome>> {
   const tails = { stdout: new OutputTail(spec.tailBytes), stderr: new OutputTail(spec.tailBytes) };
   const state = {
     outputBytes: 0,
-    lastOutputAt: performance.now(),
+    lastOutputAt: host.clock.now(),
     leaderExited: false,
     stopReason: null as StopReason | null,
     stopping: null as Promise<boolean> | null,
@@ -145,7 +143,7 @@ async function supervise(child: Child, pgid: number, spec: ProcessSpec, log: Cap
 
   const onData = (name: 'stdout' | 'stderr') => (chunk: Buffer): void => {
     state.outputBytes += chunk.length;
-    state.lastOutputAt = performance.now();
+    state.lastOutputAt = host.clock.now();
     tails[name].push(chunk);
     if (log !== null && !log.write(chunk) && !state.waitingForLog) {
       // Backpressure: stop reading until the log catches up, so a flood cannot pile up in memory.
@@ -174,31 +172,34 @@ async function supervise(child: Child, pgid: number, spec: ProcessSpec, log: Cap
   const stop = (reason: StopReason): void => {
     if (state.leaderExited || state.stopReason !== null) return;
     state.stopReason = reason;
-    state.stopping = killProcessGroup(pgid, spec.stopGraceMs);
+    state.stopping = killProcessGroup(pgid, spec.stopGraceMs, host);
   };
-  const timer = spec.timeoutMs > 0 ? setTimeout(() => stop('timeout'), spec.timeoutMs) : undefined;
-  let idleTimer: NodeJS.Timeout | undefined;
+  // The timers are sleeps on the host's clock, all cancelled by one abort when the leader exits.
+  const timers = new AbortController();
+  const after = (ms: number, then: () => void): void => {
+    host.clock.sleep(ms, timers.signal).then(then, () => undefined);
+  };
+  if (spec.timeoutMs > 0) after(spec.timeoutMs, () => stop('timeout'));
   const checkIdle = (): void => {
     // One timer re-armed for the remaining silence, instead of a reset on every chunk of a flood.
-    const silentMs = performance.now() - state.lastOutputAt;
+    const silentMs = host.clock.now() - state.lastOutputAt;
     if (silentMs >= spec.idleTimeoutMs) stop('idle');
-    else idleTimer = setTimeout(checkIdle, spec.idleTimeoutMs - silentMs);
+    else after(spec.idleTimeoutMs - silentMs, checkIdle);
   };
-  if (spec.idleTimeoutMs > 0) idleTimer = setTimeout(checkIdle, spec.idleTimeoutMs);
+  if (spec.idleTimeoutMs > 0) after(spec.idleTimeoutMs, checkIdle);
   const onAbort = (): void => stop('abort');
   spec.signal?.addEventListener('abort', onAbort, { once: true });
   spec.onSpawn?.(pgid);
 
   const [exitCode, signal] = await leaderExit;
   state.leaderExited = true;
-  clearTimeout(timer);
-  clearTimeout(idleTimer);
+  timers.abort();
   spec.signal?.removeEventListener('abort', onAbort);
 
   // No orphans: whatever the leader started in its group dies with it.
-  const leftoverKilled = isProcessGroupAlive(pgid);
-  await (state.stopping ?? (leftoverKilled ? killProcessGroup(pgid, spec.stopGraceMs) : null));
-  await drainOutput(streams, outputClosed);
+  const leftoverKilled = host.isGroupAlive(pgid);
+  await (state.stopping ?? (leftoverKilled ? killProcessGroup(pgid, spec.stopGraceMs, host) : null));
+  await drainOutput(streams, outputClosed, host);
   child.stdin.destroy();
 
   return {
@@ -216,15 +217,16 @@ async function supervise(child: Child, pgid: number, spec: ProcessSpec, log: Cap
 }
 
 /** Reads what is left in the pipes; gives up on pipes still held open by a process outside the group. */
-async function drainOutput(streams: Readable[], closed: Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
+async function drainOutput(streams: Readable[], closed: Promise<unknown>, host: ProcessHost): Promise<void> {
+  const giveUp = new AbortController();
   const late = await Promise.race([
     closed.then(() => false),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), PIPE_DRAIN_MS);
-    }),
+    host.clock.sleep(PIPE_DRAIN_MS, giveUp.signal).then(
+      () => true,
+      () => false,
+    ),
   ]);
-  clearTimeout(timer);
+  giveUp.abort();
   if (late) {
     for (const stream of streams) stream.destroy();
     await closed;

@@ -10,6 +10,7 @@ import { processFailure } from '../harness/drivers/driver.js';
 import { harnessEnvironment } from '../harness/environment.js';
 import { expandArgs } from '../harness/placeholders.js';
 import { OutputTail } from '../harness/output-tail.js';
+import type { ProcessHost } from '../harness/process-host.js';
 import { runProcess } from '../harness/run-process.js';
 import type { ProcessResult } from '../harness/run-process.js';
 import type { Logger } from '../log/logger.js';
@@ -43,6 +44,8 @@ export interface IterationContext {
   store: MemoryStore;
   config: WiggumConfig;
   clock: Clock;
+  /** Spawning, signals and their waits, beside the clock. */
+  processes: ProcessHost;
   logger: Logger;
   env: NodeJS.ProcessEnv;
   /** Live output goes here (`--no-stream`: null). */
@@ -153,7 +156,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
         shown.push(Buffer.from(text));
         if (ctx.stream !== null) ctx.stream.write(text);
       },
-    });
+    }, ctx.processes);
   } finally {
     await files?.absorb().catch((error: unknown) => ctx.logger.warn({ taskId: ctx.taskId, err: error }, 'could not read the agent memory back'));
   }
@@ -252,7 +255,7 @@ async function completionRefusal(ctx: IterationContext, stories: ReturnType<type
     );
   }
   if (ctx.verify === null) return null;
-  const check = await runVerifyCheck(ctx.verify, ctx.workdir, ctx.env, ctx.config, ctx.signal);
+  const check = await runVerifyCheck(ctx.verify, ctx.workdir, ctx.env, ctx.config, ctx.signal, ctx.processes);
   ctx.logger.info({ taskId: ctx.taskId, check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed }, `verify check ${ctx.verify.name} ${check.passed ? 'passed' : 'failed'}`);
   return check.passed ? null : `Every story passes, but the verify check "${ctx.verify.name}" failed (${check.summary}):\n${check.outputTail}`;
 }

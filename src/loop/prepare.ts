@@ -9,6 +9,7 @@ import { checkoutTaskBranch, excludeFromGit, isGitRepository } from '../git/git.
 import type { HarnessDriver } from '../harness/drivers/driver.js';
 import { driverFor } from '../harness/drivers/registry.js';
 import { killRecordedHarness } from '../harness/pid-record.js';
+import type { GroupHost } from '../harness/process-group.js';
 import type { Logger } from '../log/logger.js';
 import { buildPrd, parsePrd } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
@@ -49,6 +50,7 @@ export interface PrepareDeps {
   layout: VaultLayout;
   clock: Clock;
   logger: Logger;
+  processes?: GroupHost;
 }
 
 /**
@@ -92,7 +94,7 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   if (await adoptPendingContext(layout.state, task.id, session.store)) logger.info({ taskId: task.id }, 'took in context added before the task started');
 
   const harnessRecord = session.store.paths === null ? null : join(session.store.paths.dir, 'harness.json');
-  if (harnessRecord !== null && (await killRecordedHarness(harnessRecord, config.harness.stopGraceMs))) {
+  if (harnessRecord !== null && (await killRecordedHarness(harnessRecord, config.harness.stopGraceMs, deps.processes))) {
     logger.warn({ taskId: task.id }, 'killed a harness left running by an earlier wiggum that did not stop cleanly');
   }
 

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { WiggumConfig } from '../config/config.js';
+import type { ProcessHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -14,6 +15,8 @@ export interface RunTaskDeps {
   logger: Logger;
   /** wiggum's own environment, filtered for the harness. */
   env: NodeJS.ProcessEnv;
+  /** Spawning, signals and the waits around them, beside the clock; the real ones by default. */
+  processes?: ProcessHost;
 }
 
 export interface RunTaskRequest {

@@ -3,6 +3,7 @@ import { relative } from 'node:path';
 import type { ErrorCode } from '../errors.js';
 import { isWiggumError } from '../errors.js';
 import { clearHarnessRecord, recordHarness } from '../harness/pid-record.js';
+import { systemProcessHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
 import { storySummary } from '../memory/prd.js';
@@ -70,6 +71,7 @@ export class TaskLoop {
       store: prepared.session.store,
       config: deps.config,
       clock: deps.clock,
+      processes: deps.processes ?? systemProcessHost,
       logger: this.log,
       env: deps.env,
       stream: request.stream,

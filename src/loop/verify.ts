@@ -1,5 +1,7 @@
 import type { CheckDefinition, WiggumConfig } from '../config/config.js';
 import { harnessEnvironment } from '../harness/environment.js';
+import { systemProcessHost } from '../harness/process-host.js';
+import type { ProcessHost } from '../harness/process-host.js';
 import { runProcess } from '../harness/run-process.js';
 
 export interface CheckResult {
@@ -16,7 +18,7 @@ const TAIL_BYTES = 8 * 1024;
  * Runs a task's `verify` check in its workdir, in its own process group like a harness, so a
  * completion claim is accepted only when the check really exits 0.
  */
-export async function runVerifyCheck(check: CheckDefinition, workdir: string, env: NodeJS.ProcessEnv, config: WiggumConfig, signal?: AbortSignal): Promise<CheckResult> {
+export async function runVerifyCheck(check: CheckDefinition, workdir: string, env: NodeJS.ProcessEnv, config: WiggumConfig, signal?: AbortSignal, host: ProcessHost = systemProcessHost): Promise<CheckResult> {
   const result = await runProcess({
     command: check.command,
     args: check.args,
@@ -31,7 +33,7 @@ export async function runVerifyCheck(check: CheckDefinition, workdir: string, en
     tailBytes: TAIL_BYTES,
     configKey: `checks.${check.name}.command`,
     ...(signal === undefined ? {} : { signal }),
-  });
+  }, host);
   const output = `${result.stdoutTail}${result.stderrTail}`.trim().split('\n').slice(-30).join('\n');
   if (result.spawnError !== null) return { passed: false, exitCode: null, summary: result.spawnError.message, outputTail: '' };
   const summary = result.timedOut
