@@ -1,0 +1,70 @@
+import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
+import type { HostChild, ProcessHost } from '../../src/harness/process-host.js';
+import { ManualClock } from './manual-clock.js';
+
+/** What a fake process does when its group gets SIGTERM. */
+export type OnTerm = 'exit' | 'ignore';
+
+/** A child process made of streams and events: the test decides when it prints and exits. */
+export interface FakeProcess {
+  child: HostChild;
+  pid: number;
+  /** Writes to its stdout. */
+  print(text: string): void;
+  /** The leader exits (its streams close); its group is gone unless `keepGroup`. */
+  exit(code: number | null, signal?: NodeJS.Signals | null, keepGroup?: boolean): void;
+  exited: boolean;
+  /** Members of its group other than the leader still run. */
+  groupAlive: boolean;
+  onTerm: OnTerm;
+}
+
+let nextPid = 40_000;
+
+export function createFakeProcess(onTerm: OnTerm = 'exit'): FakeProcess {
+  const emitter = new EventEmitter();
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdin.resume();
+  const pid = nextPid++;
+  const fake: FakeProcess = {
+    child: Object.assign(emitter, { pid, stdin, stdout, stderr }) as unknown as HostChild,
+    pid,
+    exited: false,
+    groupAlive: true,
+    onTerm,
+    print: (text) => void stdout.write(text),
+    exit: (code, signal = null, keepGroup = false) => {
+      if (fake.exited) return;
+      fake.exited = true;
+      fake.groupAlive = keepGroup;
+      stdout.end();
+      stderr.end();
+      emitter.emit('exit', code, signal);
+    },
+  };
+  return fake;
+}
+
+/** A ProcessHost whose spawn hands out `process`, whose clock is manual, and which records every signal. */
+export function fakeHost(process: FakeProcess): ProcessHost & { clock: ManualClock; signals: NodeJS.Signals[] } {
+  const clock = new ManualClock();
+  const signals: NodeJS.Signals[] = [];
+  return {
+    clock,
+    signals,
+    monotonicNow: () => clock.now(),
+    spawn: () => process.child,
+    isGroupAlive: (pgid) => pgid === process.pid && (!process.exited || process.groupAlive),
+    signalGroup: (pgid, signal) => {
+      if (pgid !== process.pid) return;
+      signals.push(signal);
+      if (signal === 'SIGKILL' || (signal === 'SIGTERM' && process.onTerm === 'exit')) {
+        process.groupAlive = false;
+        process.exit(null, signal);
+      }
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { Clock } from '../../src/time/clock.js';
+
+interface Sleeper {
+  atMs: number;
+  resolve: () => void;
+}
+
+/**
+ * A clock that moves only when the test says so: `advance(ms)` wakes, in time order, every sleep
+ * that ends by then, letting each wake-up's promise callbacks run before the next one. Nothing
+ * ever waits on real time.
+ */
+export class ManualClock implements Clock {
+  private time = 1_700_000_000_000;
+  private sleepers: Sleeper[] = [];
+
+  now(): number {
+    return this.time;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted === true) return Promise.reject(new Error('aborted'));
+    return new Promise((resolve, reject) => {
+      const sleeper: Sleeper = { atMs: this.time + ms, resolve };
+      this.sleepers.push(sleeper);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.sleepers = this.sleepers.filter((other) => other !== sleeper);
+          reject(new Error('aborted'));
+        },
+        { once: true },
+      );
+    });
+  }
+
+  /** How many sleeps are pending. */
+  get pending(): number {
+    return this.sleepers.length;
+  }
+
+  async advance(ms: number): Promise<void> {
+    const until = this.time + ms;
+    for (;;) {
+      await settle();
+      const next = this.sleepers.filter((sleeper) => sleeper.atMs <= until).sort((a, b) => a.atMs - b.atMs)[0];
+      if (next === undefined) break;
+      this.sleepers = this.sleepers.filter((sleeper) => sleeper !== next);
+      this.time = Math.max(this.time, next.atMs);
+      next.resolve();
+    }
+    this.time = until;
+    await settle();
+  }
+}
+
+/** Lets pending promise callbacks and I/O callbacks of already-finished work run. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
+}
