@@ -1,6 +1,7 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 node
 // (glibc's default of one malloc arena per thread let the daemon's RSS grow to 170 MB while 1,000
 // tasks ran; two arenas kept it near 120 MB: docs/performance.md.)
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { VaultOptions } from './open-vault.js';
 import type { RalphOptions } from './ralph.js';
@@ -19,6 +20,7 @@ import type { ExitCode } from './exit-codes.js';
 function buildProgram(setExit: (code: ExitCode) => void): Command {
   const program = new Command('wiggum')
     .description('Drives Markdown tasks in a vault through a bounded, crash-safe agent persistence loop.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError('(run wiggum --help for usage)')
     .exitOverride();
 
@@ -142,7 +144,18 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(await contextCommand('clear', id, undefined, options));
     });
 
+  for (const command of [program, ...program.commands, ...context.commands]) {
+    command.addHelpText('after', EXIT_CODES_HELP);
+  }
   return program;
+}
+
+const EXIT_CODES_HELP = '\nExit codes: 0 complete, 1 failed or rejected, 2 usage or configuration error, 3 stopped or interrupted.';
+
+/** The version in package.json, one folder above dist/. */
+function packageVersion(): string {
+  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { version: string }).version;
 }
 
 function positiveInt(value: string): number {

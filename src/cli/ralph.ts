@@ -12,7 +12,7 @@ import { findTask } from '../vault/find-task.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { runInForeground } from './foreground.js';
-import { overridesFrom } from './run.js';
+import { checkedOverrides } from './run.js';
 import { describeTask } from './task-status.js';
 
 export interface RalphOptions extends RunOverrides {
@@ -57,10 +57,11 @@ export async function ralphCommand(prompt: string | undefined, options: RalphOpt
 
   const text = await promptText(prompt, options.promptFile);
   const config = await loadConfig({ vault: root, ...(options.config === undefined ? {} : { file: options.config }) });
+  const overrides = checkedOverrides(options, config);
   const logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 2, relativeTo: root });
   const { file, action } = await ensureRalphTask(layout, options.change, text);
   logger.info({ change: options.change, file: relative(root, file) }, action === 'created' ? 'new loop' : action === 'updated' ? 'new prompt for an existing loop: its memory is kept' : 'resuming the loop');
-  const { code } = await runInForeground({ file, overrides: overridesFrom(options), stream: options.stream, config, layout, logger });
+  const { code } = await runInForeground({ file, overrides, stream: options.stream, config, layout, logger });
   return code;
 }
 

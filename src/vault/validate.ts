@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkConfig } from '../config/load.js';
 import type { ConfigSources } from '../config/sources.js';
@@ -8,6 +8,7 @@ import type { Problem } from '../problem.js';
 import { checkTaskAgainstConfig } from '../task/check.js';
 import { readTaskFile } from '../task/read.js';
 import { vaultLayout } from './layout.js';
+import { isTaskFileName } from './names.js';
 
 export interface ValidateRequest {
   vault: string;
@@ -25,7 +26,7 @@ export async function validateVault(request: ValidateRequest): Promise<Problem[]
   let files = request.files;
   if (files.length === 0) {
     try {
-      files = (await readdir(layout.approved)).filter((name) => name.endsWith('.md') && !name.startsWith('.')).sort().map((name) => join(layout.approved, name));
+      files = (await readdir(layout.approved)).filter(isTaskFileName).sort().map((name) => join(layout.approved, name));
     } catch (error) {
       if (systemErrorCode(error) !== 'ENOENT') throw error;
       return [fileProblem(layout.approved, `there is no ${checked.config.folders.approved}/ folder here: run wiggum init, or pass --vault DIR`)];
@@ -34,6 +35,15 @@ export async function validateVault(request: ValidateRequest): Promise<Problem[]
 
   const problems: Problem[] = [];
   for (const file of files) {
+    const stats = await lstat(file).catch(() => null);
+    if (stats?.isSymbolicLink() === true) {
+      problems.push(fileProblem(file, 'a symbolic link: wiggum never runs a link (it could point anywhere); move the task file itself into Approved/'));
+      continue;
+    }
+    if (stats?.isDirectory() === true) {
+      problems.push(fileProblem(file, 'a folder, not a task file'));
+      continue;
+    }
     let read;
     try {
       read = await readTaskFile(file);

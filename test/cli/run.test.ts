@@ -57,6 +57,16 @@ describe('wiggum run', () => {
     expect((await runCli(['run', vault.task('x', TASK), '--max-iterations', 'zero'])).code).toBe(2);
   });
 
+  test('an unknown --harness is a usage error (exit 2) that leaves the task untouched', async () => {
+    const vault = await makeVault();
+    const file = vault.task('typo', TASK);
+    const result = await runCli(['run', file, '--harness', 'no-such-harness', '--no-stream']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--harness no-such-harness: no such harness; the configured ones are');
+    expect(readFileSync(file, 'utf8')).toBe(TASK);
+    expect(readdirSync(vault.layout.rejected)).toEqual([]);
+  });
+
   test('--fail-fast turns a failing harness into exit 1', async () => {
     const vault = await makeVault({ fake: { FAKE_MODE: 'fail', FAKE_EXIT_CODE: '2' } });
     const result = await runCli(['run', vault.task('ff', TASK), '--fail-fast', '--no-stream']);

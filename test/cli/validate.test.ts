@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/child.js';
@@ -53,6 +53,17 @@ describe('wiggum validate', () => {
     const result = await runCli(['validate', '--vault', root]);
     expect(result.code).toBe(2);
     expect(result.stdout.trim().split('\n')).toEqual([`${join(root, 'Approved', 'bad.md')}:2:17: max_iterations: Too small: expected number to be >=1`]);
+  });
+
+  test('a symlinked task in Approved/ is a problem naming it; editor backups are not looked at', async () => {
+    const root = vault();
+    const outside = join(root, 'elsewhere.md');
+    writeFileSync(outside, '---\ntitle: fine\n---\nbody\n');
+    symlinkSync(outside, join(root, 'Approved', 'link.md'));
+    writeFileSync(join(root, 'Approved', 'good.md~'), 'not: [valid');
+    const result = await runCli(['validate', '--vault', root]);
+    expect(result.code).toBe(2);
+    expect(result.stdout.trim().split('\n')).toEqual([`${join(root, 'Approved', 'link.md')}:1:1: a symbolic link: wiggum never runs a link (it could point anywhere); move the task file itself into Approved/`]);
   });
 
   test('a bad vault config is reported at its line and column', async () => {
