@@ -1,8 +1,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { killProcessGroup } from './process-group.js';
-import type { GroupHost } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
+import type { GroupHost } from './process-host.js';
 import { processStartTicks } from '../lock/process-identity.js';
 
 interface HarnessRecord {

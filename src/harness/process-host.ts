@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { systemClock } from '../time/clock.js';
-import { isProcessGroupAlive, signalGroup } from './process-group.js';
-import type { GroupHost } from './process-group.js';
+import type { Clock } from '../time/clock.js';
+import { isProcessGroupAlive, signalGroup } from './group-signals.js';
 
 /** A started child as run-process uses it: piped stdio, a pid, 'exit' and 'error' events. */
 export type HostChild = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -13,14 +13,26 @@ export type HostChild = ChildProcessByStdio<Writable, Readable, Readable>;
  * and look at a process group, and wait. Passed in beside the clock (as concurrently passes spawn
  * and kill), so the timeout, idle and kill paths can be driven by a test without sleeping.
  */
-export interface ProcessHost extends GroupHost {
+export interface ProcessHost {
   /** Starts `command` as the leader of a new process group, never through a shell, stdio piped. */
   spawn(command: string, args: string[], options: { cwd: string; env: Record<string, string> }): HostChild;
-  /** Every wait (timeouts, the idle timer, the kill grace, the pipe drain) is a sleep on `clock`. */
-  /** Milliseconds on a monotonic clock, for durations. */
+  /** Sends `signal` to every process of the group; a group that is already gone is not an error. */
+  signalGroup(pgid: number, signal: NodeJS.Signals): void;
+  /** Whether a process of the group still runs (zombies do not count). */
+  isGroupAlive(pgid: number): boolean;
+  /** Every wait (the run and idle timeouts, the kill grace and its polling, the pipe drain) sleeps on it. */
+  clock: Clock;
+  /**
+   * Milliseconds on a clock that never jumps, for elapsed time (silence, deadlines, durations):
+   * `performance.now()` for real, a fake clock's time in tests.
+   */
   monotonicNow(): number;
 }
 
+/** What stopping a group needs (`killProcessGroup`, `killRecordedHarness`): no spawning. */
+export type GroupHost = Pick<ProcessHost, 'signalGroup' | 'isGroupAlive' | 'clock' | 'monotonicNow'>;
+
+/** The real one: node's spawn, kill(2) on the group, /proc, timers. */
 export const systemProcessHost: ProcessHost = {
   // detached: the child calls setsid(), so it leads a group we can signal as a whole.
   spawn: (command, args, options) => spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], shell: false }),

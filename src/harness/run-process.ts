@@ -132,7 +132,7 @@ async function supervise(child: HostChild, pgid: number, spec: ProcessSpec, log:
   const tails = { stdout: new OutputTail(spec.tailBytes), stderr: new OutputTail(spec.tailBytes) };
   const state = {
     outputBytes: 0,
-    lastOutputAt: host.clock.now(),
+    lastOutputAt: host.monotonicNow(),
     leaderExited: false,
     stopReason: null as StopReason | null,
     stopping: null as Promise<boolean> | null,
@@ -143,7 +143,7 @@ async function supervise(child: HostChild, pgid: number, spec: ProcessSpec, log:
 
   const onData = (name: 'stdout' | 'stderr') => (chunk: Buffer): void => {
     state.outputBytes += chunk.length;
-    state.lastOutputAt = host.clock.now();
+    state.lastOutputAt = host.monotonicNow();
     tails[name].push(chunk);
     if (log !== null && !log.write(chunk) && !state.waitingForLog) {
       // Backpressure: stop reading until the log catches up, so a flood cannot pile up in memory.
@@ -182,7 +182,7 @@ async function supervise(child: HostChild, pgid: number, spec: ProcessSpec, log:
   if (spec.timeoutMs > 0) after(spec.timeoutMs, () => stop('timeout'));
   const checkIdle = (): void => {
     // One timer re-armed for the remaining silence, instead of a reset on every chunk of a flood.
-    const silentMs = host.clock.now() - state.lastOutputAt;
+    const silentMs = host.monotonicNow() - state.lastOutputAt;
     if (silentMs >= spec.idleTimeoutMs) stop('idle');
     else after(spec.idleTimeoutMs - silentMs, checkIdle);
   };

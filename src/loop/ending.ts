@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { isWiggumError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import type { Logger } from '../log/logger.js';
@@ -67,12 +68,31 @@ export async function finishStopped(target: LoopFile, loop: PersistenceLoopData 
   return { status, taskId: target.taskId, file: target.file, iterations, reason };
 }
 
-/** A task whose file already says it ended: a crash came between the final write and the move. */
-export async function finishHalfDoneMove(task: Task, deps: EndingDeps): Promise<TaskRunResult | null> {
+/** Which way a task's file says its run ended, or null while it is still to run. */
+export function endedAs(task: Task): 'done' | 'rejected' | null {
   const status = task.frontmatter.persistence_loop?.status;
-  const kind = task.frontmatter.state === 'Done' || status === 'done' ? 'done' : task.frontmatter.state === 'Rejected' || status === 'rejected' ? 'rejected' : null;
-  if (kind === null) return null;
+  if (task.frontmatter.state === 'Done' || status === 'done') return 'done';
+  if (task.frontmatter.state === 'Rejected' || status === 'rejected') return 'rejected';
+  return null;
+}
+
+/**
+ * `.wiggum/locks/<id>.ending`: written before a task's final state, removed once it is moved. In
+ * Approved/ with a final state, a task whose marker exists was cut short by a crash between the
+ * write and the move; one without it was put back by hand.
+ */
+function pendingMoveMarker(deps: EndingDeps, taskId: string): string {
+  return join(deps.layout.taskLocks, `${taskId}.ending`);
+}
+
+export function hasPendingMove(taskId: string, deps: EndingDeps): boolean {
+  return existsSync(pendingMoveMarker(deps, taskId));
+}
+
+/** Finishes the move of a task whose final state was written before a crash. */
+export async function finishHalfDoneMove(task: Task, kind: 'done' | 'rejected', deps: EndingDeps): Promise<TaskRunResult> {
   const file = await moveToEnd(kind, task.file, deps);
+  await rm(pendingMoveMarker(deps, task.id), { force: true });
   deps.logger.info('finished moving a task whose loop had already ended');
   return { status: kind, taskId: task.id, file, iterations: task.frontmatter.persistence_loop?.iteration ?? 0 };
 }
@@ -125,12 +145,17 @@ export async function writeCheckpoint(file: string, lastText: string, write: Tas
  * Returns where the file is now.
  */
 async function endTask(kind: 'done' | 'rejected', target: LoopFile, write: TaskFileWrite, deps: EndingDeps): Promise<string> {
+  const marker = pendingMoveMarker(deps, target.taskId);
+  await writeFileAtomic(marker, `${kind}\n`, { durable: false }).catch((error: unknown) => deps.logger.warn({ err: error }, `could not write ${marker}; a crash before the move would leave the task in Approved/`));
   const written = (await writeCheckpoint(target.file, target.lastText, write, deps, CONFLICT_RETRIES)) !== null;
   if (!written) {
+    await rm(marker, { force: true });
     deps.logger.error({ file: target.file }, `the ${kind === 'done' ? 'completion summary' : 'failure report'} could not be written; the task stays where it is`);
     return target.file;
   }
-  return moveToEnd(kind, target.file, deps);
+  const moved = await moveToEnd(kind, target.file, deps);
+  await rm(marker, { force: true });
+  return moved;
 }
 
 /** Moves a task whose final state is written into Done/ or Rejected/ (a clash gets a suffix) and drops its stop flag. */

@@ -9,7 +9,7 @@ import { checkoutTaskBranch, excludeFromGit, isGitRepository } from '../git/git.
 import type { HarnessDriver } from '../harness/drivers/driver.js';
 import { driverFor } from '../harness/drivers/registry.js';
 import { killRecordedHarness } from '../harness/pid-record.js';
-import type { GroupHost } from '../harness/process-group.js';
+import type { GroupHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
 import { buildPrd, parsePrd } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';

@@ -3,9 +3,11 @@ import { formatProblem } from '../problem.js';
 import { checkTaskAgainstConfig } from '../task/check.js';
 import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
+import { updateTaskFile } from '../task/update-file.js';
+import { retriedLoop } from '../vault/retry.js';
 import { isoSeconds } from '../time/clock.js';
 import { checkpointData, loopStateFromCheckpoint } from './checkpoint.js';
-import { finishHalfDoneMove, finishRejected, finishStopped, rejectInvalid } from './ending.js';
+import { endedAs, finishHalfDoneMove, finishRejected, finishStopped, hasPendingMove, rejectInvalid } from './ending.js';
 import type { EndingDeps } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { prepareTask } from './prepare.js';
@@ -46,11 +48,13 @@ async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<
   }
 }
 
-async function runParsedTask(task: Task, request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
+async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
+  let task = parsed;
   const log = deps.logger.child({ taskId: task.id });
   const endingDeps: EndingDeps = { layout: deps.layout, logger: log, clock: deps.clock };
-  const halfDone = await finishHalfDoneMove(task, endingDeps);
-  if (halfDone !== null) return halfDone;
+  const ended = endedAs(task);
+  if (ended === 'done' || (ended === 'rejected' && hasPendingMove(task.id, endingDeps))) return finishHalfDoneMove(task, ended, endingDeps);
+  if (ended === 'rejected') task = await sendBack(task, deps.config, log);
 
   let prepared: PreparedTask;
   try {
@@ -91,4 +95,14 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
     checkpoint: { completed_steps: [], current_step: null },
     logFile: null,
   }, endingDeps);
+}
+
+/**
+ * A Rejected task that someone moved back into Approved/ by hand: run again as `wiggum retry`
+ * would send it (fresh budgets, the same memory, the old report kept in the file), never
+ * re-rejected for the state it still carries.
+ */
+async function sendBack(task: Task, config: RunTaskDeps['config'], log: RunTaskDeps['logger']): Promise<Task> {
+  log.info('the task was moved back into Approved/ after it was rejected: it runs again, as wiggum retry would send it');
+  return (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: retriedLoop(task, config) } })).task;
 }

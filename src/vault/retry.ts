@@ -1,5 +1,6 @@
 import type { WiggumConfig } from '../config/config.js';
 import { archiveSession } from '../memory/archive.js';
+import type { Task } from '../task/parse.js';
 import { updateTaskFile } from '../task/update-file.js';
 import type { PersistenceLoopData } from '../task/render.js';
 import type { Clock } from '../time/clock.js';
@@ -28,17 +29,26 @@ export async function retryTask(id: string, layout: VaultLayout, config: WiggumC
   if (options.fresh) {
     archivedTo = await archiveSession({ sessionsRoot: layout.sessions, archiveRoot: layout.archive, taskId: task.id, clock: options.clock });
   } else {
-    const previous = task.frontmatter.persistence_loop;
-    loop = {
-      status: 'queued',
-      ...(previous?.session === undefined ? {} : { session: previous.session }),
-      ...(previous?.started === undefined ? {} : { started: previous.started }),
-      iteration: 0,
-      max_iterations: task.frontmatter.max_iterations ?? config.loop.maxIterations,
-      checkpoint: { completed_steps: previous?.checkpoint?.completed_steps ?? [], current_step: previous?.checkpoint?.current_step ?? null },
-    };
+    loop = retriedLoop(task, config);
   }
   await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } });
   const to = await moveWithoutClobber(task.file, layout.approved);
   return { id: task.id, from: task.file, to, archivedTo };
+}
+
+/**
+ * The checkpoint of a task sent back for another run: the same session (so the agent resumes from
+ * its memory) with fresh budgets, since a task rejected for max_iterations or time would otherwise
+ * be rejected again at once.
+ */
+export function retriedLoop(task: Task, config: WiggumConfig): PersistenceLoopData {
+  const previous = task.frontmatter.persistence_loop;
+  return {
+    status: 'queued',
+    ...(previous?.session === undefined ? {} : { session: previous.session }),
+    ...(previous?.started === undefined ? {} : { started: previous.started }),
+    iteration: 0,
+    max_iterations: task.frontmatter.max_iterations ?? config.loop.maxIterations,
+    checkpoint: { completed_steps: previous?.checkpoint?.completed_steps ?? [], current_step: previous?.checkpoint?.current_step ?? null },
+  };
 }

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { parseTask } from '../../src/task/parse.js';
@@ -60,12 +60,16 @@ describe('the daemon', () => {
     cpSync(join(REPO_ROOT, 'vault-example', 'Approved'), vault.layout.approved, { recursive: true });
     // A task whose final state was written just before a crash, but which was never moved.
     vault.task('halfway', '---\nstate: Rejected\npersistence_loop:\n  status: rejected\n  iteration: 2\n  max_iterations: 5\n---\nbody\n');
+    mkdirSync(vault.layout.taskLocks, { recursive: true });
+    writeFileSync(join(vault.layout.taskLocks, 'halfway.ending'), 'rejected\n');
     const daemon = start(vault, ['--exit-when-idle']);
     expect((await daemon.exited).code).toBe(0);
     expect(readdirSync(vault.layout.done).sort()).toEqual(['add-dark-mode.md', 'write-release-notes.md']);
     expect(readdirSync(vault.layout.rejected).sort()).toEqual(['halfway.md', 'migrate-billing-db.md']);
     expect(readdirSync(vault.layout.approved)).toEqual([]);
     expect(readFileSync(join(vault.root, 'Dashboard.md'), 'utf8')).toContain('| 0 | 2 | 2 |');
+    expect(existsSync(join(vault.layout.sessions, 'halfway'))).toBe(false);
+    expect(existsSync(join(vault.layout.taskLocks, 'halfway.ending'))).toBe(false);
   });
 
   test('200 tasks dropped at once, some while the daemon starts: each runs exactly once, none is lost', async () => {

@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { isProcessGroupAlive, killProcessGroup } from '../../src/harness/process-group.js';
+import { killProcessGroup } from '../../src/harness/process-group.js';
+import { isProcessGroupAlive } from '../../src/harness/group-signals.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const fakeAgent = join(import.meta.dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');

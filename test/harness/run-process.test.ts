@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { isProcessGroupAlive } from '../../src/harness/process-group.js';
+import { isProcessGroupAlive } from '../../src/harness/group-signals.js';
 import { runProcess } from '../../src/harness/run-process.js';
 import type { ProcessSpec } from '../../src/harness/run-process.js';
 import { tempDir } from '../helpers/temp-dir.js';

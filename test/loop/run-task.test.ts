@@ -283,6 +283,23 @@ describe('input and endings', () => {
     expect(readdirSync(vault.marks)).toEqual([]);
   });
 
+  test('a task rejected by a run, then moved back into Approved/ by hand, runs again with its memory instead of being re-rejected', async () => {
+    const vault = await vaultWith({ FAKE_STORY_PER_RUN: '1' });
+    const file = vault.task('again', '---\ntitle: Again\nmax_iterations: 1\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n');
+    const first = await run(vault, file);
+    expect(first.result).toMatchObject({ status: 'rejected', code: 'E_MAX_ITERATIONS' });
+    expect(existsSync(join(vault.layout.taskLocks, 'again.ending'))).toBe(false);
+    // The user raises the budget and puts the file back, report and all.
+    const back = join(vault.layout.approved, 'again.md');
+    writeFileSync(back, first.text.replace('max_iterations: 1', 'max_iterations: 5'));
+    const second = await run(vault, back);
+    expect(second.result).toMatchObject({ status: 'done', file: join(vault.layout.done, 'again.md') });
+    // The earlier report is kept for the record; the memory carried over (one more run finished it).
+    expect(second.text).toContain('## Failure report');
+    expect(second.text).toContain('## Completion summary');
+    expect(second.history.filter((r) => r.outcome !== 'stopped')).toHaveLength(2);
+  });
+
   test('a stop request stops the harness and checkpoints the task as stopped; a new run resumes it', async () => {
     const vault = await vaultWith({ FAKE_MODE: 'hang', FAKE_COMPLETE_AFTER: '2' });
     const file = vault.task('pausable', TASK);
