@@ -44,8 +44,10 @@ export interface Decision {
  */
 export function decide(outcome: IterationOutcome, state: LoopState, policy: DecisionPolicy, nowMs: number, random: () => number): Decision {
   switch (outcome.kind) {
-    case 'stopped':
-      return { action: { kind: 'stop', reason: outcome.reason }, state };
+    case 'stopped': {
+      const spent = outcome.progressed ? { ...state, iteration: state.iteration + 1, attempt: 0, usageWaits: 0, noProgressStreak: 0, refusal: null } : state;
+      return { action: { kind: 'stop', reason: outcome.reason }, state: spent };
+    }
 
     case 'hard':
       return { action: { kind: 'reject', code: outcome.code, reason: outcome.message }, state };

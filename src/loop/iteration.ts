@@ -229,7 +229,7 @@ async function classify(
   stories: ReturnType<typeof storySummary>,
   progressed: boolean,
 ): Promise<IterationOutcome> {
-  if (result.stopped) return { kind: 'stopped', reason: stopReasonOf(ctx.signal) };
+  if (result.stopped) return { kind: 'stopped', reason: stopReasonOf(ctx.signal), progressed };
   const failure =
     processFailure(result, ctx.driver.installHint, { perIterationMs: ctx.config.loop.perIterationTimeoutMs, idleMs: ctx.config.loop.idleTimeoutMs }) ??
     report.failure;

@@ -17,8 +17,11 @@ export type IterationOutcome =
   | { kind: 'usage-limit'; resetAtMs: number | null; message: string }
   /** Harness missing, auth refused, invalid task, workdir missing, corrupted memory: rejected. */
   | { kind: 'hard'; code: ErrorCode; message: string }
-  /** The run was cut short by a stop request. */
-  | { kind: 'stopped'; reason: StopReason };
+  /**
+   * The run was cut short by a stop request. If it had already changed memory or the repository,
+   * that work is kept and the iteration counts: resuming must not redo or hide it.
+   */
+  | { kind: 'stopped'; reason: StopReason; progressed: boolean };
 
 export type StopReason = 'stop-flag' | 'interrupted' | 'task-gone';
 

@@ -100,8 +100,9 @@ describe('decide', () => {
       {},
     ],
     ['usage limit without a reset time → a bounded wait', { kind: 'usage-limit', resetAtMs: null, message: 'limit' }, {}, {}, { kind: 'wait', untilMs: NOW + 32_000 }, { usageWaits: 1 }],
-    ['stop flag → stop', { kind: 'stopped', reason: 'stop-flag' }, {}, {}, { kind: 'stop', reason: 'stop-flag' }, { iteration: 4 }],
-    ['interrupted → stop', { kind: 'stopped', reason: 'interrupted' }, {}, {}, { kind: 'stop', reason: 'interrupted' }, {}],
+    ['stop flag → stop', { kind: 'stopped', reason: 'stop-flag', progressed: false }, {}, {}, { kind: 'stop', reason: 'stop-flag' }, { iteration: 4 }],
+    ['interrupted → stop', { kind: 'stopped', reason: 'interrupted', progressed: false }, {}, {}, { kind: 'stop', reason: 'interrupted' }, {}],
+    ['stopped after it changed memory → stop, the iteration counts', { kind: 'stopped', reason: 'stop-flag', progressed: true }, { attempt: 2 }, {}, { kind: 'stop', reason: 'stop-flag' }, { iteration: 5, attempt: 0, noProgressStreak: 0 }],
     ['no progress, under the limit → continue', { kind: 'ok', progressed: false }, { noProgressStreak: 1 }, {}, { kind: 'continue' }, { noProgressStreak: 2 }],
     [
       'no progress for 3 iterations → rejected as stuck',

@@ -317,11 +317,12 @@ describe('input and endings', () => {
       },
       { config: vault.config, layout: vault.layout, clock, random: () => 0.5, logger, env: process.env },
     );
-    expect(result).toMatchObject({ status: 'stopped', iterations: 0 });
-    expect(loopOf(readFileSync(file, 'utf8'))).toMatchObject({ status: 'stopped', iteration: 0 });
+    // The stopped run had already written to progress.txt: its work is kept, so the iteration counts.
+    expect(result).toMatchObject({ status: 'stopped', iterations: 1 });
+    expect(loopOf(readFileSync(file, 'utf8'))).toMatchObject({ status: 'stopped', iteration: 1 });
     vault.config.harnesses.fake!.env.FAKE_MODE = 'succeed';
     const resumed = await run(vault, file);
-    expect(resumed.result).toMatchObject({ status: 'done', iterations: 1 });
+    expect(resumed.result).toMatchObject({ status: 'done', iterations: 2 });
   });
 });
 
