@@ -41,6 +41,11 @@ export interface Task {
   owned: { state?: OwnedKeyRange; persistence_loop?: OwnedKeyRange };
   /** Column at which top-level keys start (almost always 0). */
   keyIndent: number;
+  /**
+   * Where a frontmatter of `{}` (YAML's "no properties", which Obsidian writes) is, line break
+   * included: wiggum's keys replace it, since block keys cannot follow a flow mapping.
+   */
+  emptyMapping?: { start: number; end: number };
 }
 
 export type ParseResult = { ok: true; task: Task } | { ok: false; problems: Problem[] };
@@ -87,6 +92,7 @@ function parseTaskText(file: string, text: string): ParseResult {
 
   let data: Record<string, unknown> = {};
   let doc: Document.Parsed | null = null;
+  let emptyMapping: Task['emptyMapping'];
   if (layout.hasFrontmatter && yamlText.trim() !== '') {
     const parsed = parseSafeYaml(yamlText);
     if (!parsed.ok) {
@@ -103,7 +109,11 @@ function parseTaskText(file: string, text: string): ParseResult {
     }
     data = parsed.value.data;
     doc = parsed.value.doc;
-    if (isMap(doc.contents) && doc.contents.flow) {
+    if (isMap(doc.contents) && doc.contents.flow && doc.contents.items.length === 0 && doc.contents.range) {
+      const start = layout.yamlStart + doc.contents.range[0];
+      const lineEnd = text.indexOf('\n', layout.yamlStart + doc.contents.range[1]);
+      emptyMapping = { start, end: lineEnd === -1 ? layout.yamlEnd : lineEnd + 1 };
+    } else if (isMap(doc.contents) && doc.contents.flow) {
       return {
         ok: false,
         problems: [{ file, ...at(doc.contents.range?.[0] ?? 0), message: 'write the frontmatter as key: value lines; a {…} mapping leaves no room for the checkpoint' }],
@@ -137,7 +147,7 @@ function parseTaskText(file: string, text: string): ParseResult {
   }
   return {
     ok: true,
-    task: { file, text, layout, id, frontmatter, body, stories: parseChecklist(body), keyPositions, owned, keyIndent },
+    task: { file, text, layout, id, frontmatter, body, stories: parseChecklist(body), keyPositions, owned, keyIndent, ...(emptyMapping === undefined ? {} : { emptyMapping }) },
   };
 }
 

@@ -64,7 +64,9 @@ export function withOwnedKeys(task: Task, keys: OwnedKeys): string {
   }
 
   if (appended.length > 0) {
-    if (layout.hasFrontmatter) {
+    if (task.emptyMapping !== undefined) {
+      edits.push({ start: task.emptyMapping.start, end: task.emptyMapping.end, text: appended.join('') });
+    } else if (layout.hasFrontmatter) {
       edits.push({ start: layout.yamlEnd, end: layout.yamlEnd, text: appended.join('') });
     } else {
       edits.push({ start: layout.bodyStart, end: layout.bodyStart, text: `---${eol}${appended.join('')}---${eol}` });
