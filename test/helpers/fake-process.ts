@@ -48,22 +48,36 @@ export function createFakeProcess(onTerm: OnTerm = 'exit'): FakeProcess {
   return fake;
 }
 
-/** A ProcessHost whose spawn hands out `process`, whose clock is manual, and which records every signal. */
-export function fakeHost(process: FakeProcess): ProcessHost & { clock: ManualClock; signals: NodeJS.Signals[] } {
+/** A fake ProcessHost, and what was done through it. */
+export type FakeHost = ProcessHost & {
+  clock: ManualClock;
+  /** Every signal sent to the fake's group, in order. */
+  signals: NodeJS.Signals[];
+  /** Every command started, in order. */
+  spawns: { command: string; args: string[] }[];
+};
+
+/** A ProcessHost whose spawn hands out `agent`, whose clock is manual, and which records every signal. */
+export function fakeHost(agent: FakeProcess): FakeHost {
   const clock = new ManualClock();
   const signals: NodeJS.Signals[] = [];
+  const spawns: { command: string; args: string[] }[] = [];
   return {
     clock,
     signals,
+    spawns,
     monotonicNow: () => clock.now(),
-    spawn: () => process.child,
-    isGroupAlive: (pgid) => pgid === process.pid && (!process.exited || process.groupAlive),
+    spawn: (command, args) => {
+      spawns.push({ command, args });
+      return agent.child;
+    },
+    isGroupAlive: (pgid) => pgid === agent.pid && (!agent.exited || agent.groupAlive),
     signalGroup: (pgid, signal) => {
-      if (pgid !== process.pid) return;
+      if (pgid !== agent.pid) return;
       signals.push(signal);
-      if (signal === 'SIGKILL' || (signal === 'SIGTERM' && process.onTerm === 'exit')) {
-        process.groupAlive = false;
-        process.exit(null, signal);
+      if (signal === 'SIGKILL' || (signal === 'SIGTERM' && agent.onTerm === 'exit')) {
+        agent.groupAlive = false;
+        agent.exit(null, signal);
       }
     },
   };

@@ -13,6 +13,7 @@ interface Sleeper {
 export class ManualClock implements Clock {
   private time = 1_700_000_000_000;
   private sleepers: Sleeper[] = [];
+  private waiters: (() => void)[] = [];
 
   now(): number {
     return this.time;
@@ -23,6 +24,7 @@ export class ManualClock implements Clock {
     return new Promise((resolve, reject) => {
       const sleeper: Sleeper = { atMs: this.time + ms, resolve };
       this.sleepers.push(sleeper);
+      for (const wake of this.waiters.splice(0)) wake();
       signal?.addEventListener(
         'abort',
         () => {
@@ -37,6 +39,15 @@ export class ManualClock implements Clock {
   /** How many sleeps are pending. */
   get pending(): number {
     return this.sleepers.length;
+  }
+
+  /**
+   * Resolves once something sleeps on this clock (at once if something already does): for code
+   * that reaches its first wait only after real I/O, which `advance` cannot know about.
+   */
+  sleeping(): Promise<void> {
+    if (this.sleepers.length > 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   async advance(ms: number): Promise<void> {
