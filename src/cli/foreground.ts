@@ -92,6 +92,7 @@ function summaryLine(result: TaskRunResult): string {
     case 'stopped':
       return `wiggum: stopped after ${result.iterations} iteration(s); remove the stop flag and run again to resume`;
     case 'interrupted':
+      if (result.reason === 'task-gone') return `wiggum: the task file was moved or deleted after ${result.iterations} iteration(s); its memory is kept, and the task resumes from it if the file comes back`;
       return `wiggum: interrupted after ${result.iterations} iteration(s); run the same command again to resume`;
   }
 }

@@ -19,7 +19,7 @@ export interface SpawnAttempt {
 export function spawnFailure(attempt: SpawnAttempt, cause: unknown): WiggumError {
   const { command, cwd } = attempt;
   const code = systemErrorCode(cause);
-  const fix = `install it or fix ${attempt.configKey ?? 'the command'} in the config`;
+  const fix = `fix ${attempt.configKey ?? 'the command'} in the config`;
   const details = { command, cwd, errno: code };
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     if (!isDirectory(cwd)) {

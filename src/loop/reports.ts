@@ -14,8 +14,8 @@ export interface LoopFacts {
   endedAt: string;
   activeMs: number;
   stories: { id: string; title: string; passes: boolean }[];
-  /** Where the memory is, relative to the vault when inside it; null when it was not durable. */
-  sessionDir: string | null;
+  /** Where the memory is, relative to the vault when inside it; null when it was not durable; 'none' before any was opened. */
+  sessionDir: string | null | 'none';
   history: IterationRecord[];
   /** The last lines the agent printed. */
   lastOutput: string;
@@ -58,7 +58,9 @@ export function failureReport(facts: FailureFacts): string {
     '## Failure report',
     '',
     `- Reason: ${facts.reason} (${facts.code}).`,
-    `- Failed in iteration ${facts.failedIteration} of at most ${facts.maxIterations}, at ${facts.endedAt}, after ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`,
+    facts.code === 'E_MAX_ITERATIONS'
+      ? `- Used all ${facts.maxIterations} iterations without completing, at ${facts.endedAt}, after ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`
+      : `- Failed in iteration ${facts.failedIteration} of at most ${facts.maxIterations}, at ${facts.endedAt}, after ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`,
     `- Harness: ${facts.harness}.`,
     `- Stories: ${storyLine(facts.stories)}`,
     `- Checkpoint: completed steps ${facts.checkpoint.completed_steps.length === 0 ? 'none' : facts.checkpoint.completed_steps.join(', ')}` +
@@ -144,7 +146,8 @@ function storyLine(stories: LoopFacts['stories']): string {
   return `${passing} of ${stories.length} passing (${stories.map((story) => `${story.passes ? '✓' : '✗'} ${story.id} ${story.title}`).join('; ')}).`;
 }
 
-function memoryLine(sessionDir: string | null): string {
+function memoryLine(sessionDir: string | null | 'none'): string {
+  if (sessionDir === 'none') return '- Memory: none yet (the task was refused before its first iteration).';
   return sessionDir === null
     ? '- Memory: not durable in this run (kept in memory only).'
     : `- Memory: \`${sessionDir}\` (prd.json, progress.txt, context.md, history.jsonl, logs/).`;

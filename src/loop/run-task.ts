@@ -85,7 +85,7 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
     endedAt: isoSeconds(now),
     activeMs: 0,
     stories: task.stories.map((story) => ({ id: story.id, title: story.title, passes: story.checked })),
-    sessionDir: null,
+    sessionDir: 'none',
     history: [],
     lastOutput: '',
     code: error.code,

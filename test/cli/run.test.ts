@@ -181,10 +181,14 @@ describe('wiggum run', () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
     const file = vault.task('doomed', TASK);
     const child = startRun(file);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = exitOf(child);
     await waitForFile(join(vault.marks, 'run-2'));
     rmSync(file);
     expect(await exited).toBe(3);
+    expect(stderr).toContain('wiggum: the task file was moved or deleted after 1 iteration(s); its memory is kept');
+    expect(stderr).not.toContain('run the same command again');
     expect(existsSync(join(vault.layout.sessions, 'doomed', 'prd.json'))).toBe(true);
     expect(historyOf(vault.layout.sessions, 'doomed')[0]?.iteration).toBe(1);
   });

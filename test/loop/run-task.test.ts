@@ -152,6 +152,15 @@ describe('failures', () => {
     const ran = await run(vault, vault.task('ghost', '---\nharness: ghost\n---\nbody\n'));
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_HARNESS_MISSING' });
     expect(ran.result.reason).toContain('harnesses.ghost.command');
+    expect(ran.result.reason?.match(/in the config/g)).toHaveLength(1);
+  });
+
+  test('a task refused before its first iteration says it has no memory yet, not that memory is not durable', async () => {
+    const vault = await makeVault();
+    const ran = await run(vault, vault.task('nowhere', '---\nworkdir: /etc\n---\nbody\n'));
+    expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_TASK_SCHEMA' });
+    expect(ran.text).toContain('- Memory: none yet (the task was refused before its first iteration).');
+    expect(ran.text).not.toContain('not durable');
   });
 
   test('a non-zero exit is recorded and the loop goes on (seed 001)', async () => {
@@ -217,9 +226,10 @@ describe('failures', () => {
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_MAX_ITERATIONS', iterations: 5 });
     const warnings = ran.logs.filter((line) => line.level === 40 && line.msg.startsWith('approaching max iterations'));
     expect(warnings.map((line) => line.iteration)).toEqual([4]);
-    for (const part of ['## Failure report', '- Reason: reached max_iterations (5)', 'Failed in iteration 6 of at most 5', '- Checkpoint: completed steps none; current step US-001', '### Iterations and retries', '| 5 | 0 |', '### Last output']) {
+    for (const part of ['## Failure report', '- Reason: reached max_iterations (5)', '- Used all 5 iterations without completing', '- Checkpoint: completed steps none; current step US-001', '### Iterations and retries', '| 5 | 0 |', '### Last output']) {
       expect(ran.text).toContain(part);
     }
+    expect(ran.text).not.toContain('iteration 6');
   });
 
   test('the total timeout counts harness time and backoff, and rejects the task when used up', async () => {

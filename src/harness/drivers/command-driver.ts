@@ -16,7 +16,7 @@ export const EXIT_CONFIG = 78;
  */
 export const commandDriver: HarnessDriver = {
   kind: 'command',
-  installHint: 'check harnesses.<name>.command in the config',
+  installHint: '',
   createReader(): OutputReader {
     return {
       push: () => undefined,

@@ -35,7 +35,7 @@ export interface OutputReader {
 /** How wiggum talks to one kind of agent CLI. The command line itself always comes from config. */
 export interface HarnessDriver {
   readonly kind: HarnessKind;
-  /** Shown when the binary is missing. */
+  /** How to install the CLI, shown when its binary is missing; '' when fixing the config is the only fix. */
   readonly installHint: string;
   createReader(): OutputReader;
 }
@@ -47,7 +47,7 @@ export interface HarnessDriver {
 export function processFailure(result: ProcessResult, installHint: string, timeouts: { perIterationMs: number; idleMs: number }): HarnessFailure | null {
   if (result.spawnError !== null) {
     const missing = result.spawnError.code === 'E_HARNESS_MISSING';
-    return { kind: 'hard', code: result.spawnError.code, message: missing ? `${result.spawnError.message}; ${installHint}` : result.spawnError.message };
+    return { kind: 'hard', code: result.spawnError.code, message: missing && installHint !== '' ? `${result.spawnError.message}, or ${installHint}` : result.spawnError.message };
   }
   if (result.timedOut) {
     return { kind: 'transient', code: 'E_HARNESS_TIMEOUT', message: `the harness ran longer than the per-iteration timeout (${Math.round(timeouts.perIterationMs / 1000)} s) and was stopped` };
