@@ -14,8 +14,10 @@ export interface LoopFacts {
   endedAt: string;
   activeMs: number;
   stories: { id: string; title: string; passes: boolean }[];
-  /** Where the memory is, relative to the vault when inside it; null when it was not durable; 'none' before any was opened. */
-  sessionDir: string | null | 'none';
+  /** Where the memory is, relative to the vault when inside it; null when it was not durable. */
+  sessionDir: string | null;
+  /** The task was refused before any memory was opened. */
+  noMemoryYet?: boolean;
   history: IterationRecord[];
   /** The last lines the agent printed. */
   lastOutput: string;
@@ -45,7 +47,7 @@ export function completionSummary(facts: LoopFacts): string {
       `, ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`,
     `- Harness: ${facts.harness}.`,
     `- Stories: ${storyLine(facts.stories)}`,
-    memoryLine(facts.sessionDir),
+    memoryLine(facts.sessionDir, facts.noMemoryYet),
   ];
   const output = facts.lastOutput.trim();
   if (output !== '') lines.push('', '### Last output', '', fence(output));
@@ -66,7 +68,7 @@ export function failureReport(facts: FailureFacts): string {
     `- Checkpoint: completed steps ${facts.checkpoint.completed_steps.length === 0 ? 'none' : facts.checkpoint.completed_steps.join(', ')}` +
       `; current step ${facts.checkpoint.current_step ?? 'none'}` +
       (facts.checkpoint.state_data === undefined ? '.' : `; state data ${JSON.stringify(facts.checkpoint.state_data)}.`),
-    memoryLine(facts.sessionDir),
+    memoryLine(facts.sessionDir, facts.noMemoryYet),
   ];
   if (facts.logFile !== null) lines.push(`- Full output of the failing run: \`${facts.logFile}\`.`);
 
@@ -146,8 +148,8 @@ function storyLine(stories: LoopFacts['stories']): string {
   return `${passing} of ${stories.length} passing (${stories.map((story) => `${story.passes ? '✓' : '✗'} ${story.id} ${story.title}`).join('; ')}).`;
 }
 
-function memoryLine(sessionDir: string | null | 'none'): string {
-  if (sessionDir === 'none') return '- Memory: none yet (the task was refused before its first iteration).';
+function memoryLine(sessionDir: string | null, noMemoryYet = false): string {
+  if (noMemoryYet) return '- Memory: none yet (the task was refused before its first iteration).';
   return sessionDir === null
     ? '- Memory: not durable in this run (kept in memory only).'
     : `- Memory: \`${sessionDir}\` (prd.json, progress.txt, context.md, history.jsonl, logs/).`;
