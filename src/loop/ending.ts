@@ -46,7 +46,8 @@ const CONFLICT_RETRIES = 5;
 const CONFLICT_WAIT_MS = 1000;
 
 export async function finishDone(target: LoopFile, loop: PersistenceLoopData, facts: LoopFacts, deps: EndingDeps): Promise<TaskRunResult> {
-  const ended = await endTask('done', target, { keys: { state: 'Done', persistence_loop: loop }, section: completionSummary(facts) }, deps);
+  const passing = facts.stories.filter((story) => story.passes).map((story) => story.id);
+  const ended = await endTask('done', target, { keys: { state: 'Done', persistence_loop: loop }, section: completionSummary(facts), tick: passing }, deps);
   deps.logger.info({ iterations: facts.iterations, file: ended }, `done after ${facts.iterations} iterations`);
   return { status: 'done', taskId: target.taskId, file: ended, iterations: facts.iterations };
 }

@@ -78,3 +78,15 @@ function nextFreeId(used: Set<string>, position: number): string {
   }
   return id;
 }
+
+/** Ticks the checklist items on the given 1-based body lines (`- [ ]` → `- [x]`); nothing else changes. */
+export function tickChecklistLines(body: string, lines: number[]): string {
+  if (lines.length === 0) return body;
+  const wanted = new Set(lines);
+  const parts = body.split('\n');
+  for (const line of wanted) {
+    const text = parts[line - 1];
+    if (text !== undefined) parts[line - 1] = text.replace(/^( {0,3}[-*+][ \t]+\[) \]/, '$1x]');
+  }
+  return parts.join('\n');
+}

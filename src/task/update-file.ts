@@ -6,6 +6,7 @@ import { formatProblem } from '../problem.js';
 import { readTaskFileSync } from './read.js';
 import type { FileIdentity } from './read-text.js';
 import { appendSection, withOwnedKeys } from './render.js';
+import { tickChecklistLines } from './stories.js';
 import type { OwnedKeys } from './render.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 
@@ -13,6 +14,8 @@ export interface TaskFileWrite {
   keys: OwnedKeys;
   /** A Markdown section to append (a completion summary or failure report). */
   section?: string;
+  /** Ids of checklist stories to tick (`- [ ]` → `- [x]`): the ones passing when a task is done. */
+  tick?: string[];
 }
 
 export interface TaskFileWritten {
@@ -53,6 +56,13 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
     }
     const current = read.result.task;
     let next = withOwnedKeys(current, write.keys);
+    if (write.tick !== undefined && write.tick.length > 0) {
+      // Only the frontmatter changed above: the body moved by the change in length.
+      const bodyStart = current.layout.bodyStart + (next.length - current.text.length);
+      const ids = new Set(write.tick);
+      const lines = current.stories.filter((story) => ids.has(story.id) && !story.checked).map((story) => story.line);
+      next = next.slice(0, bodyStart) + tickChecklistLines(next.slice(bodyStart), lines);
+    }
     if (write.section !== undefined) next = appendSection(next, write.section, current.layout.eol);
     const reparsed = parseTask(file, next);
     if (!reparsed.ok) {

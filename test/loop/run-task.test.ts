@@ -50,7 +50,8 @@ describe('completion', () => {
     expect(existsSync(join(vault.layout.approved, 'dark-mode.md'))).toBe(false);
     expect(ran.text.startsWith('---\ntitle: Dark mode\nstate: Done\npersistence_loop:\n  status: done\n')).toBe(true);
     expect(loopOf(ran.text)).toMatchObject({ iteration: 3, max_iterations: 100, exit_reason: 'completed', checkpoint: { completed_steps: ['US-001', 'US-002'], current_step: null } });
-    expect(ran.text).toContain('# Dark mode\n\n- [ ] US-001 Theme context\n- [ ] US-002 Toggle\n\n## Completion summary\n');
+    // The checklist is ticked for the stories that pass; nothing else in the body changes.
+    expect(ran.text).toContain('# Dark mode\n\n- [x] US-001 Theme context\n- [x] US-002 Toggle\n\n## Completion summary\n');
     expect(ran.text).toContain('after 3 iterations');
     expect(ran.history.map((r) => [r.iteration, r.outcome, r.action])).toEqual([
       [1, 'continue', 'continue'],
