@@ -90,7 +90,8 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
     body,
     workdir: ctx.workdir,
     branch: ctx.branch,
-    paths: ctx.store.durable && files !== null ? { prd: files.prd, progress: files.progress, sessionDir: files.dir } : null,
+    paths: files === null ? null : { prd: files.prd, progress: files.progress, sessionDir: files.dir },
+    durable: ctx.store.durable,
     stories: {
       passing: storiesBefore.passing,
       total: storiesBefore.total,

@@ -9,8 +9,10 @@ export interface PromptInput {
   body: string;
   workdir: string;
   branch: string | null;
-  /** Where memory lives, or null when it is not durable (then the agent is told so). */
+  /** The files the agent reads and updates (scratch copies when memory is not durable), or null when there are none. */
   paths: { prd: string; progress: string; sessionDir: string } | null;
+  /** Whether what the agent writes there outlives wiggum; false: it is told so. */
+  durable: boolean;
   stories: { passing: number; total: number; next: { id: string; title: string } | null };
   /** context.md: guidance the user added while the loop runs. */
   context: string;
@@ -64,9 +66,9 @@ function preamble(input: PromptInput): string {
     `Working directory: ${input.workdir}`,
   ];
   if (input.branch !== null) lines.push(`Git branch: ${input.branch}`);
-  if (input.paths === null) {
-    lines.push('Memory: NOT durable in this run: the task list and progress log are kept in memory only.');
-  } else {
+  if (!input.durable) {
+    lines.push('Memory: NOT durable in this run: the task list and progress log above are scratch copies that wiggum reads back after you exit.');
+  } else if (input.paths !== null) {
     lines.push(`Session folder: ${input.paths.sessionDir}`);
   }
   lines.push(

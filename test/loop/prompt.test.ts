@@ -15,6 +15,7 @@ const base: PromptInput = {
   body: '# Add a dark-mode toggle\n\nUsers want a dark theme.\n\n- [ ] US-001 Theme context\n- [ ] US-002 Toggle in settings\n',
   workdir: '/home/me/code/shop',
   branch: 'ralph/dark-mode',
+  durable: true,
   paths: {
     prd: '/vault/.wiggum/sessions/add-dark-mode/prd.json',
     progress: '/vault/.wiggum/sessions/add-dark-mode/progress.txt',
@@ -45,7 +46,7 @@ describe('the iteration prompt', () => {
     ));
 
   test('without durable memory, and with a custom promise', () =>
-    golden('not-durable', buildPrompt({ ...base, paths: null, branch: null, promise: 'SHIPPED', stories: { passing: 2, total: 2, next: null } })));
+    golden('not-durable', buildPrompt({ ...base, durable: false, paths: { prd: '/tmp/wiggum-agent-abc/prd.json', progress: '/tmp/wiggum-agent-abc/progress.txt', sessionDir: '/tmp/wiggum-agent-abc' }, branch: null, promise: 'SHIPPED', stories: { passing: 2, total: 2, next: null } })));
 
   test('states the iteration number and the labelled context section (seed 001)', () => {
     const prompt = buildPrompt({ ...base, iteration: 7, context: 'prefer pnpm' });
