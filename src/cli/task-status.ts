@@ -26,7 +26,7 @@ interface TaskDetail {
   live: TaskEntry | null;
   session: string | null;
   iterations: number;
-  recent: Pick<IterationRecord, 'iteration' | 'attempt' | 'durationMs' | 'completionFound' | 'exitCode' | 'signal' | 'outcome' | 'storiesPassing' | 'storiesTotal' | 'git' | 'endedAt'>[];
+  recent: Pick<IterationRecord, 'iteration' | 'attempt' | 'durationMs' | 'completionFound' | 'exitCode' | 'signal' | 'outcome' | 'storiesPassing' | 'storiesTotal' | 'git' | 'endedAt' | 'tokens' | 'costUsd'>[];
 }
 
 function taskDetail(task: Task, history: IterationRecord[], live: TaskEntry | null, paths: SessionPaths): TaskDetail {
@@ -49,6 +49,8 @@ function taskDetail(task: Task, history: IterationRecord[], live: TaskEntry | nu
       storiesPassing: r.storiesPassing,
       storiesTotal: r.storiesTotal,
       ...(r.git === undefined ? {} : { git: r.git }),
+      ...(r.tokens === undefined ? {} : { tokens: r.tokens }),
+      ...(r.costUsd === undefined ? {} : { costUsd: r.costUsd }),
       endedAt: r.endedAt,
     })),
   };
@@ -66,10 +68,10 @@ function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
   if (detail.recent.length === 0) {
     lines.push('  no iteration has finished yet');
   } else {
-    lines.push('  recent iterations:', '    iter  try  duration  promise  exit  outcome       stories  files');
+    lines.push('  recent iterations:', '    iter  try  duration  promise  exit  outcome       stories  files  tokens in/out  cost');
     for (const r of detail.recent) {
       lines.push(
-        `    ${pad(r.iteration, 4)}  ${pad(r.attempt, 3)}  ${pad(`${(r.durationMs / 1000).toFixed(1)}s`, 8)}  ${pad(r.completionFound ? 'yes' : 'no', 7)}  ${pad(r.signal ?? r.exitCode ?? '—', 4)}  ${pad(r.outcome, 12)}  ${pad(`${r.storiesPassing}/${r.storiesTotal}`, 7)}  ${r.git?.filesChanged ?? '—'}`,
+        `    ${pad(r.iteration, 4)}  ${pad(r.attempt, 3)}  ${pad(`${(r.durationMs / 1000).toFixed(1)}s`, 8)}  ${pad(r.completionFound ? 'yes' : 'no', 7)}  ${pad(r.signal ?? r.exitCode ?? '—', 4)}  ${pad(r.outcome, 12)}  ${pad(`${r.storiesPassing}/${r.storiesTotal}`, 7)}  ${pad(r.git?.filesChanged ?? '—', 5)}  ${pad(r.tokens === undefined ? '—' : `${r.tokens.input}/${r.tokens.output}`, 13)}  ${r.costUsd === undefined ? '—' : `$${r.costUsd.toFixed(4)}`}`.trimEnd(),
       );
     }
   }

@@ -113,3 +113,26 @@ describe('wiggum context', () => {
     expect(readFileSync(join(vault.layout.sessions, 'guided', 'context.md'), 'utf8')).toBe('');
   });
 });
+
+describe('wiggum status ID', () => {
+  test('lists the recent iterations with duration, promise, exit, outcome, stories, files and the tokens and cost a harness reported', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    const file = vault.task('counted', '---\ntitle: Two\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n');
+    expect((await runCli(['run', file, '--no-stream'])).code).toBe(0);
+    // As a driver that reads usage (claude, codex) records it.
+    const history = join(vault.layout.sessions, 'counted', 'history.jsonl');
+    const lines = readFileSync(history, 'utf8').trimEnd().split('\n');
+    const last = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
+    lines[lines.length - 1] = JSON.stringify({ ...last, tokens: { input: 1200, output: 340 }, costUsd: 0.0123 });
+    writeFileSync(history, `${lines.join('\n')}\n`);
+
+    const text = await runCli(['status', 'counted', '--vault', vault.root]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('state Done, loop done, iteration 2/100');
+    expect(text.stdout).toMatch(/^ {4}1 {5}0 {4}\d+\.\ds {6}no {7}0 {5}continue {6}1\/2 +— +— +—$/m);
+    expect(text.stdout).toMatch(/^ {4}2 {5}0 {4}\d+\.\ds {6}yes {6}0 {5}complete {6}2\/2 +— +1200\/340 +\$0\.0123$/m);
+
+    const json = JSON.parse((await runCli(['status', 'counted', '--json', '--vault', vault.root])).stdout) as { recent: Record<string, unknown>[] };
+    expect(json.recent.at(-1)).toMatchObject({ iteration: 2, completionFound: true, exitCode: 0, tokens: { input: 1200, output: 340 }, costUsd: 0.0123 });
+  });
+});
