@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import { startDaemon } from '../daemon/daemon.js';
 import type { RunningDaemon } from '../daemon/daemon.js';
+import { LiveLine } from '../log/live-line.js';
 import { createLogger } from '../log/logger.js';
+import { showRunningTasks } from './progress-line.js';
 import type { LogLevel, Logger } from '../log/logger.js';
 import { systemClock } from '../time/clock.js';
 import type { ExitCode } from './exit-codes.js';
@@ -46,6 +48,8 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
   process.on('SIGHUP', onHup);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
+  // On a terminal, a line under the log shows every running task's progress.
+  const liveLine = process.stdout.isTTY ? new LiveLine(process.stdout, () => process.stdout.columns) : null;
   try {
     daemon = await startDaemon({
       vault,
@@ -58,8 +62,10 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
       random: Math.random,
       env: process.env,
       exitWhenIdle: options.exitWhenIdle === true,
-      createLogger: (config) => (logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 1, relativeTo: vault })),
+      createLogger: (config) => (logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 1, relativeTo: vault, ...(liveLine === null ? {} : { liveLine }) })),
     });
+    const stopShowing = liveLine === null ? null : showRunningTasks(daemon, liveLine);
+    void daemon.stopped.then(() => stopShowing?.());
     if (signals > 0) daemon.drain('a signal during start-up');
     if (reloadWanted) void daemon.reload();
     return (await daemon.stopped) as ExitCode;

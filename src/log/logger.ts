@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import { compactStream } from './compact-line.js';
+import type { LiveLine } from './live-line.js';
 import type { LogLevel } from './levels.js';
 
 export type Logger = PinoLogger;
@@ -12,6 +13,8 @@ export interface LoggerOptions {
   fd: 1 | 2;
   /** One short human line per event instead of JSON; default: when the stream is a terminal. */
   pretty?: boolean;
+  /** On a terminal: a status line kept under the log (the daemon's running tasks). */
+  liveLine?: LiveLine;
   /** The vault: in human lines, paths inside it are shown relative to it. JSON lines keep them absolute. */
   relativeTo?: string;
   env?: NodeJS.ProcessEnv;
@@ -32,7 +35,9 @@ export function createLogger(options: LoggerOptions): Logger {
   const destination = pino.destination({ fd: options.fd, sync: true });
   if (pretty) {
     const colors = tty && (env.NO_COLOR === undefined || env.NO_COLOR === '');
-    return pino(base, compactStream(destination, { colors, ...(options.relativeTo === undefined ? {} : { relativeTo: options.relativeTo }) }));
+    const live = options.liveLine;
+    const out = live === undefined ? destination : { write: (text: string) => live.writeAbove(text) };
+    return pino(base, compactStream(out, { colors, ...(options.relativeTo === undefined ? {} : { relativeTo: options.relativeTo }) }));
   }
   if (env.JOURNAL_STREAM !== undefined && env.JOURNAL_STREAM !== '') return pino(base, withSyslogPriority(destination));
   return pino(base, destination);

@@ -6,8 +6,8 @@ import { makeVault } from '../helpers/vault.js';
 
 const TASK = '---\ntitle: Two stories\nharness: demo\n---\n- [ ] S-1 one\n- [ ] S-2 two\n';
 
-/** Strips colours and the carriage returns a pseudo-terminal adds. */
-const plain = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, '').replace(/\r/g, '');
+/** Strips colours and line clears; each redraw of the status line (after a carriage return) becomes a line of its own. */
+const plain = (text: string): string => text.replace(/\u001b\[[0-9;]*[mK]/g, '').replace(/\r\n/g, '\n').replace(/\r/g, '\n');
 
 function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
@@ -42,7 +42,10 @@ describe('the log of the real CLI', () => {
     const { code, output } = await underTerminal(['start', '--vault', vault.root, '--exit-when-idle', '--log-level', 'debug']);
     expect(code).toBe(0);
     expect(readdirSync(vault.layout.done)).toEqual(['compact.md']);
-    const lines = plain(output).split('\n').filter((line) => line !== '');
+    const all = plain(output).split('\n').filter((line) => line !== '');
+    // The status line under the log showed the running task's progress.
+    expect(all).toContainEqual(expect.stringMatching(/^▶ compact [12]\/100 S-[12] \d+s$/));
+    const lines = all.filter((line) => !line.startsWith('▶'));
     expect(lines.length).toBeGreaterThan(5);
     for (const line of lines) {
       // Not a multi-line object dump: no line that only opens an object, no `key: value` continuation.

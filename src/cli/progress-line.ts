@@ -1,0 +1,50 @@
+import type { RunningDaemon } from '../daemon/daemon.js';
+import type { LiveLine } from '../log/live-line.js';
+
+interface Running {
+  iteration: number;
+  maxIterations: number;
+  step: string | null;
+  sinceMs: number;
+  waiting: string | null;
+}
+
+const REFRESH_MS = 1_000;
+
+/**
+ * Keeps the terminal's status line showing every running task: `▶ bulk-7 3/10 US-003 12s`, or what
+ * it waits for. Fed by the daemon's events; returns its release.
+ */
+export function showRunningTasks(daemon: RunningDaemon, line: LiveLine, now: () => number = Date.now): () => void {
+  const running = new Map<string, Running>();
+  const render = (): void => {
+    const parts = [...running].map(([id, task]) => {
+      const seconds = Math.round((now() - task.sinceMs) / 1000);
+      const what = task.waiting ?? `${task.step ?? 'no open story'} ${seconds}s`;
+      return `${id} ${task.iteration}/${task.maxIterations} ${what}`;
+    });
+    line.set(parts.length === 0 ? '' : `▶ ${parts.join('  ·  ')}`);
+  };
+  const releases = [
+    daemon.events.on('loop', (event) => {
+      if (event.type === 'iteration') running.set(event.taskId, { iteration: event.iteration, maxIterations: event.maxIterations, step: event.step, sinceMs: event.startedAtMs, waiting: null });
+      if (event.type === 'waiting') {
+        const task = running.get(event.taskId);
+        if (task !== undefined) task.waiting = event.why === 'hold' ? 'held by STOP' : event.why === 'retry' ? 'waiting to retry' : 'waiting for the usage limit';
+      }
+      if (event.type === 'ended' && event.taskId !== null) running.delete(event.taskId);
+      render();
+    }),
+    daemon.events.on('settled', ({ taskId }) => {
+      running.delete(taskId);
+      render();
+    }),
+  ];
+  const timer = setInterval(render, REFRESH_MS);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    for (const release of releases) release();
+    line.clear();
+  };
+}
