@@ -15,6 +15,8 @@ interface StateData {
   no_progress: number;
   usage_waits: number;
   warned: boolean;
+  /** History lines written before the task was sent back (`wiggum retry`): an earlier run's, not this one's. */
+  history_base?: number;
   last_outcome?: string;
   last_error?: string;
 }
@@ -48,6 +50,7 @@ export interface CheckpointInput {
   lastError?: string;
   ended?: boolean;
   exitReason?: string;
+  historyBase?: number;
 }
 
 export function checkpointData(input: CheckpointInput): PersistenceLoopData {
@@ -59,6 +62,7 @@ export function checkpointData(input: CheckpointInput): PersistenceLoopData {
     usage_waits: input.state.usageWaits,
     warned: input.state.warned,
   };
+  if (input.historyBase !== undefined && input.historyBase > 0) stateData.history_base = input.historyBase;
   if (input.lastOutcome !== undefined) stateData.last_outcome = input.lastOutcome;
   if (input.lastError !== undefined) stateData.last_error = input.lastError.slice(0, 300);
   const data: PersistenceLoopData = {
@@ -88,12 +92,18 @@ const FINISHED_OUTCOMES = new Set(['complete', 'refused', 'continue', 'nonzero-e
  * crash between the two leaves an iteration that finished but is not counted. It counts now, so it
  * is not run (and recorded) twice. A refused completion claim is remembered for the next prompt.
  */
-export function resumeFromHistory(state: LoopState, history: IterationRecord[]): { state: LoopState; countedIteration: number | null } {
-  const last = history.at(-1);
+export function resumeFromHistory(state: LoopState, history: IterationRecord[], historyBase = 0): { state: LoopState; countedIteration: number | null } {
+  const last = history.slice(historyBase).at(-1);
   let next = state;
   if (last?.completionFound === true && last.completionAccepted === false && last.refusal !== undefined) next = { ...next, refusal: last.refusal };
   if (last !== undefined && last.iteration > next.iteration && FINISHED_OUTCOMES.has(last.outcome)) {
     return { state: { ...next, iteration: last.iteration, attempt: 0 }, countedIteration: last.iteration };
   }
   return { state: next, countedIteration: null };
+}
+
+/** How many history lines belong to runs before the task was last sent back (0 when it never was). */
+export function historyBaseOf(loop: PersistenceLoop | undefined): number {
+  const base = (loop?.checkpoint?.state_data as { history_base?: unknown } | undefined)?.history_base;
+  return typeof base === 'number' && Number.isInteger(base) && base > 0 ? base : 0;
 }

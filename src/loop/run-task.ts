@@ -4,7 +4,7 @@ import { checkTaskAgainstConfig } from '../task/check.js';
 import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
 import { updateTaskFile } from '../task/update-file.js';
-import { retriedLoop } from '../vault/retry.js';
+import { historyLength, retriedLoop } from '../vault/retry.js';
 import { isoSeconds } from '../time/clock.js';
 import { checkpointData, loopStateFromCheckpoint } from './checkpoint.js';
 import { endedAs, finishHalfDoneMove, finishRejected, finishStopped, hasPendingMove, rejectInvalid } from './ending.js';
@@ -54,7 +54,7 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   const endingDeps: EndingDeps = { layout: deps.layout, logger: log, clock: deps.clock };
   const ended = endedAs(task);
   if (ended === 'done' || (ended === 'rejected' && hasPendingMove(task.id, endingDeps))) return finishHalfDoneMove(task, ended, endingDeps);
-  if (ended === 'rejected') task = await sendBack(task, deps.config, log);
+  if (ended === 'rejected') task = await sendBack(task, deps, log);
 
   let prepared: PreparedTask;
   try {
@@ -103,7 +103,8 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
  * would send it (fresh budgets, the same memory, the old report kept in the file), never
  * re-rejected for the state it still carries.
  */
-async function sendBack(task: Task, config: RunTaskDeps['config'], log: RunTaskDeps['logger']): Promise<Task> {
+async function sendBack(task: Task, deps: RunTaskDeps, log: RunTaskDeps['logger']): Promise<Task> {
   log.info('the task was moved back into Approved/ after it was rejected: it runs again, as wiggum retry would send it');
-  return (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: retriedLoop(task, config) } })).task;
+  const loop = retriedLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));
+  return (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } })).task;
 }

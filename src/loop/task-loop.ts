@@ -12,7 +12,7 @@ import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
 import type { LoopStatus } from '../task/vocabulary.js';
 import { isoSeconds } from '../time/clock.js';
-import { checkpointData, loopStateFromCheckpoint, resumeFromHistory } from './checkpoint.js';
+import { checkpointData, historyBaseOf, loopStateFromCheckpoint, resumeFromHistory } from './checkpoint.js';
 import { decide, describeNextAction, gate } from './decide.js';
 import type { LoopState } from './decide.js';
 import { finishDone, finishRejected, finishStopped, writeCheckpoint } from './ending.js';
@@ -37,6 +37,8 @@ export class TaskLoop {
   private body: string;
   private prd: Prd | null = null;
   private readonly started: string;
+  /** History lines from before the task was last sent back; kept in every checkpoint of this run. */
+  private readonly historyBase: number;
   private readonly log: Logger;
   private readonly ctx: IterationContext;
   private history: IterationRecord[] = [];
@@ -57,6 +59,7 @@ export class TaskLoop {
     this.log = deps.logger.child({ taskId: task.id });
     this.state = loopStateFromCheckpoint(task.frontmatter.persistence_loop, prepared.maxIterations);
     this.started = task.frontmatter.persistence_loop?.started ?? isoSeconds(deps.clock.now());
+    this.historyBase = historyBaseOf(task.frontmatter.persistence_loop);
     this.ctx = {
       taskId: task.id,
       taskFile: task.file,
@@ -82,14 +85,10 @@ export class TaskLoop {
     };
   }
 
-  private get taskId(): string {
-    return this.ctx.taskId;
-  }
-
   async run(): Promise<TaskRunResult> {
     const store = this.prepared.session.store;
     this.history = await store.loadHistory();
-    const fromHistory = resumeFromHistory(this.state, this.history);
+    const fromHistory = resumeFromHistory(this.state, this.history, this.historyBase);
     if (fromHistory.countedIteration !== null) {
       this.log.info({ iteration: fromHistory.countedIteration }, `iteration ${fromHistory.countedIteration} finished before a crash that kept it from the checkpoint; counting it`);
     }
@@ -102,7 +101,7 @@ export class TaskLoop {
     );
     this.request.onEvent?.({
       type: 'started',
-      taskId: this.taskId,
+      taskId: this.ctx.taskId,
       file: this.file,
       iteration: this.state.iteration,
       maxIterations: this.state.maxIterations,
@@ -131,7 +130,7 @@ export class TaskLoop {
 
       this.request.onEvent?.({
         type: 'iteration',
-        taskId: this.taskId,
+        taskId: this.ctx.taskId,
         iteration: this.state.iteration + 1,
         attempt: this.state.attempt,
         maxIterations: this.state.maxIterations,
@@ -161,7 +160,7 @@ export class TaskLoop {
         { iteration: record.iteration, attempt: record.attempt, exitCode: record.exitCode, signal: record.signal, outcome: record.outcome, promise: record.completionFound, stories: `${record.storiesPassing}/${record.storiesTotal}`, filesChanged: record.git?.filesChanged, durationMs: record.durationMs, action: record.action, next: record.nextState },
         `iteration ${record.iteration}${record.attempt > 0 ? ` (retry ${record.attempt})` : ''}: ${record.outcome} → ${record.nextState}`,
       );
-      this.request.onEvent?.({ type: 'iteration-end', taskId: this.taskId, record });
+      this.request.onEvent?.({ type: 'iteration-end', taskId: this.ctx.taskId, record });
 
       const action = decision.action;
       if (action.kind === 'done') return this.done();
@@ -173,7 +172,7 @@ export class TaskLoop {
         const now = this.deps.clock.now();
         // A backoff is a duration (exactly the policy's delay); a usage limit ends at a time.
         const waitMs = action.kind === 'retry' ? action.delayMs : Math.max(0, action.untilMs - now);
-        this.request.onEvent?.({ type: 'waiting', taskId: this.taskId, untilMs: now + waitMs, why: action.kind === 'retry' ? 'retry' : 'usage-limit' });
+        this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: now + waitMs, why: action.kind === 'retry' ? 'retry' : 'usage-limit' });
         const waited = await this.sleepFor(waitMs);
         // Time passed: anyone may have committed meanwhile, so the next iteration looks again.
         this.gitState = null;
@@ -192,7 +191,7 @@ export class TaskLoop {
     const held = (): boolean => existsSync(this.deps.layout.stopFile);
     if (!held()) return false;
     this.log.info('the vault STOP file exists: holding before the next iteration');
-    this.request.onEvent?.({ type: 'waiting', taskId: this.taskId, untilMs: Number.POSITIVE_INFINITY, why: 'hold' });
+    this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: Number.POSITIVE_INFINITY, why: 'hold' });
     while (!this.request.signal.aborted && held()) {
       await this.deps.clock.sleep(HOLD_POLL_MS, this.request.signal).catch(() => undefined);
     }
@@ -236,6 +235,7 @@ export class TaskLoop {
       session: this.prepared.session.sessionId,
       started: this.started,
       nowMs: this.deps.clock.now(),
+      historyBase: this.historyBase,
       ...this.steps(),
       ...(record === undefined ? {} : { lastOutcome: record.outcome }),
       ...(record?.error === undefined ? {} : { lastError: record.error.message }),
@@ -253,13 +253,13 @@ export class TaskLoop {
   }
 
   private target(): LoopFile {
-    return { taskId: this.taskId, file: this.file, lastText: this.lastText };
+    return { taskId: this.ctx.taskId, file: this.file, lastText: this.lastText };
   }
 
   private facts(): LoopFacts {
     const store = this.prepared.session.store;
     return {
-      taskId: this.taskId,
+      taskId: this.ctx.taskId,
       harness: this.prepared.harness.name,
       iterations: this.state.iteration,
       maxIterations: this.state.maxIterations,

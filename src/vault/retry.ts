@@ -1,5 +1,7 @@
 import type { WiggumConfig } from '../config/config.js';
 import { archiveSession } from '../memory/archive.js';
+import { readHistoryFile } from '../memory/history.js';
+import { sessionPaths } from '../memory/paths.js';
 import type { Task } from '../task/parse.js';
 import { updateTaskFile } from '../task/update-file.js';
 import type { PersistenceLoopData } from '../task/render.js';
@@ -29,7 +31,7 @@ export async function retryTask(id: string, layout: VaultLayout, config: WiggumC
   if (options.fresh) {
     archivedTo = await archiveSession({ sessionsRoot: layout.sessions, archiveRoot: layout.archive, taskId: task.id, clock: options.clock });
   } else {
-    loop = retriedLoop(task, config);
+    loop = retriedLoop(task, config, await historyLength(layout.sessions, task.id));
   }
   await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } });
   const to = await moveWithoutClobber(task.file, layout.approved);
@@ -41,7 +43,7 @@ export async function retryTask(id: string, layout: VaultLayout, config: WiggumC
  * its memory) with fresh budgets, since a task rejected for max_iterations or time would otherwise
  * be rejected again at once.
  */
-export function retriedLoop(task: Task, config: WiggumConfig): PersistenceLoopData {
+export function retriedLoop(task: Task, config: WiggumConfig, historyBase: number): PersistenceLoopData {
   const previous = task.frontmatter.persistence_loop;
   return {
     status: 'queued',
@@ -49,6 +51,16 @@ export function retriedLoop(task: Task, config: WiggumConfig): PersistenceLoopDa
     ...(previous?.started === undefined ? {} : { started: previous.started }),
     iteration: 0,
     max_iterations: task.frontmatter.max_iterations ?? config.loop.maxIterations,
-    checkpoint: { completed_steps: previous?.checkpoint?.completed_steps ?? [], current_step: previous?.checkpoint?.current_step ?? null },
+    checkpoint: {
+      completed_steps: previous?.checkpoint?.completed_steps ?? [],
+      current_step: previous?.checkpoint?.current_step ?? null,
+      // The new run numbers its iterations from 1 again: the earlier run's history lines are not its own.
+      ...(historyBase > 0 ? { state_data: { history_base: historyBase } } : {}),
+    },
   };
+}
+
+/** How many iterations the task's session has recorded (0 without a session, or if it cannot be read). */
+export async function historyLength(sessionsRoot: string, taskId: string): Promise<number> {
+  return (await readHistoryFile(sessionPaths(sessionsRoot, taskId).history).catch(() => [])).length;
 }

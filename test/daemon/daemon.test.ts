@@ -116,6 +116,36 @@ describe('the daemon', () => {
     await daemon.waitForLog(isDone('by-cli'), 'the task to finish');
   });
 
+  test('against a running daemon: context add reaches the next iteration, status ID answers', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1' } });
+    const daemon = start(vault);
+    await daemon.ready();
+    vault.task('guided', TASK);
+    await waitForFile(join(vault.marks, 'run-1'));
+    expect((await runCli(['context', 'add', 'guided', 'USE-TABS-NOTE', '--vault', vault.root])).code).toBe(0);
+    writeFileSync(join(vault.layout.approved, 'guided.stop'), '');
+    await daemon.waitForLog((line) => line.taskId === 'guided' && line.msg.startsWith('stopped after'), 'the stop');
+    rmSync(join(vault.layout.approved, 'guided.stop'));
+    await daemon.waitForLog(isDone('guided'), 'the task to finish');
+    expect(readFileSync(join(vault.marks, 'run-2'), 'utf8')).toContain('USE-TABS-NOTE');
+    const one = await runCli(['status', 'guided', '--vault', vault.root]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('state Done');
+  });
+
+  test('against a running daemon: retry sends a Rejected task back and it really runs again', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    const daemon = start(vault);
+    await daemon.ready();
+    vault.task('fails', '---\ntitle: Fails\nmax_iterations: 1\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n');
+    await waitForFile(join(vault.layout.rejected, 'fails.md'));
+    const retried = await runCli(['retry', 'fails', '--vault', vault.root]);
+    expect(retried.code).toBe(0);
+    // Sent back with a fresh budget of one iteration and its memory (US-001 passes), it really runs: one more iteration finishes it.
+    await daemon.waitForLog(isDone('fails'), 'the retried task to run again and finish');
+    expect(historyOf(vault.layout.sessions, 'fails').filter((r) => r.outcome !== 'stopped').map((r) => r.storiesPassing)).toEqual([1, 2]);
+  });
+
   test('the vault STOP file holds every task before its next iteration and starts nothing new', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
     writeFileSync(join(vault.root, 'STOP'), '');
