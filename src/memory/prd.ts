@@ -50,16 +50,15 @@ export interface BuildPrdInput {
 export function buildPrd(input: BuildPrdInput): Prd {
   const paragraph = firstParagraph(input.description);
   const title = input.title.trim() === '' ? input.taskId : input.title.trim();
-  const userStories: UserStory[] =
-    input.stories.length > 0
-      ? input.stories.map((story) => ({
-          id: story.id,
-          title: story.title,
-          priority: story.priority,
-          passes: story.checked,
-          acceptanceCriteria: [...story.acceptanceCriteria],
-        }))
-      : [{ id: 'US-001', title, priority: 1, passes: false, description: paragraph, acceptanceCriteria: [] }];
+  // A task without a checklist has no stories: it is complete when the agent says so (and the
+  // verify check, if any, passes), not when a story nobody wrote is marked passing.
+  const userStories: UserStory[] = input.stories.map((story) => ({
+    id: story.id,
+    title: story.title,
+    priority: story.priority,
+    passes: story.checked,
+    acceptanceCriteria: [...story.acceptanceCriteria],
+  }));
   const prd: Prd = { projectName: title, userStories };
   if (input.branchName !== undefined && input.branchName !== null && input.branchName !== '') prd.branchName = input.branchName;
   if (paragraph !== '') prd.description = paragraph;

@@ -148,6 +148,13 @@ describe('failures', () => {
     expect(ran.text).toContain('wiggum retry auth');
   });
 
+  test('a task without a checklist completes when the agent says it is complete', async () => {
+    const vault = await vaultWith({ FAKE_PROMISE_ONLY: '1' });
+    const ran = await run(vault, vault.task('plain', '---\ntitle: Plain\n---\nJust make the build green.\n'));
+    expect(ran.result).toMatchObject({ status: 'done', iterations: 1 });
+    expect(ran.history.map((r) => [r.outcome, r.storiesTotal])).toEqual([['complete', 0]]);
+  });
+
   test('a missing harness binary is a hard failure whose message says what to fix', async () => {
     const vault = await makeVault({ config: { harnesses: { ghost: { kind: 'command', command: '/nonexistent/agent' } } } });
     const ran = await run(vault, vault.task('ghost', '---\nharness: ghost\n---\nbody\n'));

@@ -47,22 +47,20 @@ describe('buildPrd', () => {
     expect(parsePrd(serializePrd(prd), 'prd.json')).toEqual(prd);
   });
 
-  test('a task without a checklist gets one story from its title and first paragraph', () => {
+  test('a task without a checklist has no stories: the agent\'s word (and the verify check) completes it', () => {
     const body = '# Heading\n\nMake the   dashboard\nload faster.\n\nSecond paragraph.\n';
     const prd = buildPrd({ taskId: 'fast', title: 'Faster dashboard', branchName: null, description: body, stories: [] });
     expect(prd.branchName).toBeUndefined();
-    expect(prd.userStories).toEqual([
-      { id: 'US-001', title: 'Faster dashboard', priority: 1, passes: false, description: 'Make the dashboard load faster.', acceptanceCriteria: [] },
-    ]);
+    expect(prd.userStories).toEqual([]);
+    expect(prd.description).toBe('Make the dashboard load faster.');
   });
 
-  test('the one story falls back to the task id for a title and is cut to about 500 characters', () => {
+  test('the project name falls back to the task id, and the description is cut to about 500 characters', () => {
     const long = `${'word '.repeat(200)}end`;
     const prd = buildPrd({ taskId: 'task-7', title: '  ', description: long, stories: [] });
-    const story = prd.userStories[0]!;
-    expect(story.title).toBe('task-7');
-    expect(story.description!.length).toBeLessThanOrEqual(501);
-    expect(story.description!.endsWith('…')).toBe(true);
+    expect(prd.projectName).toBe('task-7');
+    expect(prd.description!.length).toBeLessThanOrEqual(501);
+    expect(prd.description!.endsWith('…')).toBe(true);
   });
 });
 
