@@ -13,7 +13,6 @@ import type { GroupHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
 import { buildPrd, parsePrd } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
-import { adoptPendingContext } from '../memory/pending-context.js';
 import { openSession } from '../memory/session.js';
 import type { OpenedSession } from '../memory/session.js';
 import type { Task } from '../task/parse.js';
@@ -91,7 +90,6 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   });
   if (session.warning !== null) logger.warn({ taskId: task.id, durable: false }, session.warning);
   if (session.archivedTo !== null) logger.info({ taskId: task.id, archivedTo: session.archivedTo }, 'archived the previous session of this id');
-  if (await adoptPendingContext(layout.state, task.id, session.store)) logger.info({ taskId: task.id }, 'took in context added before the task started');
 
   const harnessRecord = session.store.paths === null ? null : join(session.store.paths.dir, 'harness.json');
   if (harnessRecord !== null && (await killRecordedHarness(harnessRecord, config.harness.stopGraceMs, deps.processes))) {

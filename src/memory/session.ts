@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WiggumError, isWiggumError, systemErrorCode } from '../errors.js';
 import { syncDirectory, tempPathFor, writeNewFileDurably } from '../store/atomic-write.js';
@@ -67,7 +67,8 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     return fallbackOr(error, options, `${options.sessionsRoot} cannot be created`, null);
   }
 
-  const existing = await inspect(paths);
+  const pendingContext = await pendingContextIn(paths);
+  const existing = pendingContext === null ? await inspect(paths) : ({ exists: false } as const);
   if (existing.exists && options.sessionId !== undefined) {
     if (existing.problem !== null) throw existing.problem;
     const meta = existing.meta;
@@ -86,11 +87,27 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
   }
   const prd = checkSchema(prdSchema, await options.initialPrd(), `${paths.prd} (initial)`);
   try {
-    await createSession(paths, options, prd);
+    await createSession(paths, options, prd, pendingContext ?? '');
   } catch (error) {
     return fallbackOr(error, options, `${paths.dir} cannot be written`, archivedTo, prd);
   }
   return { store: new DiskMemoryStore(paths, options.clock), sessionId: options.newSessionId, created: true, archivedTo, warning: null };
+}
+
+/**
+ * Context added (`wiggum context add`, `ralph --add-context`) before a task's first run waits in
+ * its session folder as a lone context.md. Returns that text, or null when the folder is anything else.
+ */
+async function pendingContextIn(paths: SessionPaths): Promise<string | null> {
+  let entries: string[];
+  try {
+    entries = await readdir(paths.dir);
+  } catch {
+    return null;
+  }
+  if (entries.length !== 1 || entries[0] !== 'context.md') return null;
+  const text = readMemoryText(paths.context);
+  return text === null || text.trim() === '' ? null : text;
 }
 
 type Existing = { exists: false } | { exists: true; meta: SessionMeta | null; problem: WiggumError | null };
@@ -135,7 +152,7 @@ async function resume(paths: SessionPaths, sessionId: string, options: OpenSessi
 }
 
 /** Builds the session in a hidden folder and renames it into place, so a crash never leaves half a session. */
-async function createSession(paths: SessionPaths, options: OpenSessionOptions, prd: Prd): Promise<void> {
+async function createSession(paths: SessionPaths, options: OpenSessionOptions, prd: Prd, context: string): Promise<void> {
   const temp = join(options.sessionsRoot, `.${options.taskId}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const now = options.clock.now();
   const meta: SessionMeta = {
@@ -153,12 +170,20 @@ async function createSession(paths: SessionPaths, options: OpenSessionOptions, p
     await Promise.all([
       writeNewFileDurably(staged.prd, serializePrd(prd)),
       writeNewFileDurably(staged.progress, progressHeader(now)),
-      writeNewFileDurably(staged.context, ''),
+      writeNewFileDurably(staged.context, context),
       writeNewFileDurably(staged.history, ''),
       writeNewFileDurably(staged.sessionFile, serializeSessionMeta(meta)),
     ]);
     await syncDirectory(temp);
-    await rename(temp, paths.dir);
+    if (context !== '') {
+      // The folder holds only context added before the first run: step it aside (never delete
+      // it first, so a crash here cannot lose it), put the session in its place, then drop it.
+      await rename(paths.dir, `${temp}.pending`);
+      await rename(temp, paths.dir);
+      await rm(`${temp}.pending`, { recursive: true, force: true });
+    } else {
+      await rename(temp, paths.dir);
+    }
   } catch (error) {
     await rm(temp, { recursive: true, force: true }).catch(() => undefined);
     throw error;

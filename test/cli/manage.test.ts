@@ -106,11 +106,16 @@ describe('wiggum context', () => {
     const added = await runCli(['context', 'add', 'guided', 'Prefer', 'small', 'commits.', '--vault', vault.root]);
     expect(added.code).toBe(0);
     expect(added.stdout).toContain('it has not started yet');
+    // It waits in the session folder, where the session created at the first run takes it in.
+    expect(readdirSync(join(vault.layout.sessions, 'guided'))).toEqual(['context.md']);
+    expect(readFileSync(join(vault.layout.sessions, 'guided', 'context.md'), 'utf8')).toMatch(/^### Added \S+\n\nPrefer small commits\.\n$/);
     await runCli(['run', file, '--max-iterations', '1', '--no-stream']);
     expect(readFileSync(join(vault.marks, 'run-1'), 'utf8')).toContain('## Additional Context (added by user mid-loop)\n\n### Added');
     expect(readFileSync(join(vault.marks, 'run-1'), 'utf8')).toContain('Prefer small commits.');
     expect((await runCli(['context', 'clear', 'guided', '--vault', vault.root])).stdout).toContain('context cleared');
     expect(readFileSync(join(vault.layout.sessions, 'guided', 'context.md'), 'utf8')).toBe('');
+    expect(existsSync(join(vault.layout.sessions, 'guided', 'session.json'))).toBe(true);
+    expect(existsSync(vault.layout.archive)).toBe(false);
   });
 });
 
