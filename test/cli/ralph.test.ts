@@ -187,6 +187,46 @@ describe('wiggum ralph (seed 001)', () => {
     expect(result.stderr).toContain('NOT DURABLE');
   });
 
+  test('--add-context before any loop appends to the change\'s context file and confirms; --clear-context empties it', async () => {
+    const r = repo({ FAKE_COMPLETE_AFTER: '1' });
+    const added = await r.ralph('--add-context', 'use pnpm, not npm', '--change', 'early');
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain('context added for early');
+    const file = join(r.root, '.wiggum', 'sessions', 'early', 'context.md');
+    expect(readFileSync(file, 'utf8')).toContain('use pnpm, not npm');
+    expect((await r.ralph('Go', '--change', 'early', '--no-stream')).code).toBe(0);
+    expect(r.prompt(1)).toContain('## Additional Context (added by user mid-loop)');
+    expect(r.prompt(1)).toContain('use pnpm, not npm');
+    const cleared = await r.ralph('--clear-context', '--change', 'early');
+    expect(cleared.stdout).toContain('context cleared for early');
+    expect(readFileSync(file, 'utf8')).toBe('');
+  });
+
+  test('each iteration records its exit code and the files it changed and committed (git summary)', async () => {
+    const r = repo({ FAKE_STORY_PER_RUN: '1', FAKE_COMMIT: '1' });
+    expect((await r.ralph(TWO_STORIES, '--change', 'git', '--no-stream')).code).toBe(0);
+    const history = r.history('git');
+    expect(history.map((h) => h.exitCode)).toEqual([0, 0]);
+    for (const h of history) {
+      expect(h.git?.filesChanged).toBeGreaterThanOrEqual(1);
+      expect(h.git?.headBefore).not.toBe(h.git?.headAfter);
+    }
+  });
+
+  test('Ctrl-C stops the loop with exit 3 and a checkpoint; the same command again resumes the change', async () => {
+    const r = repo({ FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' });
+    requireBuild();
+    const child = spawn(process.execPath, [CLI, 'ralph', TWO_STORIES, '--change', 'ctrlc', '--no-stream'], { cwd: r.root, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await waitForFile(join(r.marks, 'run-2'));
+    child.kill('SIGINT');
+    expect(await exited).toBe(3);
+    expect(readFileSync(join(r.root, '.wiggum', 'ralph', 'ctrlc.md'), 'utf8')).toMatch(/status: interrupted/);
+    const again = await r.ralph('--change', 'ctrlc', '--no-stream');
+    expect(again.code).toBe(0);
+    expect(r.history('ctrlc').filter((h) => h.outcome !== 'stopped').map((h) => h.storiesPassing)).toEqual([1, 2]);
+  });
+
   test('usage errors exit 2', async () => {
     const r = repo();
     expect((await r.ralph('--change', 'nothing-yet')).code).toBe(2);
