@@ -29,11 +29,13 @@ function started(promise: Promise<Awaited<ReturnType<typeof runProcess>>>): { re
 }
 
 describe('runProcess timers on a manual clock, with a fake process', () => {
-  test('the per-run timeout sends SIGTERM to the group and says timedOut', async () => {
+  test('the per-run timeout sends SIGTERM to the group and says timedOut; output does not extend it', async () => {
     const agent = createFakeProcess('exit');
     const host = fakeHost(agent);
     const run = started(runProcess(spec({ timeoutMs: 10_000 }), host));
-    await host.clock.advance(9_999);
+    await host.clock.advance(9_000);
+    agent.print('still working\n');
+    await host.clock.advance(999);
     expect(host.signals).toEqual([]);
     await host.clock.advance(1);
     const result = await run.result;
@@ -58,15 +60,29 @@ describe('runProcess timers on a manual clock, with a fake process', () => {
     expect(result).toMatchObject({ idleTimedOut: true, timedOut: false, stdoutTail: 'still working\n' });
   });
 
+  test('output on stderr re-arms the idle timer too', async () => {
+    const agent = createFakeProcess('exit');
+    const host = fakeHost(agent);
+    const run = started(runProcess(spec({ idleTimeoutMs: 2_000 }), host));
+    await host.clock.advance(1_500);
+    agent.printError('compiling\n');
+    await host.clock.advance(1_999);
+    expect(host.signals).toEqual([]);
+    await host.clock.advance(1);
+    const result = await run.result;
+    expect(host.signals).toEqual(['SIGTERM']);
+    expect(result).toMatchObject({ idleTimedOut: true, stderrTail: 'compiling\n' });
+  });
+
   test('a process that ignores SIGTERM gets SIGKILL once the stop grace is over', async () => {
     const agent = createFakeProcess('ignore');
     const host = fakeHost(agent);
     const run = started(runProcess(spec({ timeoutMs: 5_000, stopGraceMs: 3_000 }), host));
     await host.clock.advance(5_000);
     expect(host.signals).toEqual(['SIGTERM']);
-    await host.clock.advance(2_900);
+    await host.clock.advance(2_999);
     expect(host.signals).toEqual(['SIGTERM']);
-    await host.clock.advance(200);
+    await host.clock.advance(1);
     const result = await run.result;
     expect(host.signals).toEqual(['SIGTERM', 'SIGKILL']);
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL' });

@@ -12,7 +12,12 @@ export interface FakeProcess {
   pid: number;
   /** Writes to its stdout. */
   print(text: string): void;
-  /** The leader exits (its streams close); its group is gone unless `keepGroup`. */
+  /** Writes to its stderr. */
+  printError(text: string): void;
+  /**
+   * The leader exits: 'exit' at once, its streams end, and 'close' once both have closed, as a
+   * ChildProcess does. Its group is gone unless `keepGroup`.
+   */
   exit(code: number | null, signal?: NodeJS.Signals | null, keepGroup?: boolean): void;
   exited: boolean;
   /** Members of its group other than the leader still run. */
@@ -28,6 +33,7 @@ export function createFakeProcess(onTerm: OnTerm = 'exit'): FakeProcess {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   stdin.resume();
+  const outputClosed = Promise.all([stdout, stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve))));
   const pid = nextPid++;
   const fake: FakeProcess = {
     child: Object.assign(emitter, { pid, stdin, stdout, stderr }) as unknown as HostChild,
@@ -36,6 +42,7 @@ export function createFakeProcess(onTerm: OnTerm = 'exit'): FakeProcess {
     groupAlive: true,
     onTerm,
     print: (text) => void stdout.write(text),
+    printError: (text) => void stderr.write(text),
     exit: (code, signal = null, keepGroup = false) => {
       if (fake.exited) return;
       fake.exited = true;
@@ -43,6 +50,7 @@ export function createFakeProcess(onTerm: OnTerm = 'exit'): FakeProcess {
       stdout.end();
       stderr.end();
       emitter.emit('exit', code, signal);
+      void outputClosed.then(() => emitter.emit('close', code, signal));
     },
   };
   return fake;

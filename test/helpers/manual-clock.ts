@@ -19,20 +19,24 @@ export class ManualClock implements Clock {
     return this.time;
   }
 
+  /** As `Clock.sleep`: an abort rejects with the signal's reason, like `systemClock`. */
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted === true) return Promise.reject(new Error('aborted'));
+    if (signal?.aborted === true) return Promise.reject(abortReason(signal));
     return new Promise((resolve, reject) => {
-      const sleeper: Sleeper = { atMs: this.time + ms, resolve };
+      const onAbort = (): void => {
+        this.sleepers = this.sleepers.filter((other) => other !== sleeper);
+        if (signal !== undefined) reject(abortReason(signal));
+      };
+      const sleeper: Sleeper = {
+        atMs: this.time + ms,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
       this.sleepers.push(sleeper);
       for (const wake of this.waiters.splice(0)) wake();
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.sleepers = this.sleepers.filter((other) => other !== sleeper);
-          reject(new Error('aborted'));
-        },
-        { once: true },
-      );
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
@@ -63,6 +67,10 @@ export class ManualClock implements Clock {
     this.time = until;
     await settle();
   }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }
 
 /** Lets pending promise callbacks and I/O callbacks of already-finished work run. */
