@@ -28,6 +28,9 @@ export type ErrorCode =
   | 'E_HARNESS_IDLE'
   | 'E_HARNESS_AUTH'
   | 'E_HARNESS_RATE_LIMIT'
+  | 'E_HARNESS_OVERLOADED'
+  | 'E_HARNESS_BILLING'
+  | 'E_HARNESS_CONTEXT'
   | 'E_HARNESS_USAGE_LIMIT'
   | 'E_HARNESS_NETWORK'
   | 'E_HARNESS_EXIT'
@@ -41,6 +44,7 @@ export type ErrorCode =
   | 'E_TOTAL_TIMEOUT'
   | 'E_RETRIES_EXHAUSTED'
   | 'E_NO_PROGRESS'
+  | 'E_BUDGET'
   | 'E_INTERNAL';
 
 export interface WiggumErrorOptions {

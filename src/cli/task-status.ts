@@ -4,6 +4,9 @@ import type { TaskEntry } from '../daemon/status.js';
 import { readHistoryFile } from '../memory/history.js';
 import type { IterationRecord } from '../memory/history.js';
 import { sessionPaths } from '../memory/paths.js';
+import { describeSpent } from '../memory/spent.js';
+import type { Spent } from '../memory/spent.js';
+import { spentOfTask } from '../loop/checkpoint.js';
 import type { SessionPaths } from '../memory/paths.js';
 import type { Task } from '../task/parse.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -26,7 +29,9 @@ interface TaskDetail {
   live: TaskEntry | null;
   session: string | null;
   iterations: number;
-  recent: Pick<IterationRecord, 'iteration' | 'attempt' | 'durationMs' | 'completionFound' | 'exitCode' | 'signal' | 'outcome' | 'storiesPassing' | 'storiesTotal' | 'git' | 'endedAt' | 'tokens' | 'costUsd'>[];
+  /** Tokens, cost, agent time, CPU and memory over every run of the task. */
+  spent: Spent;
+  recent: Pick<IterationRecord, 'iteration' | 'attempt' | 'durationMs' | 'completionFound' | 'exitCode' | 'signal' | 'outcome' | 'storiesPassing' | 'storiesTotal' | 'git' | 'endedAt' | 'usage' | 'resources' | 'agentSessionId'>[];
 }
 
 function taskDetail(task: Task, history: IterationRecord[], live: TaskEntry | null, paths: SessionPaths): TaskDetail {
@@ -38,6 +43,7 @@ function taskDetail(task: Task, history: IterationRecord[], live: TaskEntry | nu
     live,
     session: existsSync(paths.sessionFile) ? paths.dir : null,
     iterations: task.frontmatter.persistence_loop?.iteration ?? 0,
+    spent: spentOfTask(task.frontmatter.persistence_loop, history),
     recent: history.slice(-RECENT_ITERATIONS).map((r) => ({
       iteration: r.iteration,
       attempt: r.attempt,
@@ -49,8 +55,9 @@ function taskDetail(task: Task, history: IterationRecord[], live: TaskEntry | nu
       storiesPassing: r.storiesPassing,
       storiesTotal: r.storiesTotal,
       ...(r.git === undefined ? {} : { git: r.git }),
-      ...(r.tokens === undefined ? {} : { tokens: r.tokens }),
-      ...(r.costUsd === undefined ? {} : { costUsd: r.costUsd }),
+      ...(r.usage === undefined ? {} : { usage: r.usage }),
+      ...(r.resources === undefined ? {} : { resources: r.resources }),
+      ...(r.agentSessionId === undefined ? {} : { agentSessionId: r.agentSessionId }),
       endedAt: r.endedAt,
     })),
   };
@@ -64,6 +71,7 @@ function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
       (loop === null || loop === undefined ? ', not started' : `, loop ${detail.live?.phase ?? loop.status}, iteration ${loop.iteration}/${loop.max_iterations}, step ${loop.checkpoint?.current_step ?? '—'}`),
   );
   if (loop?.checkpoint !== undefined) lines.push(`  completed: ${loop.checkpoint.completed_steps.length === 0 ? 'none' : loop.checkpoint.completed_steps.join(', ')}`);
+  lines.push(`  spent: ${describeSpent(detail.spent)}`);
   lines.push(`  memory: ${detail.session === null ? 'no session on disk' : relative(layout.root, detail.session)}${detail.live?.durable === false ? ' (NOT DURABLE: kept in memory only)' : ''}`);
   if (detail.recent.length === 0) {
     lines.push('  no iteration has finished yet');
@@ -71,7 +79,7 @@ function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
     lines.push('  recent iterations:', '    iter  try  duration  promise  exit  outcome       stories  files  tokens in/out  cost');
     for (const r of detail.recent) {
       lines.push(
-        `    ${pad(r.iteration, 4)}  ${pad(r.attempt, 3)}  ${pad(`${(r.durationMs / 1000).toFixed(1)}s`, 8)}  ${pad(r.completionFound ? 'yes' : 'no', 7)}  ${pad(r.signal ?? r.exitCode ?? '—', 4)}  ${pad(r.outcome, 12)}  ${pad(`${r.storiesPassing}/${r.storiesTotal}`, 7)}  ${pad(r.git?.filesChanged ?? '—', 5)}  ${pad(r.tokens === undefined ? '—' : `${r.tokens.input}/${r.tokens.output}`, 13)}  ${r.costUsd === undefined ? '—' : `$${r.costUsd.toFixed(4)}`}`.trimEnd(),
+        `    ${pad(r.iteration, 4)}  ${pad(r.attempt, 3)}  ${pad(`${(r.durationMs / 1000).toFixed(1)}s`, 8)}  ${pad(r.completionFound ? 'yes' : 'no', 7)}  ${pad(r.signal ?? r.exitCode ?? '—', 4)}  ${pad(r.outcome, 12)}  ${pad(`${r.storiesPassing}/${r.storiesTotal}`, 7)}  ${pad(r.git?.filesChanged ?? '—', 5)}  ${pad(r.usage === undefined ? '—' : `${r.usage.inputTokens}/${r.usage.outputTokens}`, 13)}  ${r.usage?.costUsd === undefined ? '—' : `$${r.usage.costUsd.toFixed(4)}`}`.trimEnd(),
       );
     }
   }

@@ -37,6 +37,20 @@ export interface LoopConfig {
   totalTimeoutMs: number;
   idleTimeoutMs: number;
   usageLimitMaxWaitMs: number;
+  budget: Budget;
+}
+
+/**
+ * What one task may use over all its runs, across restarts; 0 = no limit. Crossing one rejects the
+ * task with E_BUDGET. A task's `max_tokens`, `max_cost_usd` and `max_duration` override these.
+ */
+export interface Budget {
+  /** Input plus output tokens, as the agent CLIs report them. */
+  maxTokens: number;
+  /** USD, as the agent CLIs report it (Claude Code, OpenCode, Amp; never estimated). */
+  maxCostUsd: number;
+  /** The agent's own run time, summed; waits and backoff are not counted. */
+  maxDurationMs: number;
 }
 
 /**
@@ -95,6 +109,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       totalTimeoutMs: loop.timeout.total,
       idleTimeoutMs: loop.timeout.idle,
       usageLimitMaxWaitMs: loop.usage_limit_max_wait,
+      budget: { maxTokens: loop.budget.max_tokens, maxCostUsd: loop.budget.max_cost_usd, maxDurationMs: loop.budget.max_duration },
     },
     harness: {
       defaultName: raw.harness.default,

@@ -4,7 +4,7 @@ import { durationMs, sizeBytes } from './units.js';
 export const HARNESS_KINDS = ['command', 'claude', 'codex', 'opencode', 'amp', 'gemini'] as const;
 export type HarnessKind = (typeof HARNESS_KINDS)[number];
 
-const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
+export const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
   const ms = durationMs(value);
   if (ms === undefined) {
     ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration: use seconds (300) or a unit (500ms, 30s, 5m, 6h)` });
@@ -69,6 +69,11 @@ export const rawConfigSchema = z.strictObject({
       idle: duration,
     }),
     usage_limit_max_wait: duration,
+    budget: z.strictObject({
+      max_tokens: z.int().min(0),
+      max_cost_usd: z.number().min(0),
+      max_duration: duration,
+    }),
   }),
   harness: z.strictObject({
     default: name,

@@ -4,6 +4,8 @@ import type { PersistenceLoopData } from '../task/render.js';
 import { isoSeconds } from '../time/clock.js';
 import type { LoopState } from './decide.js';
 import type { IterationRecord } from '../memory/history.js';
+import { NOTHING_SPENT, addRun, spentOf } from '../memory/spent.js';
+import type { Spent } from '../memory/spent.js';
 
 /**
  * The loop's counters as they are kept in `persistence_loop.checkpoint.state_data`, so that a
@@ -19,6 +21,53 @@ interface StateData {
   history_base?: number;
   last_outcome?: string;
   last_error?: string;
+  /** What the task used so far (its budgets are checked against it); a restart never resets it. */
+  spent?: SpentData;
+  /** While the task waits out an agent's usage limit: until when (ISO time). */
+  waiting_until?: string;
+}
+
+interface SpentData {
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd?: number;
+  agent_ms: number;
+  cpu_ms: number;
+  peak_rss_bytes: number;
+}
+
+function spentData(spent: Spent): SpentData {
+  const data: SpentData = { input_tokens: spent.inputTokens, output_tokens: spent.outputTokens, agent_ms: Math.round(spent.agentMs), cpu_ms: Math.round(spent.cpuMs), peak_rss_bytes: spent.peakRssBytes };
+  if (spent.costUsd !== null) data.cost_usd = Number(spent.costUsd.toFixed(6));
+  return data;
+}
+
+/** The totals in a checkpoint, or null when it has none (a task that never ran, or checkpointed before totals were kept). */
+function spentFromData(value: unknown): Spent | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const data = value as Partial<Record<keyof SpentData, unknown>>;
+  const amount = (field: unknown): number => (typeof field === 'number' && Number.isFinite(field) && field >= 0 ? field : 0);
+  return {
+    inputTokens: amount(data.input_tokens),
+    outputTokens: amount(data.output_tokens),
+    costUsd: typeof data.cost_usd === 'number' && Number.isFinite(data.cost_usd) && data.cost_usd >= 0 ? data.cost_usd : null,
+    agentMs: amount(data.agent_ms),
+    cpuMs: amount(data.cpu_ms),
+    peakRssBytes: amount(data.peak_rss_bytes),
+  };
+}
+
+/** A task's totals: from its checkpoint, else summed from the history lines of its current run. */
+export function spentOfTask(loop: PersistenceLoop | undefined, history: readonly IterationRecord[]): Spent {
+  return spentFromData(loop?.checkpoint?.state_data?.['spent']) ?? spentOf(history.slice(historyBaseOf(loop)));
+}
+
+/** Until when a task checkpointed as waiting for a usage limit waits (epoch ms), or null. */
+export function waitingUntilOf(loop: PersistenceLoop | undefined): number | null {
+  if (loop?.status !== 'waiting') return null;
+  const until = loop.checkpoint?.state_data?.['waiting_until'];
+  const ms = typeof until === 'string' ? Date.parse(until) : Number.NaN;
+  return Number.isNaN(ms) ? null : ms;
 }
 
 /** Loop state from a task's checkpoint (or a fresh one); `maxIterations` is whatever is in force now. */
@@ -34,6 +83,7 @@ export function loopStateFromCheckpoint(loop: PersistenceLoop | undefined, maxIt
     activeMs: count(data.active_ms),
     refusal: null,
     warned: data.warned === true,
+    spent: spentFromData(data.spent) ?? NOTHING_SPENT,
   };
 }
 
@@ -51,6 +101,8 @@ export interface CheckpointInput {
   ended?: boolean;
   exitReason?: string;
   historyBase?: number;
+  /** A usage-limit wait in progress: until when (epoch ms). */
+  waitingUntilMs?: number;
 }
 
 export function checkpointData(input: CheckpointInput): PersistenceLoopData {
@@ -61,7 +113,9 @@ export function checkpointData(input: CheckpointInput): PersistenceLoopData {
     no_progress: input.state.noProgressStreak,
     usage_waits: input.state.usageWaits,
     warned: input.state.warned,
+    spent: spentData(input.state.spent),
   };
+  if (input.waitingUntilMs !== undefined) stateData.waiting_until = isoSeconds(input.waitingUntilMs);
   if (input.historyBase !== undefined && input.historyBase > 0) stateData.history_base = input.historyBase;
   if (input.lastOutcome !== undefined) stateData.last_outcome = input.lastOutcome;
   if (input.lastError !== undefined) stateData.last_error = input.lastError.slice(0, 300);
@@ -97,7 +151,7 @@ export function resumeFromHistory(state: LoopState, history: IterationRecord[], 
   let next = state;
   if (last?.completionFound === true && last.completionAccepted === false && last.refusal !== undefined) next = { ...next, refusal: last.refusal };
   if (last !== undefined && last.iteration > next.iteration && FINISHED_OUTCOMES.has(last.outcome)) {
-    return { state: { ...next, iteration: last.iteration, attempt: 0 }, countedIteration: last.iteration };
+    return { state: { ...next, iteration: last.iteration, attempt: 0, spent: addRun(next.spent, last) }, countedIteration: last.iteration };
   }
   return { state: next, countedIteration: null };
 }

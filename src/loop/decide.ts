@@ -1,4 +1,5 @@
-import type { LoopConfig } from '../config/config.js';
+import type { Budget, LoopConfig } from '../config/config.js';
+import type { Spent } from '../memory/spent.js';
 import type { ErrorCode } from '../errors.js';
 import type { IterationOutcome, StopReason } from './outcome.js';
 import { retryDelayMs } from './retry-policy.js';
@@ -20,6 +21,8 @@ export interface LoopState {
   refusal: string | null;
   /** The 80 % warning has been logged. */
   warned: boolean;
+  /** Tokens, cost and agent time used across runs and restarts, for the budgets. */
+  spent: Spent;
 }
 
 export type DecisionPolicy = Pick<LoopConfig, 'retry' | 'noProgressLimit' | 'usageLimitMaxWaitMs' | 'failFast'>;
@@ -121,8 +124,10 @@ export type GateResult =
  * The exit conditions checked before every iteration (FR-012): stop requests, the total timeout,
  * the iteration bound (FR-003/010), and whether this iteration crosses the warning threshold (FR-009).
  */
-export function gate(state: LoopState, gateInput: Gate, limits: Pick<LoopConfig, 'totalTimeoutMs' | 'warnThreshold'>): GateResult {
+export function gate(state: LoopState, gateInput: Gate, limits: Pick<LoopConfig, 'totalTimeoutMs' | 'warnThreshold' | 'budget'>): GateResult {
   if (gateInput.stop !== null) return { kind: 'stop', reason: gateInput.stop };
+  const overBudget = budgetCrossed(state, limits.budget);
+  if (overBudget !== null) return { kind: 'reject', code: 'E_BUDGET', reason: overBudget };
   if (state.activeMs >= limits.totalTimeoutMs) {
     return {
       kind: 'reject',
@@ -139,6 +144,23 @@ export function gate(state: LoopState, gateInput: Gate, limits: Pick<LoopConfig,
   }
   const next = state.iteration + 1;
   return { kind: 'go', warn: !state.warned && next >= Math.ceil(state.maxIterations * limits.warnThreshold) };
+}
+
+/** Which budget the task has used up, in words, or null while it is within all of them. */
+export function budgetCrossed(state: LoopState, budget: Budget): string | null {
+  const { spent } = state;
+  const after = `after ${state.iteration} iteration${state.iteration === 1 ? '' : 's'}`;
+  const tokens = spent.inputTokens + spent.outputTokens;
+  if (budget.maxTokens > 0 && tokens >= budget.maxTokens) {
+    return `the task used ${tokens.toLocaleString('en-US')} tokens, its budget is ${budget.maxTokens.toLocaleString('en-US')} (max_tokens), ${after}`;
+  }
+  if (budget.maxCostUsd > 0 && spent.costUsd !== null && spent.costUsd >= budget.maxCostUsd) {
+    return `the task cost $${spent.costUsd.toFixed(4)}, its budget is $${budget.maxCostUsd.toFixed(2)} (max_cost_usd), ${after}`;
+  }
+  if (budget.maxDurationMs > 0 && spent.agentMs >= budget.maxDurationMs) {
+    return `the agent worked ${Math.round(spent.agentMs / 1000)} s on the task, its budget is ${Math.round(budget.maxDurationMs / 1000)} s (max_duration), ${after}`;
+  }
+  return null;
 }
 
 /** The next step in words, for history.jsonl, logs and reports. */

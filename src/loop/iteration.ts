@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
-import type { CheckDefinition, HarnessDefinition, WiggumConfig } from '../config/config.js';
+import type { Budget, CheckDefinition, HarnessDefinition, WiggumConfig } from '../config/config.js';
 import { isWiggumError } from '../errors.js';
 import { changesSince, gitState } from '../git/changes.js';
 import type { GitState } from '../git/changes.js';
@@ -38,6 +38,8 @@ export interface IterationContext {
   driver: HarnessDriver;
   promise: string;
   verify: CheckDefinition | null;
+  /** The task's budgets: a run is stopped when it would cross max_duration. */
+  budget: Budget;
   branch: string | null;
   /** The workdir is a git repository and git is enabled. */
   git: boolean;
@@ -119,6 +121,14 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   const shown = new OutputTail(ctx.config.harness.tailBytes);
   const scanner = new PromiseScanner(ctx.promise, prompt);
   const logFile = ctx.store.logFile(iteration, state.attempt);
+  // Ends the run at once when the agent reports what no waiting fixes (a refused key it would
+  // otherwise retry for minutes); a stop request of the user aborts it too.
+  const giveUp = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, giveUp.signal]);
+  // A run may not take the task past its max_duration: it is stopped when that is used up.
+  const durationLeftMs = ctx.budget.maxDurationMs > 0 ? Math.max(1, ctx.budget.maxDurationMs - state.spent.agentMs) : Number.POSITIVE_INFINITY;
+  const perStepMs = ctx.config.loop.perIterationTimeoutMs;
+  const cappedByBudget = durationLeftMs < perStepMs || (perStepMs === 0 && Number.isFinite(durationLeftMs));
   const startedAtMs = ctx.clock.now();
   let result: ProcessResult;
   try {
@@ -141,17 +151,18 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
         WIGGUM_PROMISE: ctx.promise,
       }),
       stdin: prompt,
-      timeoutMs: ctx.config.loop.perIterationTimeoutMs,
+      timeoutMs: cappedByBudget ? durationLeftMs : perStepMs,
       idleTimeoutMs: ctx.config.loop.idleTimeoutMs,
       stopGraceMs: ctx.config.harness.stopGraceMs,
       logFile,
       logMaxBytes: ctx.config.harness.logMaxBytes,
       tailBytes: ctx.config.harness.tailBytes,
       configKey: `harnesses.${ctx.harness.name}.command`,
-      signal: ctx.signal,
+      signal,
       onSpawn: ctx.onSpawn,
       onOutput: (chunk, stream) => {
         reader.push(chunk, stream);
+        if (!giveUp.signal.aborted && reader.urgentFailure() !== null) giveUp.abort(new Error('the agent reported a failure no retry fixes'));
         if (stream === 'stdout') scanner.push(chunk.toString('utf8'));
         const text = reader.display(chunk, stream);
         shown.push(Buffer.from(text));
@@ -190,7 +201,9 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   const outcome =
     prdError !== null
       ? ({ kind: 'hard', code: 'E_MEMORY_CORRUPT', message: prdError.message } as const)
-      : await classify(ctx, result, report, completionFound, stories, progressed);
+      : result.timedOut && cappedByBudget
+        ? ({ kind: 'hard', code: 'E_BUDGET', message: `the agent used up the task's max_duration (${Math.round(ctx.budget.maxDurationMs / 1000)} s of agent time) and was stopped mid-run` } as const)
+        : await classify(ctx, result, report, completionFound, stories, progressed);
 
   const endedAtMs = ctx.clock.now();
   const record: IterationRun['record'] = {
@@ -212,8 +225,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
     if (outcome.refusal !== null) record.refusal = outcome.refusal;
   }
   if (gitSummary !== null) record.git = gitSummary;
-  if (report.tokens !== undefined) record.tokens = report.tokens;
-  if (report.costUsd !== undefined) record.costUsd = report.costUsd;
+  if (report.usage !== undefined) record.usage = report.usage;
   if (report.agentSessionId !== undefined) record.agentSessionId = report.agentSessionId;
   if (outcome.kind === 'transient' || outcome.kind === 'hard' || outcome.kind === 'usage-limit') {
     record.error = { code: outcome.kind === 'usage-limit' ? 'E_HARNESS_USAGE_LIMIT' : outcome.code, message: outcome.message };
@@ -230,7 +242,7 @@ async function classify(
   stories: ReturnType<typeof storySummary>,
   progressed: boolean,
 ): Promise<IterationOutcome> {
-  if (result.stopped) return { kind: 'stopped', reason: stopReasonOf(ctx.signal), progressed };
+  if (result.stopped && ctx.signal.aborted) return { kind: 'stopped', reason: stopReasonOf(ctx.signal), progressed };
   const failure =
     processFailure(result, ctx.driver.installHint, { perIterationMs: ctx.config.loop.perIterationTimeoutMs, idleMs: ctx.config.loop.idleTimeoutMs }) ??
     report.failure;

@@ -115,7 +115,15 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
     verify,
     branch,
     git,
-    loop: { ...config.loop, failFast: overrides.failFast ?? config.loop.failFast },
+    loop: {
+      ...config.loop,
+      failFast: overrides.failFast ?? config.loop.failFast,
+      budget: {
+        maxTokens: fm.max_tokens ?? config.loop.budget.maxTokens,
+        maxCostUsd: fm.max_cost_usd ?? config.loop.budget.maxCostUsd,
+        maxDurationMs: fm.max_duration ?? config.loop.budget.maxDurationMs,
+      },
+    },
     session,
     harnessRecord,
   };

@@ -1,5 +1,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { IterationRecord } from '../memory/history.js';
+import { describeSpent } from '../memory/spent.js';
+import type { Spent } from '../memory/spent.js';
 import { formatProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
 
@@ -13,6 +15,8 @@ export interface LoopFacts {
   startedAt: string;
   endedAt: string;
   activeMs: number;
+  /** Tokens, cost, agent time, CPU and memory over every run of the task. */
+  spent: Spent;
   stories: { id: string; title: string; passes: boolean }[];
   /** Where the memory is, relative to the vault when inside it; null when it was not durable. */
   sessionDir: string | null;
@@ -46,6 +50,7 @@ export function completionSummary(facts: LoopFacts): string {
       (retries > 0 ? ` and ${plural(retries, 'retry', 'retries')}` : '') +
       `, ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`,
     `- Harness: ${facts.harness}.`,
+    `- Used: ${describeSpent(facts.spent)}.`,
     `- Stories: ${storyLine(facts.stories)}`,
     memoryLine(facts.sessionDir, facts.noMemoryYet),
   ];
@@ -64,6 +69,7 @@ export function failureReport(facts: FailureFacts): string {
       ? `- Used all ${facts.maxIterations} iterations without completing, at ${facts.endedAt}, after ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`
       : `- Failed in iteration ${facts.failedIteration} of at most ${facts.maxIterations}, at ${facts.endedAt}, after ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`,
     `- Harness: ${facts.harness}.`,
+    `- Used: ${describeSpent(facts.spent)}.`,
     `- Stories: ${storyLine(facts.stories)}`,
     `- Checkpoint: completed steps ${facts.checkpoint.completed_steps.length === 0 ? 'none' : facts.checkpoint.completed_steps.join(', ')}` +
       `; current step ${facts.checkpoint.current_step ?? 'none'}` +
@@ -123,6 +129,12 @@ function nextStep(code: ErrorCode, taskId: string): string {
       return `The agent kept running without changing anything. Add guidance with \`wiggum context add ${taskId} "..."\` or clarify the task, ${retry}`;
     case 'E_TOTAL_TIMEOUT':
       return `Raise \`persistence_loop.timeout.total\` in the config or split the task, ${retry}`;
+    case 'E_BUDGET':
+      return `Check in progress.txt and the logs what the agent spent it on; raise the task's \`max_tokens\`, \`max_cost_usd\` or \`max_duration\` (or \`persistence_loop.budget\` in the config), or split the task, ${retry}`;
+    case 'E_HARNESS_CONTEXT':
+      return `The prompt no longer fits the model: shorten the task body, context.md or progress.txt (or use a model with a larger context), ${retry}`;
+    case 'E_HARNESS_BILLING':
+      return `Add credits or raise the quota of the account the agent uses, ${retry}`;
     case 'E_RETRIES_EXHAUSTED':
     case 'E_HARNESS_USAGE_LIMIT':
       return `The agent's service kept failing or was out of quota. Check it is reachable and has quota, ${retry}`;

@@ -84,6 +84,7 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
     startedAt: started,
     endedAt: isoSeconds(now),
     activeMs: 0,
+    spent: state.spent,
     stories: task.stories.map((story) => ({ id: story.id, title: story.title, passes: story.checked })),
     sessionDir: null,
     noMemoryYet: true,

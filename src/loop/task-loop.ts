@@ -6,6 +6,7 @@ import { clearHarnessRecord, recordHarness } from '../harness/pid-record.js';
 import { systemProcessHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
+import { addRun } from '../memory/spent.js';
 import { storySummary } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
 import type { Task } from '../task/parse.js';
@@ -69,6 +70,7 @@ export class TaskLoop {
       driver: prepared.driver,
       promise: prepared.promise,
       verify: prepared.verify,
+      budget: prepared.loop.budget,
       branch: prepared.branch,
       git: prepared.git,
       store: prepared.session.store,
@@ -152,7 +154,7 @@ export class TaskLoop {
       this.lastStderr = run.stderrTail;
 
       const decision = decide(run.outcome, this.state, this.prepared.loop, this.deps.clock.now(), this.deps.random);
-      this.state = { ...decision.state, activeMs: decision.state.activeMs + run.record.durationMs };
+      this.state = { ...decision.state, activeMs: decision.state.activeMs + run.record.durationMs, spent: addRun(decision.state.spent, run.record) };
       const record: IterationRecord = { ...run.record, action: decision.action.kind, nextState: describeNextAction(decision.action) };
       this.history.push(record);
       await store.appendHistory(record).catch((error: unknown) => this.log.error({ err: error }, 'could not append to history.jsonl'));
@@ -266,6 +268,7 @@ export class TaskLoop {
       startedAt: this.started,
       endedAt: isoSeconds(this.deps.clock.now()),
       activeMs: this.state.activeMs,
+      spent: this.state.spent,
       stories: (this.prd?.userStories ?? []).map((story) => ({ id: story.id, title: story.title, passes: story.passes })),
       sessionDir: store.paths === null ? null : relative(this.deps.layout.root, store.paths.dir) || '.',
       history: this.history,

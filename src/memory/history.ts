@@ -23,8 +23,10 @@ export interface IterationRecord {
   storiesPassing: number;
   storiesTotal: number;
   git?: { headBefore: string | null; headAfter: string | null; commits: string[]; filesChanged: number; files: string[] };
-  tokens?: { input: number; output: number };
-  costUsd?: number;
+  /** Tokens (input counts cached ones) and cost in USD, as the agent CLI reported them. */
+  usage?: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; costUsd?: number };
+  /** CPU time and peak resident memory of the agent's whole process tree during this run. */
+  resources?: { cpuMs: number; peakRssBytes: number };
   agentSessionId?: string;
   error?: { code: string; message: string };
   logFile?: string;
@@ -62,8 +64,11 @@ export const iterationRecordSchema = z
       })
       .loose()
       .exactOptional(),
-    tokens: z.object({ input: z.number().min(0), output: z.number().min(0) }).loose().exactOptional(),
-    costUsd: z.number().min(0).exactOptional(),
+    usage: z
+      .object({ inputTokens: z.number().min(0), outputTokens: z.number().min(0), cacheReadTokens: z.number().min(0), cacheWriteTokens: z.number().min(0), costUsd: z.number().min(0).exactOptional() })
+      .loose()
+      .exactOptional(),
+    resources: z.object({ cpuMs: z.number().min(0), peakRssBytes: z.number().min(0) }).loose().exactOptional(),
     agentSessionId: z.string().exactOptional(),
     error: z.object({ code: z.string(), message: z.string() }).loose().exactOptional(),
     logFile: z.string().exactOptional(),

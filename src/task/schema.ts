@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { duration } from '../config/schema.js';
 import { LOOP_STATUSES, TASK_ID_PATTERN, TASK_STATES } from './vocabulary.js';
 
 /** Dates are kept as the strings the user or wiggum wrote; they are only checked for shape. */
@@ -61,6 +62,9 @@ export const taskFrontmatterSchema = z
       .optional(),
     workdir: z.string().min(1).optional(),
     max_iterations: z.int().min(1).max(10_000).optional(),
+    max_tokens: z.int().min(1).optional(),
+    max_cost_usd: z.number().gt(0).optional(),
+    max_duration: duration.refine((ms) => ms > 0, { message: 'max_duration must be above 0' }).optional(),
     completion_promise: z
       .string()
       .min(1)

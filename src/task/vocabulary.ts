@@ -8,7 +8,7 @@ export type TaskState = (typeof TASK_STATES)[number];
 
 /**
  * The lifecycle of a task's loop, as written into `persistence_loop.status`:
- * queued → running → (stopped | interrupted → running …) → done | rejected.
+ * queued → running (⇄ waiting, for an agent's usage limit) → (stopped | interrupted → running …) → done | rejected.
  */
-export const LOOP_STATUSES = ['queued', 'running', 'stopped', 'interrupted', 'done', 'rejected'] as const;
+export const LOOP_STATUSES = ['queued', 'running', 'waiting', 'stopped', 'interrupted', 'done', 'rejected'] as const;
 export type LoopStatus = (typeof LOOP_STATUSES)[number];

@@ -128,16 +128,18 @@ describe('wiggum status ID', () => {
     const history = join(vault.layout.sessions, 'counted', 'history.jsonl');
     const lines = readFileSync(history, 'utf8').trimEnd().split('\n');
     const last = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
-    lines[lines.length - 1] = JSON.stringify({ ...last, tokens: { input: 1200, output: 340 }, costUsd: 0.0123 });
+    lines[lines.length - 1] = JSON.stringify({ ...last, usage: { inputTokens: 1200, outputTokens: 340, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.0123 } });
     writeFileSync(history, `${lines.join('\n')}\n`);
 
     const text = await runCli(['status', 'counted', '--vault', vault.root]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('state Done, loop done, iteration 2/100');
+    // The totals come from the checkpoint, written before the line above was edited.
+    expect(text.stdout).toMatch(/^ {2}spent: no tokens reported · agent time \d+s$/m);
     expect(text.stdout).toMatch(/^ {4}1 {5}0 {4}\d+\.\ds {6}no {7}0 {5}continue {6}1\/2 +— +— +—$/m);
     expect(text.stdout).toMatch(/^ {4}2 {5}0 {4}\d+\.\ds {6}yes {6}0 {5}complete {6}2\/2 +— +1200\/340 +\$0\.0123$/m);
 
     const json = JSON.parse((await runCli(['status', 'counted', '--json', '--vault', vault.root])).stdout) as { recent: Record<string, unknown>[] };
-    expect(json.recent.at(-1)).toMatchObject({ iteration: 2, completionFound: true, exitCode: 0, tokens: { input: 1200, output: 340 }, costUsd: 0.0123 });
+    expect(json.recent.at(-1)).toMatchObject({ iteration: 2, completionFound: true, exitCode: 0, usage: { inputTokens: 1200, outputTokens: 340, costUsd: 0.0123 } });
   });
 });

@@ -19,7 +19,7 @@ describe('the amp driver', () => {
     expect(report.finalMessage).toBe('Done.\n<promise>\n  COMPLETE\n</promise>');
     expect(containsPromise(report.finalMessage ?? '', 'COMPLETE')).toBe(true);
     expect(report.agentSessionId).toBe('T-2775dc92-90ed-4f85-8b73-8f9766029e83');
-    expect(report.tokens).toEqual({ input: 12783 + 367 + 12416 + 13100 + 12783, output: 28 });
+    expect(report.usage).toMatchObject({ inputTokens: 12783 + 367 + 12416 + 13100 + 12783, outputTokens: 28 });
     expect(report.failure).toBeNull();
     expect(shown).toContain('● Amp · session T-2775dc92');
     expect(shown).toContain('→ Bash:');

@@ -22,8 +22,7 @@ describe('the claude driver', () => {
     expect(report.finalMessage).toBe('All done.\n<promise>\nCOMPLETE\n</promise>');
     expect(containsPromise(report.finalMessage ?? '', 'COMPLETE')).toBe(true);
     expect(report.agentSessionId).toBe('663e02f1-912e-4345-ad37-46726aac300b');
-    expect(report.tokens).toEqual({ input: 200, output: 40 });
-    expect(report.costUsd).toBe(0.0016);
+    expect(report.usage).toMatchObject({ inputTokens: 200, outputTokens: 40, costUsd: 0.0016 });
   });
 
   test.each([1, 7, 4096])('reads the same from chunks of %i bytes (lines and characters split)', (size) => {
@@ -34,11 +33,11 @@ describe('the claude driver', () => {
 
   test.each([
     ['rate-limit', 'transient', 'E_HARNESS_RATE_LIMIT', /rate limit was hit \(429\).*Request rejected \(429\)/],
-    ['overloaded', 'transient', 'E_HARNESS_RATE_LIMIT', /overloaded \(529\).*529 Overloaded/],
+    ['overloaded', 'transient', 'E_HARNESS_OVERLOADED', /overloaded \(529\).*529 Overloaded/],
     ['network', 'transient', 'E_HARNESS_NETWORK', /could not be reached.*ECONNRESET/],
     ['auth', 'hard', 'E_HARNESS_AUTH', /Invalid API key.*set ANTHROPIC_API_KEY.*claude login/],
     ['not-logged-in', 'hard', 'E_HARNESS_AUTH', /Not logged in.*set ANTHROPIC_API_KEY.*claude login/],
-    ['credit', 'hard', 'E_HARNESS_USAGE_LIMIT', /Credit balance is too low.*add credits/],
+    ['credit', 'hard', 'E_HARNESS_BILLING', /Credit balance is too low.*add credits/],
   ] as const)('%s: classified from Claude Code’s own output as %s %s', (name, kind, code, message) => {
     const { report } = readOutput(claudeDriver, claude(name), { exitCode: 1 });
     expect(report.failure).toMatchObject({ kind, code });
@@ -51,7 +50,7 @@ describe('the claude driver', () => {
     expect(report.failure).toEqual({
       kind: 'usage-limit',
       code: 'E_HARNESS_USAGE_LIMIT',
-      message: "Claude Code hit a usage limit: You've hit your 5-hour limit · resets 8:01pm (UTC)",
+      message: "Claude Code reached its usage limit (it resets at 2026-11-22T20:01:49.000Z): You've hit your 5-hour limit · resets 8:01pm (UTC)",
       resetAtMs: 1_795_377_709_000,
     });
     expect(shown).toContain('⏸ usage limit reached (five_hour), resets at 2026-11-22T20:01:49.000Z');
@@ -73,7 +72,7 @@ describe('the claude driver', () => {
       { type: 'result', subtype: 'success', is_error: true, result: 'Claude AI usage limit reached|1712345678', session_id: 's-1' },
     ];
     const { report } = readOutput(claudeDriver, Buffer.from(lines.map((line) => JSON.stringify(line)).join('\n')), { exitCode: 1 });
-    expect(report.failure).toMatchObject({ kind: 'usage-limit', resetAtMs: 1_712_345_678_000, message: 'Claude Code hit a usage limit: Claude AI usage limit reached' });
+    expect(report.failure).toMatchObject({ kind: 'usage-limit', resetAtMs: 1_712_345_678_000, message: 'Claude Code reached its usage limit (it resets at 2024-04-05T19:34:38.000Z): Claude AI usage limit reached' });
   });
 
   test('Claude Code’s own retries are shown, and a later success is a success', () => {

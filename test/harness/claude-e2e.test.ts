@@ -91,7 +91,7 @@ describe('wiggum run with the real Claude Code CLI', () => {
     const history = s.history();
     expectOneCompleteIteration(history, { input: 400, output: 80 });
     expect(history[0]?.git?.commits).toEqual([expect.stringMatching(/^[0-9a-f]+ feat: US-001 - Dark mode toggle$/)]);
-    expect(history[0]?.costUsd).toBeGreaterThan(0);
+    expect(history[0]?.usage?.costUsd).toBeGreaterThan(0);
 
     // The live stream is readable lines, not JSON.
     expect(result.stdout).toContain('→ Bash: printf');
@@ -101,13 +101,13 @@ describe('wiggum run with the real Claude Code CLI', () => {
   });
 
   test.each([
-    ['rate limit (429)', apiError(429, 'Number of request tokens has exceeded your per-minute rate limit'), /rate limit was hit \(429\)/],
-    ['overloaded (529)', apiError(529, 'Overloaded'), /overloaded \(529\)/],
-  ])('%s, then success: a transient failure, retried by wiggum', async (_name, error, message) => {
+    ['rate limit (429)', apiError(429, 'Number of request tokens has exceeded your per-minute rate limit'), /rate limit was hit \(429\)/, 'E_HARNESS_RATE_LIMIT'],
+    ['overloaded (529)', apiError(529, 'Overloaded'), /overloaded \(529\)/, 'E_HARNESS_OVERLOADED'],
+  ])('%s, then success: a transient failure, retried by wiggum', async (_name, error, message, code) => {
     const s = await setup([error, reply(PROMISE)], { task: FINISHED_TASK, config: { persistence_loop: { retry: { base_delay: '10ms', max_delay: '20ms' } } } });
     await s.runToDone();
     const history = s.history();
-    expectRetriedThenDone(history);
+    expectRetriedThenDone(history, code);
     expect(history[0]?.error?.message).toMatch(message);
   });
 

@@ -20,11 +20,10 @@ describe('the codex driver', () => {
     expect(report.finalMessage).toBe('Done.\n<promise>\n  COMPLETE\n</promise>');
     expect(containsPromise(report.finalMessage ?? '', 'COMPLETE')).toBe(true);
     expect(report.agentSessionId).toBe('01a20427-9ec4-7db1-976f-93b5c1ca2a55');
-    expect(report.tokens).toEqual({ input: 2400, output: 68 });
-    expect(report.costUsd).toBeUndefined();
+    expect(report.usage).toMatchObject({ inputTokens: 2400, outputTokens: 68 });
+    expect(report.usage?.costUsd).toBeUndefined();
     expect(report.failure).toBeNull();
-    expect(shown).toContain("$ /bin/bash -lc 'echo hello > out.txt && cat out.txt'");
-    expect(shown).toContain('  hello\n');
+    expect(shown).toContain("→ shell: /bin/bash -lc 'echo hello > out.txt && cat out.txt'\n  ← hello\n");
     expect(shown).toContain('I will edit the file.\n');
     expect(shown).not.toContain('{"type"');
   });
@@ -69,7 +68,7 @@ describe('the codex driver', () => {
 
   test('a server error ("high demand") is transient', () => {
     const { report } = readOutput(codexDriver, codex('overload.jsonl'), { exitCode: 1 });
-    expect(report.failure).toMatchObject({ kind: 'transient', code: 'E_HARNESS_RATE_LIMIT' });
+    expect(report.failure).toMatchObject({ kind: 'transient', code: 'E_HARNESS_OVERLOADED' });
   });
 
   test('a run that ends while Codex waits for the network is a network failure', () => {
@@ -113,7 +112,7 @@ describe('the codex driver', () => {
 
   test('an exhausted quota (billing) is hard: waiting will not help', () => {
     const { report } = readOutput(codexDriver, codex('quota.jsonl'), { exitCode: 1 });
-    expect(report.failure).toMatchObject({ kind: 'hard', code: 'E_HARNESS_USAGE_LIMIT' });
+    expect(report.failure).toMatchObject({ kind: 'hard', code: 'E_HARNESS_BILLING' });
   });
 
   test('outside a git repository without --skip-git-repo-check it says which flag is missing', () => {

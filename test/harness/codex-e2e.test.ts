@@ -77,7 +77,7 @@ describe('wiggum run with the real Codex CLI', () => {
     expectOneCompleteIteration(s.history(), { input: 3000, output: 60 });
 
     // The live stream is readable lines, not JSON.
-    expect(result.stdout).toContain('$ /bin/bash -lc');
+    expect(result.stdout).toContain('→ shell: /bin/bash -lc');
     expect(result.stdout).toContain('I will implement US-001.');
     expect(result.stdout).not.toContain('{"type"');
   });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { classifyFailureText, parseResetTime } from '../../src/harness/drivers/failure-text.js';
+import { failureOf } from '../../src/harness/drivers/driver.js';
 import { jsonLinesReader } from '../../src/harness/drivers/json-lines-reader.js';
 import { processResult } from '../helpers/driver-output.js';
 
@@ -8,16 +9,19 @@ const now = new Date(2026, 10, 22, 16, 47, 0).getTime();
 
 describe('classifyFailureText', () => {
   test.each([
-    ['exceeded retry limit, last status: 429 Too Many Requests', 'transient', 'E_HARNESS_RATE_LIMIT'],
-    ['Rate limit reached for requests', 'transient', 'E_HARNESS_RATE_LIMIT'],
-    ['API Error: 529 Overloaded', 'transient', 'E_HARNESS_RATE_LIMIT'],
-    ['connect ECONNREFUSED 127.0.0.1:443', 'transient', 'E_HARNESS_NETWORK'],
-    ['unexpected status 401 Unauthorized: Incorrect API key provided', 'hard', 'E_HARNESS_AUTH'],
-    ["Error: Invalid or missing API key. Run 'amp login' to authenticate.", 'hard', 'E_HARNESS_AUTH'],
-    ['Quota exceeded. Check your plan and billing details.', 'hard', 'E_HARNESS_USAGE_LIMIT'],
-    ['You have exhausted your daily quota on this model.', 'usage-limit', 'E_HARNESS_USAGE_LIMIT'],
-  ])('%s → %s %s', (text, kind, code) => {
-    expect(classifyFailureText(text, agent, now)).toMatchObject({ kind, code });
+    ['exceeded retry limit, last status: 429 Too Many Requests', 'rate_limit', 'transient', 'E_HARNESS_RATE_LIMIT'],
+    ['Rate limit reached for requests', 'rate_limit', 'transient', 'E_HARNESS_RATE_LIMIT'],
+    ['API Error: 529 Overloaded', 'overloaded', 'transient', 'E_HARNESS_OVERLOADED'],
+    ['connect ECONNREFUSED 127.0.0.1:443', 'network', 'transient', 'E_HARNESS_NETWORK'],
+    ['unexpected status 401 Unauthorized: Incorrect API key provided', 'auth', 'hard', 'E_HARNESS_AUTH'],
+    ["Error: Invalid or missing API key. Run 'amp login' to authenticate.", 'auth', 'hard', 'E_HARNESS_AUTH'],
+    ['Quota exceeded. Check your plan and billing details.', 'billing', 'hard', 'E_HARNESS_BILLING'],
+    ['You have exhausted your daily quota on this model.', 'usage_limit', 'usage-limit', 'E_HARNESS_USAGE_LIMIT'],
+    ['Prompt is too long · the request is ~300000 tokens (limit 200000)', 'context_too_long', 'hard', 'E_HARNESS_CONTEXT'],
+  ])('%s → %s (%s %s)', (text, kind, decision, code) => {
+    const error = classifyFailureText(text, agent, now);
+    expect(error).toMatchObject({ kind });
+    expect(error === null ? null : failureOf(error)).toMatchObject({ kind: decision, code });
   });
 
   test('the auth message carries the fix', () => {
@@ -54,7 +58,7 @@ describe('parseResetTime', () => {
 describe('jsonLinesReader', () => {
   test('drops a line past the limit without keeping it, and goes on', () => {
     const seen: unknown[] = [];
-    const reader = jsonLinesReader({ event: (event) => (seen.push(event), ''), report: () => ({ finalMessage: null, failure: null }) });
+    const reader = jsonLinesReader({ agent: 'Test', event: (event) => (seen.push(event), []), finish: () => [] });
     const huge = Buffer.alloc(9 * 1024 * 1024, 'x');
     const shown = [Buffer.from('{"a":1}\n'), huge, Buffer.from('\n{"b":2}\n')].map((chunk) => {
       reader.push(chunk, 'stdout');
@@ -67,7 +71,7 @@ describe('jsonLinesReader', () => {
 
   test('reads a last line without a newline at the end', () => {
     const seen: unknown[] = [];
-    const reader = jsonLinesReader({ event: (event) => (seen.push(event), ''), report: (run) => ({ finalMessage: run.sawJson ? 'json' : null, failure: null }) });
+    const reader = jsonLinesReader({ agent: 'Test', event: (event) => (seen.push(event), []), finish: (run) => (run.sawJson ? [{ type: 'final_message', text: 'json' }] : []) });
     reader.push(Buffer.from('{"a":1}'), 'stdout');
     expect(reader.finish(processResult()).finalMessage).toBe('json');
     expect(seen).toEqual([{ a: 1 }]);

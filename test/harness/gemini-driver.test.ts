@@ -19,9 +19,9 @@ describe('the gemini driver', () => {
     expect(report.finalMessage).toBe('Done.\n<promise>\n  COMPLETE\n</promise>');
     expect(containsPromise(report.finalMessage ?? '', 'COMPLETE')).toBe(true);
     expect(report.agentSessionId).toBe('cfdb5efa-ff7d-4248-9d6d-d16fee71730e');
-    expect(report.tokens).toEqual({ input: 2700, output: 90 });
+    expect(report.usage).toMatchObject({ inputTokens: 2700, outputTokens: 90 });
     expect(report.failure).toBeNull();
-    expect(shown).toContain('I will edit the file.\n$ echo hello > out.txt\n');
+    expect(shown).toContain('I will edit the file.\n→ run_shell_command: echo hello > out.txt\n');
     expect(shown).toContain('Done.\n<promise>\n  COMPLETE\n</promise>\n✓ Gemini CLI finished');
     expect(shown).not.toContain('{"type"');
   });

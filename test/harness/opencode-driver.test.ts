@@ -19,10 +19,10 @@ describe('the opencode driver', () => {
     expect(report.finalMessage).toBe('Done.\n<promise>\n  COMPLETE\n</promise>');
     expect(containsPromise(report.finalMessage ?? '', 'COMPLETE')).toBe(true);
     expect(report.agentSessionId).toMatch(/^ses_/);
-    expect(report.tokens).toEqual({ input: 2000, output: 40 });
-    expect(report.costUsd).toBeCloseTo(0.0066, 10);
+    expect(report.usage).toMatchObject({ inputTokens: 2000, outputTokens: 40 });
+    expect(report.usage?.costUsd).toBeCloseTo(0.0066, 10);
     expect(report.failure).toBeNull();
-    expect(shown).toContain('$ echo hello > out.txt && cat out.txt\n  hello\n');
+    expect(shown).toContain('→ bash: echo hello > out.txt && cat out.txt\n  ← hello\n');
     expect(shown).toContain('I will edit the file.\n');
     expect(shown).not.toContain('{"type"');
   });
@@ -48,7 +48,7 @@ describe('the opencode driver', () => {
 
   test('503 overloaded is transient', () => {
     const { report } = readOutput(opencodeDriver, opencode('overload.jsonl'), { exitCode: 1 });
-    expect(report.failure).toMatchObject({ kind: 'transient', code: 'E_HARNESS_RATE_LIMIT' });
+    expect(report.failure).toMatchObject({ kind: 'transient', code: 'E_HARNESS_OVERLOADED' });
     expect(report.failure?.message).toContain('The server is overloaded');
   });
 

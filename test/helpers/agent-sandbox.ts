@@ -101,8 +101,11 @@ export function expectDarkModeCommitted(sandbox: AgentSandbox, prd: string): voi
   expect(JSON.parse(readFileSync(prd, 'utf8'))).toMatchObject({ userStories: [{ id: 'US-001', passes: true }] });
 }
 
-/** One iteration that completed the task with its one story passing, app.txt committed, `tokens` used, and the agent's session id. */
-export function expectOneCompleteIteration(history: IterationRecord[], tokens: { input: number; output: number }): void {
+/**
+ * One iteration that completed the task with its one story passing, app.txt committed, `tokens`
+ * used, and the agent's session id (a UUID unless the agent names its sessions otherwise).
+ */
+export function expectOneCompleteIteration(history: IterationRecord[], tokens: { input: number; output: number }, sessionId = /^[0-9a-f-]{36}$/): void {
   expect(history).toHaveLength(1);
   expect(history[0]).toMatchObject({
     iteration: 1,
@@ -113,19 +116,19 @@ export function expectOneCompleteIteration(history: IterationRecord[], tokens: {
     completionAccepted: true,
     storiesPassing: 1,
     storiesTotal: 1,
-    tokens,
+    usage: { inputTokens: tokens.input, outputTokens: tokens.output },
     git: { filesChanged: 1, files: ['app.txt'] },
   });
-  expect(history[0]?.agentSessionId).toMatch(/^[0-9a-f-]{36}$/);
+  expect(history[0]?.agentSessionId).toMatch(sessionId);
 }
 
-/** A rate limit (exit code 1) in the first attempt, retried by wiggum, then done. */
-export function expectRetriedThenDone(history: IterationRecord[]): void {
+/** A rate limit or overload (`code`, exit code 1) in the first attempt, retried by wiggum, then done. */
+export function expectRetriedThenDone(history: IterationRecord[], code = 'E_HARNESS_RATE_LIMIT'): void {
   expect(history.map((record) => [record.iteration, record.attempt, record.outcome, record.action])).toEqual([
     [1, 0, 'transient', 'retry'],
     [1, 1, 'complete', 'done'],
   ]);
-  expect(history[0]?.error?.code).toBe('E_HARNESS_RATE_LIMIT');
+  expect(history[0]?.error?.code).toBe(code);
   expect(history[0]?.exitCode).toBe(1);
 }
 

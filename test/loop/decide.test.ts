@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { decide, gate } from '../../src/loop/decide.js';
+import { NOTHING_SPENT } from '../../src/memory/spent.js';
 import type { DecisionPolicy, LoopState } from '../../src/loop/decide.js';
 import type { IterationOutcome } from '../../src/loop/outcome.js';
 import { retryDelayMs } from '../../src/loop/retry-policy.js';
@@ -11,7 +12,7 @@ const policy: DecisionPolicy = {
   failFast: false,
 };
 
-const state: LoopState = { iteration: 4, maxIterations: 10, attempt: 0, usageWaits: 0, noProgressStreak: 0, activeMs: 0, refusal: null, warned: false };
+const state: LoopState = { iteration: 4, maxIterations: 10, attempt: 0, usageWaits: 0, noProgressStreak: 0, activeMs: 0, refusal: null, warned: false, spent: NOTHING_SPENT };
 const NOW = 1_800_000_000_000;
 const mid = (): number => 0.5;
 
@@ -124,7 +125,7 @@ describe('decide', () => {
 });
 
 describe('gate (exit conditions before each iteration)', () => {
-  const limits = { totalTimeoutMs: 3_600_000, warnThreshold: 0.8 };
+  const limits = { totalTimeoutMs: 3_600_000, warnThreshold: 0.8, budget: { maxTokens: 0, maxCostUsd: 0, maxDurationMs: 0 } };
   test.each([
     ['go', {}, null, { kind: 'go', warn: false }],
     ['a stop request wins over everything', { iteration: 10 }, 'stop-flag', { kind: 'stop', reason: 'stop-flag' }],

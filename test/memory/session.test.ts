@@ -102,10 +102,10 @@ describe('a new session', () => {
     const vault = tempDir();
     const { store } = await openSession(options(vault));
     await store.appendHistory(record(1));
-    await store.appendHistory({ ...record(2), tokens: { input: 10, output: 5 }, error: { code: 'E_HARNESS_EXIT', message: 'exit 1' } });
+    await store.appendHistory({ ...record(2), usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, error: { code: 'E_HARNESS_EXIT', message: 'exit 1' } });
     const history = await store.loadHistory();
     expect(history.map((r) => r.iteration)).toEqual([1, 2]);
-    expect(history[1]?.tokens).toEqual({ input: 10, output: 5 });
+    expect(history[1]?.usage).toEqual({ inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 });
     expect(readFileSync(store.paths!.history, 'utf8').split('\n')).toHaveLength(3);
 
     await rejection(store.appendHistory({ ...record(3), iteration: -1 }), 'E_INTERNAL');

@@ -1,16 +1,17 @@
-import { inputTokens, renderEvent } from './claude-events.js';
-import { isRecord } from './json-events.js';
-import type { AgentReport, HarnessDriver, HarnessFailure } from './driver.js';
+import type { AgentEvent } from './agent-event.js';
+import { usageFacts } from './agent-event.js';
+import { messageEvents, messageText, resultFacts, resultText, usageOf } from './claude-events.js';
+import type { HarnessDriver } from './driver.js';
 import { lastLines } from './driver.js';
 import type { AgentFacts } from './failure-text.js';
-import { classifyFailureText } from './failure-text.js';
-import type { FinishedRun, JsonEvent } from './json-lines-reader.js';
-import { addTokens, at, finalMessageOf, jsonLinesReader, listAt, numberAt, textAt } from './json-lines-reader.js';
+import { authMessage, classifyFailureText } from './failure-text.js';
+import type { AgentStreamParser, FinishedRun, JsonEvent } from './json-lines-reader.js';
+import { at, jsonLinesReader, numberAt, textAt } from './json-lines-reader.js';
 
 /**
  * Amp, `amp -x --stream-json` with the prompt on stdin: Claude Code's stream JSON (ampcode.com,
- * "Streaming JSON"; the CLI's own server protocol is private, so these shapes come from Amp's
- * documentation, not a recording):
+ * "Streaming JSON"). Amp runs its agent loop on its own service, so it cannot be driven offline:
+ * the success shapes come from its documentation, the failure texts from the real binary:
  *   {"type":"system","subtype":"init","session_id":"T-…","cwd","tools",…}
  *   {"type":"user"|"assistant","message":{"content":[{type:text|tool_use|tool_result,…}],"usage":{…}},"session_id"}
  *   {"type":"result","subtype":"success"|"error_…","is_error","result","duration_ms","num_turns","session_id"}
@@ -27,87 +28,72 @@ export const AMP_AGENT: AgentFacts = {
 export const ampDriver: HarnessDriver = {
   kind: 'amp',
   installHint: 'install it with npm i -g @ampcode/cli (formerly @sourcegraph/amp)',
-  createReader: () => jsonLinesReader(new AmpEvents()),
+  createReader: () => jsonLinesReader(new AmpParser()),
 };
 
-class AmpEvents {
-  private lastMessage: string | null = null;
-  private sessionId: string | null = null;
+class AmpParser implements AgentStreamParser {
+  readonly agent = AMP_AGENT.name;
   private result: JsonEvent | null = null;
-  private tokens: { input: number; output: number } | undefined;
   private readonly countedMessages = new Set<string>();
 
-  event(event: JsonEvent): string {
-    this.sessionId = textAt(event, 'session_id') ?? this.sessionId;
+  event(event: JsonEvent): AgentEvent[] {
+    const sessionId = textAt(event, 'session_id');
     switch (textAt(event, 'type')) {
       case 'system':
-        return textAt(event, 'subtype') === 'init' ? `● Amp · session ${this.sessionId ?? '?'}\n` : '';
+        return textAt(event, 'subtype') === 'init' ? [{ type: 'session', sessionId }] : [];
       case 'assistant':
-        this.assistant(event);
-        return renderEvent(event);
+        return [...this.assistant(event), ...messageEvents(event)];
       case 'user':
-        return renderEvent(event);
+        return messageEvents(event);
       case 'result':
         this.result = event;
-        return resultLine(event);
+        return this.closing(event);
       default:
-        return '';
+        return [];
     }
   }
 
-  private assistant(event: JsonEvent): void {
-    const texts = listAt(event, 'message', 'content')
-      .filter((block) => isRecord(block) && block.type === 'text')
-      .map((block) => textAt(block, 'text') ?? '');
-    if (texts.length > 0) this.lastMessage = texts.join('\n');
+  private assistant(event: JsonEvent): AgentEvent[] {
+    const events: AgentEvent[] = [];
+    const text = messageText(event);
+    if (text !== null) events.push({ type: 'final_message', text });
     // A message split over several events repeats its usage: count each message id once.
     const id = textAt(event, 'message', 'id');
     if (id !== null) {
-      if (this.countedMessages.has(id)) return;
+      if (this.countedMessages.has(id)) return events;
       this.countedMessages.add(id);
     }
-    this.tokens = addTokens(this.tokens, inputTokens(at(event, 'message', 'usage')), numberAt(event, 'message', 'usage', 'output_tokens'));
+    const usage = usageOf(at(event, 'message', 'usage'));
+    if (usage !== null) events.push({ type: 'usage', usage });
+    return events;
   }
 
-  report(run: FinishedRun): AgentReport {
-    const result = this.result;
-    const finalMessage = result === null ? this.lastMessage : (textAt(result, 'result') ?? this.lastMessage);
-    const report: AgentReport = { finalMessage: finalMessageOf(finalMessage, run), failure: this.failure(run) };
-    const sessionId = textAt(result, 'session_id') ?? this.sessionId;
-    if (sessionId !== null) report.agentSessionId = sessionId;
-    const input = inputTokens(at(result, 'usage'));
-    const output = numberAt(result, 'usage', 'output_tokens');
-    if (input !== null && output !== null) report.tokens = { input, output };
-    else if (this.tokens !== undefined) report.tokens = this.tokens;
-    const cost = numberAt(result, 'total_cost_usd');
-    if (cost !== null) report.costUsd = cost;
-    return report;
+  private closing(event: JsonEvent): AgentEvent[] {
+    const events: AgentEvent[] = [{ type: 'session', sessionId: textAt(event, 'session_id') }];
+    const failed = event['is_error'] === true;
+    const final = textAt(event, 'result');
+    if (!failed && final !== null) events.push({ type: 'final_message', text: final });
+    const usage = usageOf(event['usage'], numberAt(event, 'total_cost_usd'));
+    if (usage !== null) events.push({ type: 'usage', usage, total: true });
+    const said = textAt(event, 'error') ?? resultText(event);
+    events.push({ type: 'finished', ok: !failed, agent: AMP_AGENT.name, facts: [...resultFacts(event), ...usageFacts(usage)], said: failed ? said || (textAt(event, 'subtype') ?? '') : '' });
+    return events;
   }
 
-  private failure(run: FinishedRun): HarnessFailure | null {
+  finish(run: FinishedRun): AgentEvent[] {
     const result = this.result;
     if (result !== null) {
-      if (result.is_error !== true) return null;
-      const errors = listAt(result, 'errors').filter((e) => typeof e === 'string');
-      const said = textAt(result, 'error') ?? textAt(result, 'result') ?? errors.join('; ');
-      return classifyFailureText(said === '' ? `Amp ended with ${textAt(result, 'subtype') ?? 'an error'}` : said, AMP_AGENT, run.endedAtMs);
+      if (result['is_error'] !== true) return [];
+      const said = textAt(result, 'error') ?? resultText(result);
+      const error = classifyFailureText(said === '' ? `Amp ended with ${textAt(result, 'subtype') ?? 'an error'}` : said, AMP_AGENT, run.endedAtMs);
+      return error === null ? [] : [{ type: 'error', said: '', ...error }];
     }
-    if (run.result.exitCode === 0 || run.result.exitCode === null) return null;
+    if (run.result.exitCode === 0 || run.result.exitCode === null) return [];
     const said = [...run.plainLines.slice(-3), lastLines(run.result.stderrTail)].join('\n');
     if (/no api key found|starting login flow|login failed/i.test(said)) {
-      return { kind: 'hard', code: 'E_HARNESS_AUTH', message: `Amp has no API key and tried to start an interactive login; ${AMP_AGENT.authFix}, then retry the task` };
+      return [{ type: 'error', said: '', kind: 'auth', message: authMessage(AMP_AGENT, 'it has no API key and tried to start an interactive login') }];
     }
-    return classifyFailureText(said, AMP_AGENT, run.endedAtMs);
+    const error = classifyFailureText(said, AMP_AGENT, run.endedAtMs);
+    return error === null ? [] : [{ type: 'error', said: '', ...error }];
   }
-}
-
-function resultLine(event: JsonEvent): string {
-  const facts: string[] = [];
-  const turns = numberAt(event, 'num_turns');
-  const durationMs = numberAt(event, 'duration_ms');
-  if (turns !== null) facts.push(`${turns} turn${turns === 1 ? '' : 's'}`);
-  if (durationMs !== null) facts.push(`${(durationMs / 1000).toFixed(1)} s`);
-  const detail = facts.length === 0 ? '' : ` (${facts.join(', ')})`;
-  if (event.is_error === true) return `✗ Amp ended with an error${detail}: ${textAt(event, 'error') ?? textAt(event, 'result') ?? textAt(event, 'subtype') ?? ''}\n`;
-  return `✓ Amp finished${detail}\n`;
 }

@@ -1,10 +1,12 @@
-import type { AgentReport, HarnessDriver, HarnessFailure } from './driver.js';
+import type { AgentEvent } from './agent-event.js';
+import type { HarnessDriver } from './driver.js';
 import { lastLine } from './driver.js';
 import type { AgentFacts } from './failure-text.js';
 import { classifyFailureText, excerpt } from './failure-text.js';
-import type { FinishedRun, JsonEvent } from './json-lines-reader.js';
 import { isRecord } from './json-events.js';
-import { addTokens, at, finalMessageOf, jsonLinesReader, listAt, numberAt, oneLine, outputPreview, textAt } from './json-lines-reader.js';
+import type { AgentStreamParser, FinishedRun, JsonEvent } from './json-lines-reader.js';
+import { at, jsonLinesReader, listAt, numberAt, textAt } from './json-lines-reader.js';
+import { oneLine } from './render-event.js';
 
 /**
  * OpenAI Codex CLI, `codex exec --json … -` (checked against codex-cli 0.169). One JSON event per
@@ -28,89 +30,85 @@ export const CODEX_AGENT: AgentFacts = {
 export const codexDriver: HarnessDriver = {
   kind: 'codex',
   installHint: 'install it with npm i -g @openai/codex',
-  createReader: () => jsonLinesReader(new CodexEvents()),
+  createReader: () => jsonLinesReader(new CodexParser()),
 };
 
-class CodexEvents {
-  private lastMessage: string | null = null;
-  private threadId: string | null = null;
-  private tokens: { input: number; output: number } | undefined;
+class CodexParser implements AgentStreamParser {
+  readonly agent = CODEX_AGENT.name;
   private failedWith: string | null = null;
   private lastError: string | null = null;
 
-  event(event: JsonEvent): string {
+  event(event: JsonEvent): AgentEvent[] {
     switch (textAt(event, 'type')) {
       case 'thread.started':
-        this.threadId = textAt(event, 'thread_id') ?? this.threadId;
-        return this.threadId === null ? '' : `· codex thread ${this.threadId}\n`;
+        return [{ type: 'session', sessionId: textAt(event, 'thread_id') }];
       case 'item.started':
-        return textAt(event, 'item', 'type') === 'command_execution' ? `$ ${oneLine(textAt(event, 'item', 'command') ?? '')}\n` : '';
+        return textAt(event, 'item', 'type') === 'command_execution' ? [{ type: 'tool_use', name: 'shell', summary: textAt(event, 'item', 'command') ?? '' }] : [];
       case 'item.completed':
-        return isRecord(event.item) ? this.item(event.item) : '';
-      case 'turn.completed':
-        this.tokens = addTokens(this.tokens, numberAt(event, 'usage', 'input_tokens'), numberAt(event, 'usage', 'output_tokens'));
-        return `· tokens: ${numberAt(event, 'usage', 'input_tokens') ?? 0} in, ${numberAt(event, 'usage', 'output_tokens') ?? 0} out\n`;
+        return isRecord(event['item']) ? item(event['item']) : [];
+      case 'turn.completed': {
+        const input = numberAt(event, 'usage', 'input_tokens');
+        const output = numberAt(event, 'usage', 'output_tokens');
+        if (input === null && output === null) return [];
+        return [{ type: 'usage', usage: { inputTokens: input ?? 0, outputTokens: output ?? 0, cacheReadTokens: numberAt(event, 'usage', 'cached_input_tokens') ?? 0, cacheWriteTokens: numberAt(event, 'usage', 'cache_write_input_tokens') ?? 0 } }];
+      }
       case 'turn.failed':
         this.failedWith = textAt(event, 'error', 'message') ?? this.lastError ?? 'the turn failed';
-        return `! turn failed: ${this.failedWith}\n`;
+        return [{ type: 'notice', text: `! turn failed: ${this.failedWith}` }];
       case 'error': {
+        // "Reconnecting... 1/5 (…)" notices come this way too; only the last one before the end counts.
         const message = textAt(event, 'message') ?? '';
         this.lastError = message;
-        return `! ${message}\n`;
+        return [{ type: 'notice', text: `! ${message}` }];
       }
       default:
-        return '';
+        return [];
     }
   }
 
-  private item(item: JsonEvent): string {
-    switch (textAt(item, 'type')) {
-      case 'agent_message': {
-        const text = textAt(item, 'text') ?? '';
-        this.lastMessage = text;
-        return `${text}\n`;
-      }
-      case 'reasoning':
-        return `· ${oneLine(textAt(item, 'text') ?? '', 300)}\n`;
-      case 'command_execution': {
-        const exitCode = numberAt(item, 'exit_code');
-        return `${outputPreview(textAt(item, 'aggregated_output') ?? '')}  (exit ${exitCode ?? textAt(item, 'status') ?? '?'})\n`;
-      }
-      case 'file_change':
-        return listAt(item, 'changes')
-          .map((change) => `· ${textAt(change, 'kind') ?? 'change'} ${textAt(change, 'path') ?? '?'}\n`)
-          .join('');
-      case 'mcp_tool_call':
-        return `· tool ${textAt(item, 'server') ?? '?'}.${textAt(item, 'tool') ?? '?'} (${textAt(item, 'status') ?? ''})\n`;
-      case 'web_search':
-        return `· web search: ${oneLine(textAt(item, 'query') ?? '')}\n`;
-      case 'todo_list':
-        return listAt(item, 'items')
-          .map((todo) => `· [${at(todo, 'completed') === true ? 'x' : ' '}] ${textAt(todo, 'text') ?? ''}\n`)
-          .join('');
-      case 'error':
-        return `! ${textAt(item, 'message') ?? ''}\n`;
-      default:
-        return '';
-    }
-  }
-
-  report(run: FinishedRun): AgentReport {
-    const report: AgentReport = { finalMessage: finalMessageOf(this.lastMessage, run), failure: this.failure(run) };
-    if (this.threadId !== null) report.agentSessionId = this.threadId;
-    if (this.tokens !== undefined) report.tokens = this.tokens;
-    return report;
-  }
-
-  private failure(run: FinishedRun): HarnessFailure | null {
+  finish(run: FinishedRun): AgentEvent[] {
     const { result } = run;
-    if (this.failedWith === null && result.exitCode === 0) return null;
-    if (result.exitCode === null && this.failedWith === null) return null; // a signal: the loop records it
-    const stderr = result.stderrTail.split('\n').filter((line) => !line.startsWith('WARNING:') && !/^\d{4}-\d\d-\d\dT\S+ (ERROR|WARN|INFO)/.test(line)).join('\n');
+    if (this.failedWith === null && result.exitCode === 0) return [];
+    if (result.exitCode === null && this.failedWith === null) return []; // a signal: the loop records it
+    const stderr = result.stderrTail
+      .split('\n')
+      .filter((line) => !line.startsWith('WARNING:') && !/^\d{4}-\d\d-\d\dT\S+ (ERROR|WARN|INFO)/.test(line))
+      .join('\n');
     if (/not inside a trusted directory/i.test(stderr)) {
-      return { kind: 'hard', code: 'E_HARNESS_FATAL', message: `Codex refuses to run outside a git repository: add --skip-git-repo-check to harnesses.<name>.args (${excerpt(lastLine(stderr))})` };
+      return [{ type: 'error', said: '', kind: 'fatal', message: `Codex refuses to run outside a git repository: add --skip-git-repo-check to harnesses.<name>.args (${excerpt(lastLine(stderr))})` }];
     }
     const said = this.failedWith ?? this.lastError ?? [lastLine(stderr), ...run.plainLines.slice(-3)].join('\n');
-    return classifyFailureText(said, CODEX_AGENT, run.endedAtMs);
+    const error = classifyFailureText(said, CODEX_AGENT, run.endedAtMs);
+    return error === null ? [] : [{ type: 'error', said: '', ...error }];
+  }
+}
+
+function item(entry: JsonEvent): AgentEvent[] {
+  switch (textAt(entry, 'type')) {
+    case 'agent_message': {
+      const text = textAt(entry, 'text') ?? '';
+      return [
+        { type: 'text', text },
+        { type: 'final_message', text },
+      ];
+    }
+    case 'reasoning':
+      return [{ type: 'thinking', text: textAt(entry, 'text') ?? '' }];
+    case 'command_execution': {
+      const exitCode = numberAt(entry, 'exit_code');
+      return [{ type: 'tool_result', ok: exitCode === 0, output: textAt(entry, 'aggregated_output') ?? '', exitCode }];
+    }
+    case 'file_change':
+      return listAt(entry, 'changes').map((change): AgentEvent => ({ type: 'tool_use', name: 'edit', summary: `${textAt(change, 'kind') ?? 'change'} ${textAt(change, 'path') ?? '?'}` }));
+    case 'mcp_tool_call':
+      return [{ type: 'tool_use', name: `${textAt(entry, 'server') ?? '?'}.${textAt(entry, 'tool') ?? '?'}`, summary: textAt(entry, 'status') ?? '' }];
+    case 'web_search':
+      return [{ type: 'tool_use', name: 'web_search', summary: oneLine(textAt(entry, 'query') ?? '') }];
+    case 'todo_list':
+      return [{ type: 'notice', text: listAt(entry, 'items').map((todo) => `· [${at(todo, 'completed') === true ? 'x' : ' '}] ${textAt(todo, 'text') ?? ''}`).join('\n') }];
+    case 'error':
+      return [{ type: 'notice', text: `! ${textAt(entry, 'message') ?? ''}` }];
+    default:
+      return [];
   }
 }

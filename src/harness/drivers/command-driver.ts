@@ -20,6 +20,7 @@ export const commandDriver: HarnessDriver = {
   createReader(): OutputReader {
     return {
       push: () => undefined,
+      urgentFailure: () => null,
       display: (chunk) => chunk.toString(),
       finish: (result: ProcessResult): AgentReport => {
         const said = lastLine(result.stderrTail) || lastLine(result.stdoutTail);

@@ -1,6 +1,7 @@
 import type { HarnessKind } from '../../config/schema.js';
 import type { ErrorCode } from '../../errors.js';
 import type { ProcessResult } from '../run-process.js';
+import type { AgentError, AgentErrorKind, Usage } from './agent-event.js';
 
 /** A failure a driver recognised in its CLI's output or exit, classified for the loop. */
 export interface HarnessFailure {
@@ -20,14 +21,18 @@ export interface AgentReport {
   finalMessage: string | null;
   failure: HarnessFailure | null;
   agentSessionId?: string;
-  tokens?: { input: number; output: number };
-  costUsd?: number;
+  usage?: Usage;
 }
 
 /** Reads one run's output as it streams, then reports. A fresh reader per run. */
 export interface OutputReader {
   push(chunk: Buffer, stream: 'stdout' | 'stderr'): void;
   finish(result: ProcessResult): AgentReport;
+  /**
+   * A failure seen mid-run that no waiting fixes (a refused key the CLI would retry for minutes):
+   * the loop ends the run at once. Null while there is none.
+   */
+  urgentFailure(): HarnessFailure | null;
   /** Text to show live for a chunk (structured drivers turn JSON events into readable lines). */
   display(chunk: Buffer, stream: 'stdout' | 'stderr'): string;
 }
@@ -38,6 +43,28 @@ export interface HarnessDriver {
   /** How to install the CLI, shown when its binary is missing; '' when fixing the config is the only fix. */
   readonly installHint: string;
   createReader(): OutputReader;
+}
+
+/** How the loop treats each kind of agent error (see AgentErrorKind); null: an ordinary failed run. */
+const FAILURE_OF: Record<AgentErrorKind, Pick<HarnessFailure, 'kind' | 'code'> | null> = {
+  rate_limit: { kind: 'transient', code: 'E_HARNESS_RATE_LIMIT' },
+  overloaded: { kind: 'transient', code: 'E_HARNESS_OVERLOADED' },
+  network: { kind: 'transient', code: 'E_HARNESS_NETWORK' },
+  auth: { kind: 'hard', code: 'E_HARNESS_AUTH' },
+  usage_limit: { kind: 'usage-limit', code: 'E_HARNESS_USAGE_LIMIT' },
+  billing: { kind: 'hard', code: 'E_HARNESS_BILLING' },
+  context_too_long: { kind: 'hard', code: 'E_HARNESS_CONTEXT' },
+  fatal: { kind: 'hard', code: 'E_HARNESS_FATAL' },
+  other: null,
+};
+
+/** The loop's failure for an agent error, or null for an ordinary failed run. */
+export function failureOf(error: AgentError): HarnessFailure | null {
+  const decided = FAILURE_OF[error.kind];
+  if (decided === null) return null;
+  const failure: HarnessFailure = { ...decided, message: error.message };
+  if (decided.kind === 'usage-limit') failure.resetAtMs = error.resetAtMs ?? null;
+  return failure;
 }
 
 /**

@@ -1,11 +1,11 @@
-import type { HarnessFailure } from './driver.js';
+import type { AgentError } from './agent-event.js';
 
 /**
  * Classifies the error text an agent CLI printed about its own failure (an error event, a failed
  * result, the end of stderr) into the loop's failure classes. Only ever called with text the CLI
  * reports as an error, never with what the agent wrote or a tool printed, so broad words are safe.
- * Checked in this order: a usage limit (wait for the reset), exhausted billing (hard), refused
- * credentials (hard), rate limit or overload (transient), network (transient).
+ * Checked in this order: a usage limit (wait for the reset), exhausted billing, refused
+ * credentials, a prompt over the model's context, rate limit, overload, network.
  */
 
 /** What a message needs to know about the agent. */
@@ -20,35 +20,41 @@ const USAGE_LIMIT = /usage limit|hit your (usage )?limit|daily quota|quota will 
 const BILLING = /insufficient[_ ]quota|quota exceeded\. check your plan|check your plan and billing|billing details|out of credits|insufficient (credits|balance|funds)|credit balance is too low|no (remaining )?credits|payment required|\b402\b/i;
 const AUTH =
   /\b401\b|unauthori[sz]ed|unauthenticated|invalid[_ ]api[_ ]key|incorrect api key|api key not valid|invalid x-api-key|invalid (or missing )?(api key|token|credentials)|authentication[_ ](error|failed|required)|not (logged|signed) in|please (log|sign) ?in|run ['`"]?\w+ login|login (is )?required|missing (environment variable|api key|bearer)|no api key|set an auth method|token (has )?expired|\b403\b|forbidden|permission_error/i;
+const CONTEXT_TOO_LONG = /prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|context window|input is too long|too many (input )?tokens for|exceeds the (model's )?(context|token) limit|input token count .* exceeds/i;
 const RATE_LIMIT = /\b429\b|rate[_ -]?limit|too many requests|resource[_ ]exhausted|resource has been exhausted|requests per minute|tokens per minute/i;
 const OVERLOAD = /overloaded|high demand|\b(500|502|503|504|529)\b|service unavailable|temporarily unavailable|server[_ ]error|internal server error|bad gateway|gateway timeout|try again later/i;
 const NETWORK =
   /econnrefused|econnreset|etimedout|enotfound|eai_again|enetunreach|ehostunreach|epipe|socket hang up|fetch failed|network|stream disconnected|error sending request|failed to lookup address|name does not resolve|cannot connect|unable to connect|could not connect|couldn.t connect|connection (refused|reset|closed|error|failed|timed out)|timed out|tls handshake|certificate/i;
 
-export function classifyFailureText(text: string, agent: AgentFacts, nowMs: number): HarnessFailure | null {
+export function classifyFailureText(text: string, agent: AgentFacts, nowMs: number): AgentError | null {
   const said = excerpt(text);
   if (said === '') return null;
-  if (USAGE_LIMIT.test(text)) {
-    const resetAtMs = parseResetTime(text, nowMs);
-    const when = resetAtMs === null ? 'it did not say when it resets' : `it resets at ${new Date(resetAtMs).toISOString()}`;
-    return { kind: 'usage-limit', code: 'E_HARNESS_USAGE_LIMIT', message: `${agent.name} reached its usage limit (${when}): ${said}`, resetAtMs };
-  }
-  if (BILLING.test(text)) {
-    return { kind: 'hard', code: 'E_HARNESS_USAGE_LIMIT', message: `${agent.name} has no quota or credits left, which waiting will not fix; add credits or raise the quota, then retry the task: ${said}` };
-  }
-  if (AUTH.test(text)) {
-    return { kind: 'hard', code: 'E_HARNESS_AUTH', message: `${agent.name} refused the credentials: ${said}; ${agent.authFix}, then retry the task` };
-  }
-  if (RATE_LIMIT.test(text)) {
-    return { kind: 'transient', code: 'E_HARNESS_RATE_LIMIT', message: `${agent.name} was rate limited: ${said}` };
-  }
-  if (OVERLOAD.test(text)) {
-    return { kind: 'transient', code: 'E_HARNESS_RATE_LIMIT', message: `${agent.name}'s model service is overloaded or failing: ${said}` };
-  }
-  if (NETWORK.test(text)) {
-    return { kind: 'transient', code: 'E_HARNESS_NETWORK', message: `${agent.name} could not reach its model service: ${said}` };
-  }
+  if (USAGE_LIMIT.test(text)) return usageLimit(agent, said, parseResetTime(text, nowMs));
+  if (BILLING.test(text)) return { kind: 'billing', message: billingMessage(agent, said) };
+  if (AUTH.test(text)) return { kind: 'auth', message: authMessage(agent, said) };
+  if (CONTEXT_TOO_LONG.test(text)) return { kind: 'context_too_long', message: contextMessage(agent, said) };
+  if (RATE_LIMIT.test(text)) return { kind: 'rate_limit', message: `${agent.name} was rate limited: ${said}` };
+  if (OVERLOAD.test(text)) return { kind: 'overloaded', message: `${agent.name}'s model service is overloaded or failing: ${said}` };
+  if (NETWORK.test(text)) return { kind: 'network', message: `${agent.name} could not reach its model service: ${said}` };
   return null;
+}
+
+/** The messages of each kind, shared by the drivers that classify by fields rather than text. */
+export function usageLimit(agent: AgentFacts, said: string, resetAtMs: number | null): AgentError {
+  const when = resetAtMs === null ? 'it did not say when it resets' : `it resets at ${new Date(resetAtMs).toISOString()}`;
+  return { kind: 'usage_limit', message: `${agent.name} reached its usage limit (${when}): ${said}`, resetAtMs };
+}
+
+export function authMessage(agent: AgentFacts, said: string): string {
+  return `${agent.name} could not authenticate (the API key or login was refused): ${said}; ${agent.authFix}, then retry the task`;
+}
+
+export function billingMessage(agent: AgentFacts, said: string): string {
+  return `${agent.name} has no quota or credits left, which waiting will not fix: ${said}; add credits or raise the quota, then retry the task`;
+}
+
+export function contextMessage(agent: AgentFacts, said: string): string {
+  return `the prompt is longer than the model's context: ${said}; shorten the task, context.md or progress.txt of the task (or pick a model with a larger context), then retry the task`;
 }
 
 /** The text on one line, cut to `maxChars`, for messages. */

@@ -1,9 +1,12 @@
-import type { AgentReport, HarnessDriver, HarnessFailure } from './driver.js';
+import type { AgentEvent } from './agent-event.js';
+import { usageFacts } from './agent-event.js';
+import type { HarnessDriver } from './driver.js';
 import { lastLine } from './driver.js';
 import type { AgentFacts } from './failure-text.js';
-import { classifyFailureText, excerpt } from './failure-text.js';
-import type { FinishedRun, JsonEvent } from './json-lines-reader.js';
-import { at, finalMessageOf, jsonLinesReader, numberAt, oneLine, outputPreview, textAt } from './json-lines-reader.js';
+import { authMessage, classifyFailureText, excerpt } from './failure-text.js';
+import type { AgentStreamParser, FinishedRun, JsonEvent } from './json-lines-reader.js';
+import { at, jsonLinesReader, numberAt, textAt } from './json-lines-reader.js';
+import { oneLine } from './render-event.js';
 
 /**
  * Gemini CLI, `gemini --output-format stream-json` with the prompt on stdin (checked against
@@ -33,103 +36,83 @@ const EXIT_FATAL = new Set([42, 44, 52, 55]);
 export const geminiDriver: HarnessDriver = {
   kind: 'gemini',
   installHint: 'install it with npm i -g @google/gemini-cli',
-  createReader: () => jsonLinesReader(new GeminiEvents()),
+  createReader: () => jsonLinesReader(new GeminiParser()),
 };
 
-class GeminiEvents {
-  private message: string | null = null;
+class GeminiParser implements AgentStreamParser {
+  readonly agent = GEMINI_AGENT.name;
+  private message = '';
   /** The next assistant piece starts a new message (a tool ran since the last one). */
   private messageClosed = true;
-  /** The live display is in the middle of a line of streamed text. */
-  private lineOpen = false;
-  private sessionId: string | null = null;
   private result: JsonEvent | null = null;
 
-  event(event: JsonEvent): string {
+  event(event: JsonEvent): AgentEvent[] {
     const type = textAt(event, 'type');
-    if (type === 'message' && textAt(event, 'role') === 'assistant') return this.assistant(event);
     if (type === 'tool_use' || type === 'tool_result') this.messageClosed = true;
-    const shown = this.show(event, type);
-    if (shown === '' || !this.lineOpen) return shown;
-    this.lineOpen = false;
-    return `\n${shown}`;
-  }
-
-  private show(event: JsonEvent, type: string | null): string {
     switch (type) {
       case 'init':
-        this.sessionId = textAt(event, 'session_id') ?? this.sessionId;
-        return `● Gemini CLI · model ${textAt(event, 'model') ?? '?'} · session ${this.sessionId ?? '?'}\n`;
+        return [{ type: 'session', sessionId: textAt(event, 'session_id'), model: textAt(event, 'model') }];
+      case 'message':
+        return textAt(event, 'role') === 'assistant' ? this.assistant(event) : [];
       case 'tool_use':
-        return toolUseLine(event);
+        return [toolUse(event)];
       case 'tool_result':
-        return toolResultLine(event);
+        return [
+          textAt(event, 'status') === 'error'
+            ? { type: 'tool_result', ok: false, output: textAt(event, 'error', 'message') ?? textAt(event, 'output') ?? 'the tool failed' }
+            : { type: 'tool_result', ok: true, output: textAt(event, 'output') ?? '' },
+        ];
       case 'error':
-        return `! ${textAt(event, 'message') ?? ''}\n`;
+        return [{ type: 'notice', text: `! ${textAt(event, 'message') ?? ''}` }];
       case 'result':
         this.result = event;
-        return resultLine(event);
+        return this.closing(event);
       default:
-        return '';
+        return [];
     }
   }
 
-  private assistant(event: JsonEvent): string {
+  private assistant(event: JsonEvent): AgentEvent[] {
     const content = textAt(event, 'content') ?? '';
     const delta = at(event, 'delta') === true;
-    this.message = delta && !this.messageClosed ? `${this.message ?? ''}${content}` : content;
+    this.message = delta && !this.messageClosed ? `${this.message}${content}` : content;
     this.messageClosed = !delta;
-    const prefix = !delta && this.lineOpen ? '\n' : '';
-    const shown = delta ? content : `${content}\n`;
-    if (shown !== '') this.lineOpen = !shown.endsWith('\n');
-    return prefix + shown;
+    return [
+      { type: 'text', text: content, partial: delta },
+      { type: 'final_message', text: this.message },
+    ];
   }
 
-  report(run: FinishedRun): AgentReport {
-    const report: AgentReport = { finalMessage: finalMessageOf(this.message, run), failure: this.failure(run) };
-    if (this.sessionId !== null) report.agentSessionId = this.sessionId;
-    const input = numberAt(this.result, 'stats', 'input_tokens');
-    const output = numberAt(this.result, 'stats', 'output_tokens');
-    if (input !== null && output !== null && input + output > 0) report.tokens = { input, output };
-    return report;
+  private closing(event: JsonEvent): AgentEvent[] {
+    const events: AgentEvent[] = [];
+    const input = numberAt(event, 'stats', 'input_tokens');
+    const output = numberAt(event, 'stats', 'output_tokens');
+    const usage = input !== null && output !== null && input + output > 0 ? { inputTokens: input, outputTokens: output, cacheReadTokens: numberAt(event, 'stats', 'cached') ?? 0, cacheWriteTokens: 0 } : null;
+    if (usage !== null) events.push({ type: 'usage', usage, total: true });
+    const durationMs = numberAt(event, 'stats', 'duration_ms');
+    const facts = [...(durationMs === null ? [] : [`${(durationMs / 1000).toFixed(1)} s`]), ...usageFacts(usage)];
+    const failed = textAt(event, 'status') === 'error';
+    events.push({ type: 'finished', ok: !failed, agent: GEMINI_AGENT.name, facts, said: failed ? (textAt(event, 'error', 'message') ?? '') : '' });
+    return events;
   }
 
-  private failure(run: FinishedRun): HarnessFailure | null {
+  finish(run: FinishedRun): AgentEvent[] {
     const exitCode = run.result.exitCode;
-    if (this.result !== null && textAt(this.result, 'status') !== 'error') return null;
-    if (this.result === null && (exitCode === 0 || exitCode === null)) return null;
+    if (this.result !== null && textAt(this.result, 'status') !== 'error') return [];
+    if (this.result === null && (exitCode === 0 || exitCode === null)) return [];
     const stderr = lastLine(run.result.stderrTail.split('\n').filter((line) => !/^\s+at |^\s*[}\]]?$/.test(line)).join('\n'));
     const said = textAt(this.result, 'error', 'message') ?? [...run.plainLines.slice(-3), stderr].join('\n');
-    if (exitCode === EXIT_AUTH) {
-      return { kind: 'hard', code: 'E_HARNESS_AUTH', message: `${GEMINI_AGENT.name} could not authenticate: ${excerpt(said)}; ${GEMINI_AGENT.authFix}, then retry the task` };
-    }
+    if (exitCode === EXIT_AUTH) return [{ type: 'error', said: '', kind: 'auth', message: authMessage(GEMINI_AGENT, excerpt(said)) }];
     if (exitCode !== null && EXIT_FATAL.has(exitCode)) {
-      return { kind: 'hard', code: 'E_HARNESS_FATAL', message: `${GEMINI_AGENT.name} refused to run (exit ${exitCode}): ${excerpt(said)}; check harnesses.<name>.args (--skip-trust, --yolo) and ~/.gemini/settings.json` };
+      return [{ type: 'error', said: '', kind: 'fatal', message: `${GEMINI_AGENT.name} refused to run (exit ${exitCode}): ${excerpt(said)}; check harnesses.<name>.args (--skip-trust, --yolo) and ~/.gemini/settings.json` }];
     }
-    return classifyFailureText(said, GEMINI_AGENT, run.endedAtMs);
+    const error = classifyFailureText(said, GEMINI_AGENT, run.endedAtMs);
+    return error === null ? [] : [{ type: 'error', said: '', ...error }];
   }
 }
 
-function toolUseLine(event: JsonEvent): string {
+function toolUse(event: JsonEvent): AgentEvent {
   const name = textAt(event, 'tool_name') ?? 'tool';
-  const command = textAt(event, 'parameters', 'command');
-  if (name === 'run_shell_command' && command !== null) return `$ ${oneLine(command)}\n`;
-  return `· ${name} ${oneLine(at(event, 'parameters') ?? '')}\n`;
-}
-
-function toolResultLine(event: JsonEvent): string {
-  if (textAt(event, 'status') === 'error') return `  ! ${oneLine(textAt(event, 'error', 'message') ?? textAt(event, 'output') ?? 'the tool failed')}\n`;
-  return outputPreview(textAt(event, 'output') ?? '');
-}
-
-function resultLine(event: JsonEvent): string {
-  const facts: string[] = [];
-  const durationMs = numberAt(event, 'stats', 'duration_ms');
-  const input = numberAt(event, 'stats', 'input_tokens');
-  const output = numberAt(event, 'stats', 'output_tokens');
-  if (durationMs !== null) facts.push(`${(durationMs / 1000).toFixed(1)} s`);
-  if (input !== null && output !== null) facts.push(`${input} in / ${output} out tokens`);
-  const detail = facts.length === 0 ? '' : ` (${facts.join(', ')})`;
-  if (textAt(event, 'status') === 'error') return `✗ Gemini CLI ended with an error${detail}: ${textAt(event, 'error', 'message') ?? ''}\n`;
-  return `✓ Gemini CLI finished${detail}\n`;
+  const summary = textAt(event, 'parameters', 'command') ?? textAt(event, 'parameters', 'file_path') ?? textAt(event, 'parameters', 'absolute_path') ?? oneLine(at(event, 'parameters') ?? '');
+  return { type: 'tool_use', name, summary };
 }

@@ -1,13 +1,18 @@
+import type { AgentError, AgentEvent, Usage } from './agent-event.js';
+import { NO_USAGE, addUsage } from './agent-event.js';
 import type { JsonEvent } from './json-events.js';
 import { LineSplitter, isRecord, num, parseEvent, str } from './json-events.js';
-import type { AgentReport, OutputReader } from './driver.js';
+import type { AgentReport, HarnessFailure, OutputReader } from './driver.js';
+import { failureOf } from './driver.js';
+import { EventRenderer } from './render-event.js';
 import type { ProcessResult } from '../run-process.js';
 
 /**
  * The common half of the drivers whose CLI prints one JSON event per line (claude, codex,
- * opencode, amp, gemini): the OutputReader plumbing over the bounded line splitting and tolerant
- * event parsing of `json-events.ts`, path accessors for untrusted JSON, and small display helpers.
- * A driver supplies a JsonEventHandler holding what it learns.
+ * opencode, amp, gemini): bounded line splitting and tolerant parsing (`json-events.ts`), the
+ * driver's parser turning each JSON object into AgentEvents, and one fold of those events into
+ * the live view, the final message, the usage and the failure. A malformed or unknown line is
+ * shown and logged as it is and never ends the run.
  */
 
 export type { JsonEvent };
@@ -43,7 +48,7 @@ export function listAt(value: unknown, ...path: string[]): unknown[] {
   return Array.isArray(found) ? found : [];
 }
 
-/** What one run looked like once it ended, for JsonEventHandler.report. */
+/** What one run looked like once it ended, for AgentStreamParser.finish. */
 export interface FinishedRun {
   result: ProcessResult;
   /** At least one stdout line was a JSON object; if not, the CLI was not in its JSON mode. */
@@ -52,37 +57,86 @@ export interface FinishedRun {
   plainLines: string[];
   /** When the run ended (epoch ms), for reset times such as "try again in 2h". */
   endedAtMs: number;
+  /** The failure an error event already reported, if any (finish need not look again). */
+  reported: AgentError | null;
 }
 
-export interface JsonEventHandler {
-  /** One JSON object printed on stdout; returns the text to show live ('' for nothing). */
-  event(event: JsonEvent): string;
-  /** The report, once every line has been seen. */
-  report(run: FinishedRun): AgentReport;
+/** One CLI's format: JSON objects in, AgentEvents out. A fresh parser per run. */
+export interface AgentStreamParser {
+  /** The agent as people know it ("Claude Code"), for the live view. */
+  readonly agent: string;
+  /** The events one JSON object printed on stdout stands for ([] for none). */
+  event(event: JsonEvent): AgentEvent[];
+  /** Events only the end of the run can tell (an exit code, the end of stderr). */
+  finish(run: FinishedRun): AgentEvent[];
+}
+
+/** Everything the events of one run add up to. */
+class RunFold {
+  sessionId: string | null = null;
+  finalMessage: string | null = null;
+  usage: Usage | null = null;
+  error: AgentError | null = null;
+  /** The first error that asked to end the run at once. */
+  urgent: AgentError | null = null;
+
+  take(event: AgentEvent): void {
+    switch (event.type) {
+      case 'session':
+        this.sessionId = event.sessionId ?? this.sessionId;
+        break;
+      case 'final_message':
+        this.finalMessage = event.text;
+        break;
+      case 'usage':
+        this.usage = addUsage(event.total === true || this.usage === null ? NO_USAGE : this.usage, event.usage);
+        break;
+      case 'error': {
+        const error: AgentError = { kind: event.kind, message: event.message };
+        if (event.resetAtMs !== undefined) error.resetAtMs = event.resetAtMs;
+        this.error = error;
+        if (event.stopNow === true) this.urgent ??= error;
+        break;
+      }
+      default:
+        break;
+    }
+  }
 }
 
 /**
  * An OutputReader over a JSON-lines stdout. `display` shows what the `push` of the same chunk
  * parsed (the loop calls push, then display); non-JSON stdout lines and stderr are shown as they are.
  */
-export function jsonLinesReader(handler: JsonEventHandler, maxLineBytes?: number): OutputReader {
+export function jsonLinesReader(parser: AgentStreamParser, maxLineBytes?: number): OutputReader {
   const splitter = new LineSplitter(maxLineBytes);
+  const renderer = new EventRenderer(parser.agent);
+  const fold = new RunFold();
   const plainLines: string[] = [];
   let sawJson = false;
   let lastChunk: Buffer | null = null;
   let shown = '';
 
+  const apply = (events: AgentEvent[]): string => {
+    let text = '';
+    for (const event of events) {
+      fold.take(event);
+      text += renderer.render(event);
+    }
+    return text;
+  };
+
   const take = (line: string | null): string => {
-    if (line === null) return '[an output line longer than the limit was dropped]\n';
+    if (line === null) return apply([{ type: 'raw', text: '[an output line longer than the limit was dropped]' }]);
     const event = parseEvent(line);
     if (event !== null) {
       sawJson = true;
-      return handler.event(event);
+      return apply(safely(() => parser.event(event)));
     }
     if (line.trim() === '') return '';
     plainLines.push(line.length > PLAIN_LINE_CHARS ? `${line.slice(0, PLAIN_LINE_CHARS)}…` : line);
     if (plainLines.length > PLAIN_LINES_KEPT) plainLines.shift();
-    return `${line}\n`;
+    return apply([{ type: 'raw', text: line }]);
   };
 
   const push = (chunk: Buffer, stream: 'stdout' | 'stderr'): void => {
@@ -102,41 +156,39 @@ export function jsonLinesReader(handler: JsonEventHandler, maxLineBytes?: number
       lastChunk = null;
       return text;
     },
+    urgentFailure(): HarnessFailure | null {
+      return fold.urgent === null ? null : failureOf(fold.urgent);
+    },
     finish(result) {
       splitter.end((line) => take(line));
-      return handler.report({ result, sawJson, plainLines: [...plainLines], endedAtMs: result.startedAtMs + result.durationMs });
+      const run: FinishedRun = { result, sawJson, plainLines: [...plainLines], endedAtMs: result.startedAtMs + result.durationMs, reported: fold.error };
+      apply(safely(() => parser.finish(run)));
+      const error = fold.urgent ?? fold.error;
+      const report: AgentReport = {
+        // '' when the CLI spoke JSON but the agent said nothing (no promise can be found then);
+        // null when it never spoke JSON: look in stdout, as for a plain command.
+        finalMessage: fold.finalMessage ?? (sawJson ? '' : null),
+        failure: error === null ? null : failureOf(error),
+      };
+      if (fold.sessionId !== null) report.agentSessionId = fold.sessionId;
+      if (fold.usage !== null) report.usage = fold.usage;
+      return report;
     },
   };
 }
 
-/**
- * The final message of a structured run: the agent's last message; '' when the CLI spoke JSON but
- * the agent said nothing (no promise can be found then); null when it never spoke JSON (look in
- * stdout, as for a plain command).
- */
-export function finalMessageOf(lastMessage: string | null, run: FinishedRun): string | null {
-  if (lastMessage !== null) return lastMessage;
-  return run.sawJson ? '' : null;
+/** A parser that throws on a shape it did not expect loses that line's events, never the run. */
+function safely(parse: () => AgentEvent[]): AgentEvent[] {
+  try {
+    return parse();
+  } catch (error) {
+    return [{ type: 'notice', text: `! an output line could not be read: ${error instanceof Error ? error.message : String(error)}` }];
+  }
 }
 
-/** Adds a usage report to a running total (counts the CLI left out stay as they were). */
-export function addTokens(total: { input: number; output: number } | undefined, input: number | null, output: number | null): { input: number; output: number } | undefined {
-  if (input === null && output === null) return total;
-  return { input: (total?.input ?? 0) + (input ?? 0), output: (total?.output ?? 0) + (output ?? 0) };
-}
-
-/** Text shown for a block of tool output: its last lines, indented, at most `maxLines`. */
-export function outputPreview(text: string, maxLines = 8): string {
-  const lines = text.replace(/\s+$/, '').split('\n');
-  if (lines.length === 1 && lines[0] === '') return '';
-  const kept = lines.slice(-maxLines).map((line) => `  ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`);
-  const skipped = lines.length - kept.length;
-  return `${skipped > 0 ? `  … ${skipped} more lines\n` : ''}${kept.join('\n')}\n`;
-}
-
-/** A one-line summary of a value for display (tool inputs). */
-export function oneLine(value: unknown, maxChars = 200): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > maxChars ? `${flat.slice(0, maxChars)}…` : flat;
+/** Text of a block of tool output, for a tool_result event. */
+export function outputText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.filter(isRecord).map((part) => str(part['text']) ?? '').join('\n');
+  return '';
 }

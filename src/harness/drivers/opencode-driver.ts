@@ -1,10 +1,12 @@
-import type { AgentReport, HarnessDriver, HarnessFailure } from './driver.js';
+import type { AgentError, AgentEvent } from './agent-event.js';
+import type { HarnessDriver } from './driver.js';
 import { lastLines } from './driver.js';
 import type { AgentFacts } from './failure-text.js';
-import { classifyFailureText, excerpt } from './failure-text.js';
-import type { FinishedRun, JsonEvent } from './json-lines-reader.js';
+import { authMessage, classifyFailureText, excerpt } from './failure-text.js';
 import { isRecord } from './json-events.js';
-import { addTokens, at, finalMessageOf, jsonLinesReader, numberAt, oneLine, outputPreview, textAt } from './json-lines-reader.js';
+import type { AgentStreamParser, FinishedRun, JsonEvent } from './json-lines-reader.js';
+import { at, jsonLinesReader, numberAt, textAt } from './json-lines-reader.js';
+import { oneLine } from './render-event.js';
 
 /**
  * OpenCode, `opencode run --format json` with the prompt on stdin (checked against opencode 1.18).
@@ -16,7 +18,7 @@ import { addTokens, at, finalMessageOf, jsonLinesReader, numberAt, oneLine, outp
  *   step_finish part.tokens.{input,output,reasoning,cache.{read,write}}, part.cost (USD), part.reason
  *   error       error.name ("APIError", "ProviderAuthError", …), error.data.{message,statusCode,
  *               isRetryable,responseBody}                                   the run failed (exit 1)
- * The final message is the last text part. Tokens: input counts cache reads and writes too.
+ * The final message is the last text part. Tokens and cost come per step and are summed.
  */
 export const OPENCODE_AGENT: AgentFacts = {
   name: 'OpenCode',
@@ -26,75 +28,77 @@ export const OPENCODE_AGENT: AgentFacts = {
 export const opencodeDriver: HarnessDriver = {
   kind: 'opencode',
   installHint: 'install it with npm i -g opencode-ai',
-  createReader: () => jsonLinesReader(new OpencodeEvents()),
+  createReader: () => jsonLinesReader(new OpencodeParser()),
 };
 
-class OpencodeEvents {
-  private lastMessage: string | null = null;
+class OpencodeParser implements AgentStreamParser {
+  readonly agent = OPENCODE_AGENT.name;
   private sessionId: string | null = null;
-  private tokens: { input: number; output: number } | undefined;
-  private costUsd: number | undefined;
   private error: JsonEvent | null = null;
 
-  event(event: JsonEvent): string {
-    this.sessionId = textAt(event, 'sessionID') ?? this.sessionId;
+  event(event: JsonEvent): AgentEvent[] {
+    const events: AgentEvent[] = [];
+    const sessionId = textAt(event, 'sessionID');
+    if (sessionId !== null && sessionId !== this.sessionId) {
+      this.sessionId = sessionId;
+      events.push({ type: 'session', sessionId });
+    }
     switch (textAt(event, 'type')) {
       case 'text': {
         const text = textAt(event, 'part', 'text') ?? '';
-        this.lastMessage = text;
-        return `${text}\n`;
+        return [...events, { type: 'text', text }, { type: 'final_message', text }];
       }
       case 'reasoning':
-        return `· ${oneLine(textAt(event, 'part', 'text') ?? '', 300)}\n`;
+        return [...events, { type: 'thinking', text: textAt(event, 'part', 'text') ?? '' }];
       case 'tool_use':
-        return toolLine(event);
-      case 'step_finish': {
-        const input = sum(numberAt(event, 'part', 'tokens', 'input'), numberAt(event, 'part', 'tokens', 'cache', 'read'), numberAt(event, 'part', 'tokens', 'cache', 'write'));
-        const output = sum(numberAt(event, 'part', 'tokens', 'output'), numberAt(event, 'part', 'tokens', 'reasoning'));
-        this.tokens = addTokens(this.tokens, input, output);
-        const cost = numberAt(event, 'part', 'cost');
-        if (cost !== null) this.costUsd = (this.costUsd ?? 0) + cost;
-        return '';
-      }
+        return [...events, ...toolEvents(event)];
+      case 'step_finish':
+        return [...events, stepUsage(event)];
       case 'error': {
         const data = at(event, 'error', 'data');
         this.error = { ...(isRecord(data) ? data : {}), name: textAt(event, 'error', 'name') };
-        return `! ${errorText(this.error)}\n`;
+        return [...events, { type: 'notice', text: `! ${errorText(this.error)}` }];
       }
       default:
-        return '';
+        return events;
     }
   }
 
-  report(run: FinishedRun): AgentReport {
-    const report: AgentReport = { finalMessage: finalMessageOf(this.lastMessage, run), failure: this.failure(run) };
-    if (this.sessionId !== null) report.agentSessionId = this.sessionId;
-    if (this.tokens !== undefined) report.tokens = this.tokens;
-    if (this.costUsd !== undefined) report.costUsd = this.costUsd;
-    return report;
-  }
-
-  private failure(run: FinishedRun): HarnessFailure | null {
-    const error = this.error;
-    if (error === null) {
-      if (run.result.exitCode === 0 || run.result.exitCode === null) return null;
-      return classifyFailureText([lastLines(run.result.stderrTail), ...run.plainLines.slice(-3)].join('\n'), OPENCODE_AGENT, run.endedAtMs);
-    }
-    const status = numberAt(error, 'statusCode');
-    const text = errorText(error);
-    if (textAt(error, 'name') === 'ProviderAuthError' || status === 401 || status === 403) {
-      return { kind: 'hard', code: 'E_HARNESS_AUTH', message: `${OPENCODE_AGENT.name} refused the credentials: ${excerpt(text)}; ${OPENCODE_AGENT.authFix}, then retry the task` };
-    }
-    const classified = classifyFailureText(`${text}\n${textAt(error, 'responseBody') ?? ''}`, OPENCODE_AGENT, run.endedAtMs);
-    if (classified !== null) return classified;
-    if (at(error, 'isRetryable') === true) return { kind: 'transient', code: 'E_HARNESS_RATE_LIMIT', message: `${OPENCODE_AGENT.name} reported a retryable error: ${excerpt(text)}` };
-    return null;
+  finish(run: FinishedRun): AgentEvent[] {
+    // Classified at the end, where "try again in 2h" can be read against when the run ended.
+    if (this.error !== null) return [{ type: 'error', said: '', ...classify(this.error, run.endedAtMs) }];
+    if ( run.result.exitCode === 0 || run.result.exitCode === null) return [];
+    const error = classifyFailureText([lastLines(run.result.stderrTail), ...run.plainLines.slice(-3)].join('\n'), OPENCODE_AGENT, run.endedAtMs);
+    return error === null ? [] : [{ type: 'error', said: '', ...error }];
   }
 }
 
-function sum(...values: (number | null)[]): number | null {
-  const present = values.filter((value) => value !== null);
-  return present.length === 0 ? null : present.reduce((a, b) => a + b, 0);
+/** A step's tokens: input counts cache reads and writes, output counts reasoning. */
+function stepUsage(event: JsonEvent): AgentEvent {
+  const cacheRead = numberAt(event, 'part', 'tokens', 'cache', 'read') ?? 0;
+  const cacheWrite = numberAt(event, 'part', 'tokens', 'cache', 'write') ?? 0;
+  const usage: AgentEvent & { type: 'usage' } = {
+    type: 'usage',
+    usage: {
+      inputTokens: (numberAt(event, 'part', 'tokens', 'input') ?? 0) + cacheRead + cacheWrite,
+      outputTokens: (numberAt(event, 'part', 'tokens', 'output') ?? 0) + (numberAt(event, 'part', 'tokens', 'reasoning') ?? 0),
+      cacheReadTokens: cacheRead,
+      cacheWriteTokens: cacheWrite,
+    },
+  };
+  const cost = numberAt(event, 'part', 'cost');
+  if (cost !== null) usage.usage.costUsd = cost;
+  return usage;
+}
+
+function classify(error: JsonEvent, nowMs: number): AgentError {
+  const status = numberAt(error, 'statusCode');
+  const text = errorText(error);
+  if (textAt(error, 'name') === 'ProviderAuthError' || status === 401 || status === 403) return { kind: 'auth', message: authMessage(OPENCODE_AGENT, excerpt(text)) };
+  const classified = classifyFailureText(`${text}\n${textAt(error, 'responseBody') ?? ''}`, OPENCODE_AGENT, nowMs);
+  if (classified !== null) return classified;
+  if (at(error, 'isRetryable') === true) return { kind: 'overloaded', message: `${OPENCODE_AGENT.name} reported a retryable error: ${excerpt(text)}` };
+  return { kind: 'other', message: `${OPENCODE_AGENT.name} failed: ${excerpt(text)}` };
 }
 
 function errorText(error: JsonEvent): string {
@@ -103,10 +107,12 @@ function errorText(error: JsonEvent): string {
   return `${name}${status === null ? '' : ` (status ${status})`}: ${textAt(error, 'message') ?? ''}`;
 }
 
-function toolLine(event: JsonEvent): string {
+function toolEvents(event: JsonEvent): AgentEvent[] {
   const tool = textAt(event, 'part', 'tool') ?? 'tool';
-  const title = textAt(event, 'part', 'state', 'title') ?? oneLine(at(event, 'part', 'state', 'input') ?? '');
-  const head = tool === 'bash' ? `$ ${oneLine(title)}\n` : `· ${tool} ${oneLine(title)}\n`;
-  if (textAt(event, 'part', 'state', 'status') === 'error') return `${head}  ! ${oneLine(textAt(event, 'part', 'state', 'error') ?? '')}\n`;
-  return tool === 'bash' ? head + outputPreview(textAt(event, 'part', 'state', 'output') ?? '') : head;
+  const summary = textAt(event, 'part', 'state', 'input', 'command') ?? textAt(event, 'part', 'state', 'title') ?? oneLine(at(event, 'part', 'state', 'input') ?? '');
+  const status = textAt(event, 'part', 'state', 'status');
+  const use: AgentEvent = { type: 'tool_use', name: tool, summary };
+  if (status === 'error') return [use, { type: 'tool_result', ok: false, output: textAt(event, 'part', 'state', 'error') ?? '' }];
+  if (status !== 'completed') return [use];
+  return [use, { type: 'tool_result', ok: true, output: textAt(event, 'part', 'state', 'output') ?? '', exitCode: numberAt(event, 'part', 'state', 'metadata', 'exit') }];
 }
