@@ -44,7 +44,9 @@ function renderView(view: VaultView, layout: VaultLayout, now: number): string {
     for (const task of tasks) {
       const progress = task.iteration === undefined ? '' : `  iteration ${task.iteration}/${task.maxIterations ?? '?'}`;
       const step = task.step ? `  ${task.step}` : '';
-      const time = title === 'running' ? `  ${task.phase} ${elapsed(now - task.sinceMs)}` : '';
+      const waitingForLimit = task.phase === 'waiting' && task.waitingFor === 'usage-limit';
+      const time =
+        title !== 'running' ? '' : waitingForLimit ? `  waiting for the usage limit${task.untilMs === undefined ? '' : ` (resets in ${elapsed(task.untilMs - now)})`}` : `  ${task.phase} ${elapsed(now - task.sinceMs)}`;
       const last = task.lastOutcome === undefined ? '' : `  last: ${task.lastOutcome}`;
       lines.push(`  ${task.id}${progress}${step}${time}${last}${task.durable === false ? '  (memory NOT durable)' : ''}`);
     }

@@ -7,6 +7,7 @@ import { TypedEvents } from '../events.js';
 import { Releasers } from '../lifecycle.js';
 import type { Logger } from '../log/logger.js';
 import type { TaskRunResult } from '../loop/events.js';
+import { HarnessPauses } from '../loop/harness-pauses.js';
 import { runTask } from '../loop/run-task.js';
 import { formatProblem } from '../problem.js';
 import type { Clock } from '../time/clock.js';
@@ -95,6 +96,8 @@ class Daemon implements RunningDaemon {
   private readonly watcher: VaultWatcher;
   /** Files whose id is already running under another file name: started when that one ends. */
   private readonly blockedById = new Map<string, Job[]>();
+  /** A usage limit one task's agent hit holds every task on that harness. */
+  private readonly pauses = new HarnessPauses();
   /** Tasks found running in another process, each said once in the log until it runs here. */
   private readonly busyElsewhere = new Set<string>();
   private draining = false;
@@ -187,7 +190,7 @@ class Daemon implements RunningDaemon {
           this.events.emit('loop', event);
         },
       },
-      { config: this.config, layout: this.layout, clock: this.options.clock, random: this.options.random, logger: this.logger, env: this.options.env },
+      { config: this.config, layout: this.layout, clock: this.options.clock, random: this.options.random, logger: this.logger, env: this.options.env, pauses: this.pauses },
     );
     this.ended(job, result);
   }

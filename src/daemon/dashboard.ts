@@ -57,6 +57,9 @@ function link(folder: string, task: TaskEntry): string {
 }
 
 function phaseText(task: TaskEntry, nowMs: number): string {
+  if (task.phase === 'waiting' && task.waitingFor === 'usage-limit') {
+    return task.untilMs === undefined ? 'waiting for the usage limit' : `waiting for the usage limit (resets in ${elapsed(task.untilMs - nowMs)})`;
+  }
   if (task.phase === 'waiting') return task.untilMs === undefined ? 'waiting' : `waiting ${elapsed(task.untilMs - nowMs)} to retry`;
   if (task.phase === 'held') return 'held by STOP';
   return task.attempt !== undefined && task.attempt > 0 ? `running (retry ${task.attempt})` : 'running';

@@ -16,6 +16,8 @@ export interface TaskEntry {
   /** When the current iteration (or wait) began / ends. */
   sinceMs: number;
   untilMs?: number;
+  /** What a waiting task waits for: a retry's backoff, or its harness's usage limit to reset. */
+  waitingFor?: 'retry' | 'usage-limit';
   taskStartedMs?: number;
   lastOutcome?: string;
   durable?: boolean;
@@ -96,7 +98,7 @@ export class StatusTracker {
         if (entry) entry.lastOutcome = event.record.outcome;
         break;
       case 'waiting':
-        if (entry) Object.assign(entry, { phase: event.why === 'hold' ? 'held' : 'waiting', sinceMs: this.now(), untilMs: Number.isFinite(event.untilMs) ? event.untilMs : undefined });
+        if (entry) Object.assign(entry, { phase: event.why === 'hold' ? 'held' : 'waiting', sinceMs: this.now(), untilMs: Number.isFinite(event.untilMs) ? event.untilMs : undefined, waitingFor: event.why === 'hold' ? undefined : event.why });
         break;
       case 'ended': {
         const { result } = event;

@@ -5,6 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
 import type { LoopEvent } from './events.js';
+import type { HarnessPauses } from './harness-pauses.js';
 import type { RunOverrides } from './prepare.js';
 
 export interface RunTaskDeps {
@@ -17,6 +18,8 @@ export interface RunTaskDeps {
   env: NodeJS.ProcessEnv;
   /** Spawning, signals and the waits around them, beside the clock; the real ones by default. */
   processes?: ProcessHost;
+  /** Harnesses waiting out a usage limit, shared by the tasks of one process (a fresh set by default). */
+  pauses?: HarnessPauses;
 }
 
 export interface RunTaskRequest {

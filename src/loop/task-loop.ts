@@ -13,7 +13,8 @@ import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
 import type { LoopStatus } from '../task/vocabulary.js';
 import { isoSeconds } from '../time/clock.js';
-import { checkpointData, historyBaseOf, loopStateFromCheckpoint, resumeFromHistory } from './checkpoint.js';
+import { checkpointData, historyBaseOf, loopStateFromCheckpoint, resumeFromHistory, waitingUntilOf } from './checkpoint.js';
+import { HarnessPauses } from './harness-pauses.js';
 import { decide, describeNextAction, gate } from './decide.js';
 import type { LoopState } from './decide.js';
 import { finishDone, finishRejected, finishStopped, writeCheckpoint } from './ending.js';
@@ -47,6 +48,7 @@ export class TaskLoop {
   /** The repository as the last iteration left it, while the loop goes straight on to the next. */
   private gitState: GitState | null = null;
   private lastStderr = '';
+  private readonly pauses: HarnessPauses;
 
   constructor(
     task: Task,
@@ -59,6 +61,10 @@ export class TaskLoop {
     this.body = task.body;
     this.log = deps.logger.child({ taskId: task.id });
     this.state = loopStateFromCheckpoint(task.frontmatter.persistence_loop, prepared.maxIterations);
+    this.pauses = deps.pauses ?? new HarnessPauses();
+    // A task that was waiting out a usage limit when wiggum stopped goes on waiting after a restart.
+    const waitingUntil = waitingUntilOf(task.frontmatter.persistence_loop);
+    if (waitingUntil !== null) this.pauses.pause(prepared.harness.name, waitingUntil);
     this.started = task.frontmatter.persistence_loop?.started ?? isoSeconds(deps.clock.now());
     this.historyBase = historyBaseOf(task.frontmatter.persistence_loop);
     this.ctx = {
@@ -124,6 +130,10 @@ export class TaskLoop {
           `approaching max iterations: iteration ${this.state.iteration + 1} of ${this.state.maxIterations}`,
         );
       }
+      if (await this.waitForHarnessPause()) {
+        this.gitState = null;
+        continue;
+      }
       if (await this.holdWhileStopFileExists()) {
         this.gitState = null;
         continue;
@@ -169,7 +179,8 @@ export class TaskLoop {
       if (action.kind === 'reject') return this.reject(action.code, action.reason, record.iteration);
       if (action.kind === 'stop') return this.stop(action.reason);
       if (action.kind === 'continue' && this.state.iteration % this.deps.config.loop.checkpointInterval !== 0) continue;
-      await this.checkpoint('running', record);
+      if (action.kind === 'wait') this.pauses.pause(this.prepared.harness.name, action.untilMs);
+      await this.checkpoint(action.kind === 'wait' ? 'waiting' : 'running', record, action.kind === 'wait' ? action.untilMs : undefined);
       if (action.kind === 'retry' || action.kind === 'wait') {
         const now = this.deps.clock.now();
         // A backoff is a duration (exactly the policy's delay); a usage limit ends at a time.
@@ -186,6 +197,22 @@ export class TaskLoop {
 
   private stopReason(): StopReason | null {
     return this.request.signal.aborted ? stopReasonOf(this.request.signal) : null;
+  }
+
+  /**
+   * Waits while the task's harness is paused for a usage limit (this task's or another's), without
+   * using an attempt; returns whether it waited.
+   */
+  private async waitForHarnessPause(): Promise<boolean> {
+    const harness = this.prepared.harness.name;
+    const now = this.deps.clock.now();
+    const until = this.pauses.pausedUntil(harness, now);
+    if (until === null) return false;
+    this.log.info({ harness, until: isoSeconds(until) }, `harness ${harness} is at its usage limit until ${isoSeconds(until)}: waiting`);
+    await this.checkpoint('waiting', undefined, until);
+    this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: until, why: 'usage-limit' });
+    await this.sleepFor(until - now);
+    return true;
   }
 
   /** The vault's STOP file holds the loop before its next iteration; returns whether it held. */
@@ -230,7 +257,7 @@ export class TaskLoop {
     return { completedSteps: stories.filter((story) => story.passes).map((story) => story.id), currentStep: next?.id ?? null };
   }
 
-  private checkpointKeys(status: LoopStatus, record?: IterationRecord, ending?: { exitReason: string }): Parameters<typeof checkpointData>[0] {
+  private checkpointKeys(status: LoopStatus, record?: IterationRecord, ending?: { exitReason: string }, waitingUntilMs?: number): Parameters<typeof checkpointData>[0] {
     return {
       state: this.state,
       status,
@@ -242,11 +269,13 @@ export class TaskLoop {
       ...(record === undefined ? {} : { lastOutcome: record.outcome }),
       ...(record?.error === undefined ? {} : { lastError: record.error.message }),
       ...(ending === undefined ? {} : { ended: true, exitReason: ending.exitReason }),
+      ...(waitingUntilMs === undefined ? {} : { waitingUntilMs }),
     };
   }
 
-  private async checkpoint(status: LoopStatus, record?: IterationRecord): Promise<void> {
-    const text = await writeCheckpoint(this.file, this.lastText, { keys: { state: 'Approved', persistence_loop: checkpointData(this.checkpointKeys(status, record)) } }, this.endingDeps());
+  private async checkpoint(status: LoopStatus, record?: IterationRecord, waitingUntilMs?: number): Promise<void> {
+    const keys = checkpointData(this.checkpointKeys(status, record, undefined, waitingUntilMs));
+    const text = await writeCheckpoint(this.file, this.lastText, { keys: { state: 'Approved', persistence_loop: keys } }, this.endingDeps());
     if (text !== null) this.lastText = text;
   }
 

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
+import type { LoopEvent } from '../../src/loop/events.js';
+import { HarnessPauses } from '../../src/loop/harness-pauses.js';
 import { runTask } from '../../src/loop/run-task.js';
 import { parseTask } from '../../src/task/parse.js';
 import { captureLogger } from '../helpers/capture-logger.js';
@@ -16,8 +18,8 @@ import type { TestVault } from '../helpers/vault.js';
 const TASK = '---\ntitle: Dark mode\n---\n# Dark mode\n\n- [ ] US-001 Theme context\n';
 
 /** A Claude Code result line: a success with this usage, or (`error`) a failed API call. */
-function resultLine(usage: { input: number; output: number; costUsd?: number }, sessionId = 'sess-1'): string {
-  return `${JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'worked on it', session_id: sessionId, total_cost_usd: usage.costUsd, usage: { input_tokens: usage.input, cache_read_input_tokens: 10, output_tokens: usage.output } })}\n`;
+function resultLine(usage: { input: number; output: number; costUsd?: number }, result = 'worked on it', sessionId = 'sess-1'): string {
+  return `${JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result, session_id: sessionId, total_cost_usd: usage.costUsd, usage: { input_tokens: usage.input, cache_read_input_tokens: 10, output_tokens: usage.output } })}\n`;
 }
 
 async function claudeVault(fake: Record<string, string>, loop: Record<string, unknown> = {}): Promise<TestVault> {
@@ -30,9 +32,11 @@ async function claudeVault(fake: Record<string, string>, loop: Record<string, un
   });
 }
 
-async function run(vault: TestVault, file: string) {
+async function run(vault: TestVault, file: string, shared: { pauses?: HarnessPauses; onEvent?: (event: LoopEvent) => void } = {}) {
   const { logger } = captureLogger();
-  const result = await runTask({ file, stream: null, signal: new AbortController().signal }, { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger, env: process.env });
+  const request = { file, stream: null, signal: new AbortController().signal, ...(shared.onEvent === undefined ? {} : { onEvent: shared.onEvent }) };
+  const deps = { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger, env: process.env, ...(shared.pauses === undefined ? {} : { pauses: shared.pauses }) };
+  const result = await runTask(request, deps);
   return { result, history: historyOf(vault.layout.sessions, result.taskId ?? ''), text: existsSync(result.file) ? readFileSync(result.file, 'utf8') : '' };
 }
 
@@ -118,5 +122,49 @@ describe('events of a structured agent', () => {
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_BUDGET', iterations: 2 });
     expect(ran.history).toHaveLength(1);
     expect(stateData(ran.text)).toMatchObject({ spent: { input_tokens: 100, output_tokens: 50 } });
+  });
+});
+
+describe('a usage limit holds every task on the harness', () => {
+  test('the task whose agent hits it waits for the reset, checkpointed as waiting, and pauses the harness', async () => {
+    const resetsAt = Math.floor(Date.now() / 1000) + 3 * 3600;
+    const lines = [
+      { type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt, rateLimitType: 'five_hour' }, session_id: 's-limit' },
+      { type: 'result', subtype: 'success', is_error: true, api_error_status: 429, result: "You've hit your session limit · resets 4:11am (UTC)", session_id: 's-limit' },
+    ];
+    const vault = await claudeVault({ FAKE_PRINT: `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`, FAKE_MODE: 'fail' }, { retry: { max_attempts: 1 } });
+    const pauses = new HarnessPauses();
+    const file = vault.task('dark-mode', TASK);
+    const checkpoints: string[] = [];
+    const ran = await run(vault, file, { pauses, onEvent: (event) => event.type === 'waiting' && checkpoints.push(readFileSync(file, 'utf8')) });
+    // It waited once for the reset, then gave up when the limit was hit again (max_attempts 1).
+    expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_HARNESS_USAGE_LIMIT' });
+    expect(ran.history.map((record) => record.outcome)).toEqual(['usage-limit', 'usage-limit']);
+    expect(checkpoints[0]).toContain('status: waiting');
+    expect(stateData(checkpoints[0] ?? '')).toMatchObject({ waiting_until: new Date(resetsAt * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') });
+    expect(pauses.pausedUntil('fakeclaude', Date.now())).toBe(resetsAt * 1000);
+  });
+
+  test('another task on the paused harness waits with it instead of running (and burning attempts)', async () => {
+    const vault = await claudeVault({ FAKE_PRINT: resultLine({ input: 1, output: 1 }, 'done\n<promise>COMPLETE</promise>'), FAKE_COMPLETE_AFTER: '1' });
+    const pauses = new HarnessPauses();
+    const until = Date.now() + 2 * 3600_000;
+    pauses.pause('fakeclaude', until);
+    const file = vault.task('dark-mode', TASK);
+    const waits: LoopEvent[] = [];
+    const checkpoints: string[] = [];
+    const ran = await run(vault, file, {
+      pauses,
+      onEvent: (event) => {
+        if (event.type !== 'waiting') return;
+        waits.push(event);
+        checkpoints.push(readFileSync(file, 'utf8'));
+      },
+    });
+    expect(waits).toEqual([{ type: 'waiting', taskId: 'dark-mode', untilMs: until, why: 'usage-limit' }]);
+    expect(checkpoints[0]).toContain('status: waiting');
+    // Its first run came after the wait, and it was not a retry.
+    expect(ran.history.map((record) => [record.iteration, record.attempt])).toEqual([[1, 0]]);
+    expect(Date.parse(ran.history[0]?.startedAt ?? '')).toBeGreaterThanOrEqual(until - 1000);
   });
 });
