@@ -118,7 +118,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       tailBytes: raw.harness.tail_bytes,
       envAllowlist: raw.harness.env_allowlist,
     },
-    harnesses: Object.fromEntries(Object.entries(raw.harnesses).map(([name, h]) => [name, { name, ...h }])),
+    harnesses: Object.fromEntries(Object.entries(raw.harnesses).map(([name, h]) => [name, { name, kind: h.kind, command: h.command, args: [...h.args, ...h.extra_args], env: h.env }])),
     checks: Object.fromEntries(
       Object.entries(raw.checks).map(([name, c]) => [name, { name, command: c.command, args: c.args, env: c.env, timeoutMs: c.timeout }]),
     ),

@@ -30,6 +30,8 @@ const harness = z.strictObject({
   kind: z.enum(HARNESS_KINDS),
   command: z.string().min(1),
   args: z.array(z.string()).default([]),
+  // Appended to `args`: a layer adds flags (a --model) to a built-in harness without restating its args.
+  extra_args: z.array(z.string()).default([]),
   env: envMap,
 });
 
