@@ -2,7 +2,13 @@ import { describe, expect, test } from 'vitest';
 import { classifyFailureText, parseResetTime } from '../../src/harness/drivers/failure-text.js';
 import { failureOf } from '../../src/harness/drivers/driver.js';
 import { jsonLinesReader } from '../../src/harness/drivers/json-lines-reader.js';
-import { processResult } from '../helpers/driver-output.js';
+import { ampDriver } from '../../src/harness/drivers/amp-driver.js';
+import { claudeDriver } from '../../src/harness/drivers/claude-driver.js';
+import { codexDriver } from '../../src/harness/drivers/codex-driver.js';
+import { geminiDriver } from '../../src/harness/drivers/gemini-driver.js';
+import { opencodeDriver } from '../../src/harness/drivers/opencode-driver.js';
+import { containsPromise } from '../../src/loop/promise.js';
+import { processResult, readOutput } from '../helpers/driver-output.js';
 
 const agent = { name: 'Agent', authFix: 'run `agent login`' };
 const now = new Date(2026, 10, 22, 16, 47, 0).getTime();
@@ -75,5 +81,26 @@ describe('jsonLinesReader', () => {
     reader.push(Buffer.from('{"a":1}'), 'stdout');
     expect(reader.finish(processResult()).finalMessage).toBe('json');
     expect(seen).toEqual([{ a: 1 }]);
+  });
+});
+
+describe('malformed and unknown output', () => {
+  const drivers = [claudeDriver, codexDriver, opencodeDriver, geminiDriver, ampDriver];
+  const noise = [
+    '{"type":"assistant","message":{"content":[{"type":"text","text":"cut off',
+    '{"type":"from-a-later-version","payload":{"x":[1,2,3]}}',
+    '{"type":"result","usage":"not an object","is_error":"maybe","result":42}',
+    '{"type":"item.completed","item":null}',
+    '{"type":"tool_use","part":{"state":[]},"parameters":7}',
+    '[1,2,3]',
+    'Warning: a plain line between the events',
+    '',
+  ].join('\n');
+
+  test.each(drivers.map((driver) => [driver.kind, driver] as const))('%s: shapes it does not know never throw; plain lines are shown as they are', (_kind, driver) => {
+    const { report, shown } = readOutput(driver, `${noise}\n`, { size: 7 });
+    expect(shown).toContain('Warning: a plain line between the events');
+    expect(report.failure).toBeNull();
+    expect(containsPromise(report.finalMessage ?? '', 'COMPLETE')).toBe(false);
   });
 });
