@@ -2,22 +2,33 @@ import { readFile, rm } from 'node:fs/promises';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
-import type { GroupHost } from './process-host.js';
+import type { GroupHost, ProcessHost } from './process-host.js';
+import { systemProcessTable } from './process-tree.js';
+import { killStrays } from './stray-kill.js';
 import { processStartTicks } from '../lock/process-identity.js';
 
 interface HarnessRecord {
   pid: number;
   /** Field 22 of /proc/<pid>/stat: tells a reused pid from the harness that was recorded. */
   startTicks: string | null;
+  /** The run's marker (`WIGGUM_RUN_MARKER`), to find what left the group; absent in older records. */
+  marker?: string | null;
 }
+
+/**
+ * What killing a recorded harness needs. The process table is optional so that callers holding only
+ * a `GroupHost` keep working; without one, strays are looked for in the real /proc.
+ */
+export type RecoveryHost = GroupHost & Partial<Pick<ProcessHost, 'processTable'>>;
 
 /**
  * Remembers the running harness in the session folder. If wiggum itself is killed (kill -9,
  * power loss under a supervisor that does not kill the group), the harness's process group
- * survives; the next run of the task kills it before starting another agent in the same workdir.
+ * survives, and so does whatever left the group carrying the run's `marker`; the next run of the
+ * task kills both before starting another agent in the same workdir.
  */
-export async function recordHarness(file: string, pid: number): Promise<void> {
-  const record: HarnessRecord = { pid, startTicks: processStartTicks(pid) };
+export async function recordHarness(file: string, pid: number, marker: string | null = null): Promise<void> {
+  const record: HarnessRecord = { pid, startTicks: processStartTicks(pid), marker };
   // Never torn, but not fsynced: after a power loss the harness is gone too.
   await writeFileAtomic(file, `${JSON.stringify(record)}\n`, { durable: false });
 }
@@ -26,8 +37,12 @@ export async function clearHarnessRecord(file: string): Promise<void> {
   await rm(file, { force: true });
 }
 
-/** Kills the recorded harness group if it is still the same process and alive; returns whether it was. */
-export async function killRecordedHarness(file: string, graceMs: number, host: GroupHost = systemProcessHost): Promise<boolean> {
+/**
+ * Kills the recorded harness group if it is still the same process and alive, and every process
+ * still carrying the recorded run marker (those that left the group); returns whether anything was
+ * left to kill.
+ */
+export async function killRecordedHarness(file: string, graceMs: number, host: RecoveryHost = systemProcessHost): Promise<boolean> {
   let record: HarnessRecord;
   try {
     record = JSON.parse(await readFile(file, 'utf8')) as HarnessRecord;
@@ -39,6 +54,11 @@ export async function killRecordedHarness(file: string, graceMs: number, host: G
     const now = processStartTicks(record.pid);
     // The leader may be gone while the rest of its group lives on: then the group is still ours.
     if (now === null || record.startTicks === null || now === record.startTicks) killed = await killProcessGroup(record.pid, graceMs, host);
+  }
+  // The marker is random per run, so whatever carries it is that run's, whatever became of its pid.
+  if (typeof record.marker === 'string' && record.marker !== '') {
+    const strays = await killStrays(record.marker, graceMs, { ...host, processTable: host.processTable ?? systemProcessTable });
+    killed ||= strays > 0;
   }
   await clearHarnessRecord(file);
   return killed;

@@ -1,13 +1,13 @@
 import { systemProcessHost } from './process-host.js';
 import type { GroupHost } from './process-host.js';
 
-/** How often a dying group is looked at. Short: this is how long a finished run waits for nothing. */
-const POLL_MS = 20;
+/** How often dying processes (a group, a run's strays) are looked at. Short: this is how long a finished run waits for nothing. */
+export const POLL_MS = 20;
 /**
- * How long to wait for a group to empty after SIGKILL. SIGKILL cannot be ignored, but a process
+ * How long to wait for a group (or a run's strays) to be gone after SIGKILL. SIGKILL cannot be ignored, but a process
  * stuck in uninterruptible I/O dies only when the I/O returns; past this we give up waiting.
  */
-const KILL_CONFIRM_MS = 5_000;
+export const KILL_CONFIRM_MS = 5_000;
 
 /**
  * Stops every process of the group `pgid`: SIGTERM, up to `graceMs` to exit, then SIGKILL, and waits

@@ -6,21 +6,41 @@ import { OutputTail } from './output-tail.js';
 import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
 import type { HostChild, ProcessHost } from './process-host.js';
+import { RUN_MARKER_VARIABLE, newRunMarker } from './process-tree.js';
 import { spawnFailure } from './spawn-error.js';
+import { killStrays } from './stray-kill.js';
+import { meterRun } from './tree-usage.js';
+import type { ResourceUsage } from './tree-usage.js';
 
 /**
- * How long the output pipes may stay open once the whole process group is gone. Only a process
- * that left the group (setsid) and kept our pipes can hold them longer; we stop reading then,
- * rather than wait for it forever.
+ * How long the output pipes may stay open once the group and the run's strays are gone. Only a
+ * process that left the group and dropped the run's marker (started itself again with a clean
+ * environment) can hold them longer; we stop reading then, rather than wait for it forever.
  */
 const PIPE_DRAIN_MS = 2_000;
+
+/**
+ * How often the run's processes are measured. Each look reads the environment of every process
+ * on the machine (a few ms with hundreds of them), so not much more often; what happens between
+ * two looks is estimated (see `TreeUsage`).
+ */
+const SAMPLE_MS = 500;
+/**
+ * The first looks come sooner: a short run (a quick agent, a retry that fails at once) would
+ * otherwise be seen only as it starts, before it has grown, and its leader cannot be read once it
+ * has exited.
+ */
+const FIRST_SAMPLES_MS = [50, 100, 200];
 
 /** One command to run as its own process group, with its output captured. */
 export interface ProcessSpec {
   command: string;
   args: string[];
   cwd: string;
-  /** The whole environment of the child (see `harnessEnvironment`); nothing is inherited. */
+  /**
+   * The whole environment of the child (see `harnessEnvironment`); nothing is inherited. runProcess
+   * adds `WIGGUM_RUN_MARKER`, by which it finds the run's processes that left the group.
+   */
   env: Record<string, string>;
   /** Written to the child's stdin, which is then closed. A child that does not read it is fine. */
   stdin: string;
@@ -38,8 +58,11 @@ export interface ProcessSpec {
   tailBytes: number;
   /** Every chunk as it arrives, for live streaming and output parsers. Must not throw. */
   onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void;
-  /** The pid (= process group id) right after spawn, so it can be recorded and killed after a crash. Must not throw. */
-  onSpawn?: (pid: number) => void;
+  /**
+   * The pid (= process group id) and the run's marker right after spawn, so both can be recorded
+   * and what is left of the run killed after a crash (`recordHarness`). Must not throw.
+   */
+  onSpawn?: (pid: number, marker: string) => void;
   /** Aborting is a stop request: SIGTERM to the group, SIGKILL after `stopGraceMs`. */
   signal?: AbortSignal;
   /** Where the command is configured (e.g. `harnesses.claude.command`), named in spawn errors. */
@@ -69,6 +92,18 @@ export interface ProcessResult {
   logError: WiggumError | null;
   /** Members of the group were still running after the leader exited, and were killed. */
   leftoverKilled: boolean;
+  /**
+   * How many processes carrying the run's marker were still running once the leader had exited and
+   * its group was gone, and were killed: those that left the group, such as background jobs an
+   * agent's shell started with setsid. Group members are `leftoverKilled`, not counted here.
+   */
+  straysKilled: number;
+  /**
+   * CPU time and peak memory of every process of the run (the leader and all that inherited its
+   * marker, in the group or not), from samples every `SAMPLE_MS`; see `TreeUsage` for what is
+   * estimated. null when it could not be measured: the run never started, or there is no /proc.
+   */
+  resources: ResourceUsage | null;
 }
 
 export type Outcome = Omit<ProcessResult, 'startedAtMs' | 'durationMs' | 'logTruncated' | 'logError'>;
@@ -87,13 +122,16 @@ export const notStarted: Outcome = {
   stderrTail: '',
   outputBytes: 0,
   leftoverKilled: false,
+  straysKilled: 0,
+  resources: null,
 };
 
 /**
  * Runs `spec.command` directly (never through a shell) as the leader of a new process group, and
- * resolves once the leader has exited, nothing of its group is left running, the output pipes are
- * closed and the log file is flushed and closed. It rejects only if the log file cannot be opened
- * (before anything is spawned). Spawning, signals and every wait go through `host`.
+ * resolves once the leader has exited, nothing of its group nor anything else carrying the run's
+ * marker is left running, the output pipes are closed and the log file is flushed and closed. It
+ * rejects only if the log file cannot be opened (before anything is spawned). Spawning, signals,
+ * the look at the process table and every wait go through `host`.
  */
 export async function runProcess(spec: ProcessSpec, host: ProcessHost = systemProcessHost): Promise<ProcessResult> {
   const startedAtMs = host.clock.now();
@@ -113,9 +151,10 @@ export async function runProcess(spec: ProcessSpec, host: ProcessHost = systemPr
 
   if (spec.signal?.aborted === true) return finish({ stopped: true });
   const attempt = { command: spec.command, cwd: spec.cwd, configKey: spec.configKey };
+  const marker = newRunMarker();
   let child: HostChild;
   try {
-    child = host.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env });
+    child = host.spawn(spec.command, spec.args, { cwd: spec.cwd, env: { ...spec.env, [RUN_MARKER_VARIABLE]: marker } });
   } catch (cause) {
     return finish({ spawnError: spawnFailure(attempt, cause) });
   }
@@ -124,11 +163,17 @@ export async function runProcess(spec: ProcessSpec, host: ProcessHost = systemPr
     const [cause] = (await once(child, 'error')) as [unknown];
     return finish({ spawnError: spawnFailure(attempt, cause) });
   }
-  return finish(await supervise(child, child.pid, spec, log, host));
+  return finish(await supervise(child, { pgid: child.pid, marker }, spec, log, host));
 }
 
-/** Everything between a successful spawn and an empty process group. */
-async function supervise(child: HostChild, pgid: number, spec: ProcessSpec, log: CappedLog | null, host: ProcessHost): Promise<Partial<Outcome>> {
+/** Everything between a successful spawn and an empty process group with no strays. */
+async function supervise(
+  child: HostChild,
+  { pgid, marker }: { pgid: number; marker: string },
+  spec: ProcessSpec,
+  log: CappedLog | null,
+  host: ProcessHost,
+): Promise<Partial<Outcome>> {
   const tails = { stdout: new OutputTail(spec.tailBytes), stderr: new OutputTail(spec.tailBytes) };
   const state = {
     outputBytes: 0,
@@ -189,16 +234,30 @@ async function supervise(child: HostChild, pgid: number, spec: ProcessSpec, log:
   if (spec.idleTimeoutMs > 0) after(spec.idleTimeoutMs, checkIdle);
   const onAbort = (): void => stop('abort');
   spec.signal?.addEventListener('abort', onAbort, { once: true });
-  spec.onSpawn?.(pgid);
+  spec.onSpawn?.(pgid, marker);
+  // spawn returns once the child has exec'd, so the first look already finds the leader.
+  const meter = meterRun(marker, host.processTable);
+  let looks = 0;
+  const measure = (): void => {
+    meter.sample();
+    after(FIRST_SAMPLES_MS[looks] ?? SAMPLE_MS, measure);
+    looks += 1;
+  };
+  measure();
 
   const [exitCode, signal] = await leaderExit;
   state.leaderExited = true;
   timers.abort();
   spec.signal?.removeEventListener('abort', onAbort);
 
-  // No orphans: whatever the leader started in its group dies with it.
+  // No orphans: whatever the leader started in its group dies with it, and so does what left the
+  // group but carries the marker; those would otherwise outlive the run, and may hold our pipes.
   const leftoverKilled = host.isGroupAlive(pgid);
+  // The leader is gone already (reaped to tell us it exited); look at the members about to be killed.
+  if (leftoverKilled) meter.sample();
   await (state.stopping ?? (leftoverKilled ? killProcessGroup(pgid, spec.stopGraceMs, host) : null));
+  // The group is empty: this last sample holds only the strays, and is the first look for them.
+  const straysKilled = await killStrays(marker, spec.stopGraceMs, host, meter.sample());
   await drainOutput(streams, outputClosed, host);
   child.stdin.destroy();
 
@@ -213,6 +272,8 @@ async function supervise(child: HostChild, pgid: number, spec: ProcessSpec, log:
     stderrTail: tails.stderr.text(),
     outputBytes: state.outputBytes,
     leftoverKilled,
+    straysKilled,
+    resources: meter.usage(),
   };
 }
 

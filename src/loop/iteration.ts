@@ -54,8 +54,11 @@ export interface IterationContext {
   stream: Writable | null;
   /** Aborted with a StopReason to stop the harness at once. */
   signal: AbortSignal;
-  /** Called with the harness pid right after spawn, to be killed after a crash of wiggum. */
-  onSpawn: (pid: number) => void;
+  /**
+   * Called with the harness pid and the run's marker right after spawn, so that a crash of wiggum
+   * can be followed by killing its group and the background jobs that left it.
+   */
+  onSpawn: (pid: number, marker: string) => void;
 }
 
 export interface IterationRun {
@@ -226,6 +229,10 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   }
   if (gitSummary !== null) record.git = gitSummary;
   if (report.usage !== undefined) record.usage = report.usage;
+  if (result.resources !== null) record.resources = result.resources;
+  if (result.straysKilled > 0) {
+    ctx.logger.info({ taskId: ctx.taskId, iteration, strays: result.straysKilled }, `ended ${result.straysKilled} background process(es) the agent left running after its run`);
+  }
   if (report.agentSessionId !== undefined) record.agentSessionId = report.agentSessionId;
   if (outcome.kind === 'transient' || outcome.kind === 'hard' || outcome.kind === 'usage-limit') {
     record.error = { code: outcome.kind === 'usage-limit' ? 'E_HARNESS_USAGE_LIMIT' : outcome.code, message: outcome.message };

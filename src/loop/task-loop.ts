@@ -87,8 +87,8 @@ export class TaskLoop {
       env: deps.env,
       stream: request.stream,
       signal: request.signal,
-      onSpawn: (pid) => {
-        if (prepared.harnessRecord !== null) void recordHarness(prepared.harnessRecord, pid).catch(() => undefined);
+      onSpawn: (pid, marker) => {
+        if (prepared.harnessRecord !== null) void recordHarness(prepared.harnessRecord, pid, marker).catch(() => undefined);
       },
     };
   }

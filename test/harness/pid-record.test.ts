@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
-import { killRecordedHarness } from '../../src/harness/pid-record.js';
+import { describe, expect, onTestFinished, test } from 'vitest';
+import { killRecordedHarness, recordHarness } from '../../src/harness/pid-record.js';
+import { RUN_MARKER_VARIABLE } from '../../src/harness/process-tree.js';
 import { createFakeProcess, fakeHost } from '../helpers/fake-process.js';
 import type { FakeProcess } from '../helpers/fake-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -45,5 +48,35 @@ describe('killRecordedHarness with a fake process host', () => {
     expect(await killRecordedHarness(file, 1_000, host)).toBe(false);
     expect(host.signals).toEqual([]);
     expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('killRecordedHarness and the processes that left the group', () => {
+  test('what still carries the recorded marker is killed, even once the group is gone', async () => {
+    const agent = createFakeProcess('exit');
+    agent.exit(0);
+    const host = fakeHost(agent);
+    const stray = 50_000;
+    host.processTable.marked = [{ pid: stray, ppid: 1, startTicks: 7, cpuMs: 0, reapedChildrenCpuMs: 0, rssBytes: 0, peakRssBytes: 0 }];
+    const file = join(tempDir(), 'harness.json');
+    writeFileSync(file, `${JSON.stringify({ pid: agent.pid, startTicks: null, marker: 'run-1' })}\n`);
+    const killed = killRecordedHarness(file, 1_000, host);
+    await host.clock.sleeping(); // the record is read from disk first; then it waits for the stray to go
+    await host.clock.advance(20);
+    expect(await killed).toBe(true);
+    expect(host.signals).toEqual([]);
+    expect(host.processTable.signalled).toEqual([{ pid: stray, signal: 'SIGTERM' }]);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test.runIf(process.platform === 'linux')('a real background job in a session of its own, found by the marker recorded at spawn', async () => {
+    const marker = `pid-record-${process.pid}-${Date.now()}`;
+    const job = spawn('setsid', ['sleep', '300'], { env: { PATH: process.env['PATH'] ?? '', [RUN_MARKER_VARIABLE]: marker }, stdio: 'ignore' });
+    onTestFinished(() => void job.kill('SIGKILL'));
+    const exited = once(job, 'exit');
+    const file = join(tempDir(), 'harness.json');
+    await recordHarness(file, 999_999_999, marker); // the leader is long gone
+    expect(await killRecordedHarness(file, 200)).toBe(true);
+    expect((await exited)[1]).toBe('SIGTERM');
   });
 });

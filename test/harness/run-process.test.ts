@@ -227,11 +227,13 @@ describe('runProcess', () => {
     expect(result).toMatchObject({ exitCode: 0, spawnError: null });
   });
 
-  test('the child sees exactly the environment it is given', async () => {
+  test('the child sees exactly the environment it is given, and the run marker', async () => {
     const result = await runProcess(agentSpec({ FAKE_MODE: 'print-env', WIGGUM_TASK_ID: 't-1' }, { tailBytes: 64 * 1024 }));
     const seen = JSON.parse(result.stdoutTail) as Record<string, string>;
     expect(seen['WIGGUM_TASK_ID']).toBe('t-1');
-    expect(Object.keys(seen).filter((name) => !name.startsWith('FAKE_')).sort()).toEqual(['PATH', 'WIGGUM_TASK_ID']);
+    // and the run's marker, by which its processes are found wherever they go
+    expect(Object.keys(seen).filter((name) => !name.startsWith('FAKE_')).sort()).toEqual(['PATH', 'WIGGUM_RUN_MARKER', 'WIGGUM_TASK_ID']);
+    expect(seen['WIGGUM_RUN_MARKER']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   test('refuses to write the log through a symbolic link', async () => {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { HostChild, ProcessHost } from '../../src/harness/process-host.js';
+import type { MarkedProcess, ProcessTable } from '../../src/harness/process-tree.js';
 import { ManualClock } from './manual-clock.js';
 
 /** What a fake process does when its group gets SIGTERM. */
@@ -56,27 +57,66 @@ export function createFakeProcess(onTerm: OnTerm = 'exit'): FakeProcess {
   return fake;
 }
 
+/**
+ * A process table the test writes: `marked` is what every look finds (whatever the marker), and a
+ * signal to one of them takes it off the list as the signal would (SIGTERM unless it ignores it).
+ */
+export interface FakeProcessTable extends ProcessTable {
+  /** null: as if there were no /proc. Empty at first. */
+  marked: MarkedProcess[] | null;
+  /** Pids of marked processes that survive SIGTERM. */
+  ignoringTerm: Set<number>;
+  /** Every signal sent to one process, in order. */
+  signalled: { pid: number; signal: NodeJS.Signals }[];
+  /** How many times the table was looked at. */
+  looks: number;
+}
+
 /** A fake ProcessHost, and what was done through it. */
 export type FakeHost = ProcessHost & {
   clock: ManualClock;
+  processTable: FakeProcessTable;
   /** Every signal sent to the fake's group, in order. */
   signals: NodeJS.Signals[];
   /** Every command started, in order. */
-  spawns: { command: string; args: string[] }[];
+  spawns: { command: string; args: string[]; env: Record<string, string> }[];
 };
 
-/** A ProcessHost whose spawn hands out `agent`, whose clock is manual, and which records every signal. */
+export function fakeProcessTable(): FakeProcessTable {
+  const table: FakeProcessTable = {
+    marked: [],
+    ignoringTerm: new Set(),
+    signalled: [],
+    looks: 0,
+    findMarked: () => {
+      table.looks += 1;
+      return table.marked === null ? null : [...table.marked];
+    },
+    signal: (pid, signal) => {
+      table.signalled.push({ pid, signal });
+      if (signal === 'SIGTERM' && table.ignoringTerm.has(pid)) return;
+      if (table.marked !== null) table.marked = table.marked.filter((marked) => marked.pid !== pid);
+    },
+  };
+  return table;
+}
+
+/**
+ * A ProcessHost whose spawn hands out `agent`, whose clock is manual, whose process table is the
+ * test's (empty unless it says otherwise: nothing reads /proc), and which records every signal.
+ */
 export function fakeHost(agent: FakeProcess): FakeHost {
   const clock = new ManualClock();
   const signals: NodeJS.Signals[] = [];
-  const spawns: { command: string; args: string[] }[] = [];
+  const spawns: { command: string; args: string[]; env: Record<string, string> }[] = [];
   return {
     clock,
     signals,
     spawns,
+    processTable: fakeProcessTable(),
     monotonicNow: () => clock.now(),
-    spawn: (command, args) => {
-      spawns.push({ command, args });
+    spawn: (command, args, options) => {
+      spawns.push({ command, args, env: options.env });
       return agent.child;
     },
     isGroupAlive: (pgid) => pgid === agent.pid && (!agent.exited || agent.groupAlive),

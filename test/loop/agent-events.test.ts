@@ -62,8 +62,11 @@ describe('events of a structured agent', () => {
     const vault = await claudeVault({ FAKE_PRINT: resultLine({ input: 40, output: 20, costUsd: 0.01 }), FAKE_COMPLETE_AFTER: '3' }, { max_iterations: 1 });
     const ran = await run(vault, vault.task('dark-mode', TASK));
     expect(ran.history[0]).toMatchObject({ agentSessionId: 'sess-1', usage: { inputTokens: 50, outputTokens: 20, cacheReadTokens: 10, cacheWriteTokens: 0, costUsd: 0.01 } });
+    // The agent (a node process) used some CPU and memory, measured over its process tree.
+    expect(ran.history[0]?.resources?.peakRssBytes).toBeGreaterThan(10 * 1024 * 1024);
+    expect(ran.history[0]?.resources?.cpuMs).toBeGreaterThanOrEqual(0);
     // The Rejected report (max_iterations) shows the totals.
-    expect(ran.text).toContain('- Used: 70 tokens (50 in / 20 out) · $0.0100 · agent time');
+    expect(ran.text).toMatch(/- Used: 70 tokens \(50 in \/ 20 out\) · \$0\.0100 · agent time \d+s( · CPU \d+\.\d s)? · peak memory \d+ MB\./);
     expect(stateData(ran.text)).toMatchObject({ spent: { input_tokens: 50, output_tokens: 20, cost_usd: 0.01 } });
   });
 

@@ -1,0 +1,184 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, onTestFinished, test } from 'vitest';
+import { RUN_MARKER_VARIABLE, systemProcessTable } from '../../src/harness/process-tree.js';
+import { runProcess } from '../../src/harness/run-process.js';
+import type { ProcessSpec } from '../../src/harness/run-process.js';
+import { processStartTicks } from '../../src/lock/process-identity.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const PATH = process.env['PATH'] ?? '';
+const MB = 1024 * 1024;
+
+/**
+ * Node code that uses `ms` of CPU time, measured by the process itself: a loop on the wall clock
+ * would get less than that on a loaded or throttled machine.
+ */
+const burnCpu = (ms: number): string => `for (let used = 0; used < ${ms * 1000}; ) { const { user, system } = process.cpuUsage(); used = user + system; }`;
+
+/** A run of `command` with short limits; `env` is added to PATH. */
+function runSpec(command: string, args: string[], env: Record<string, string> = {}): ProcessSpec {
+  return {
+    command,
+    args,
+    cwd: tempDir(),
+    env: { PATH, ...env },
+    stdin: '',
+    timeoutMs: 30_000,
+    idleTimeoutMs: 0,
+    stopGraceMs: 200,
+    logFile: null,
+    logMaxBytes: 0,
+    tailBytes: 4096,
+  };
+}
+
+/** A shell script as the agent. */
+const shell = (script: string, env: Record<string, string> = {}): ProcessSpec => runSpec('/bin/sh', ['-c', script], env);
+/** A node script as the agent. */
+const node = (script: string): ProcessSpec => runSpec(process.execPath, ['-e', script]);
+
+/**
+ * Starts `sleep 300` in a session of its own, as an agent's shell tool starts a background job,
+ * and writes "<its pid> <its session id>" to $PID_FILE once it is the sleep (so the new session
+ * is made: setsid runs setsid(2), then execs). `prefix` goes before the sleep (a trap, say).
+ */
+const startStray = (prefix = ''): string => `
+setsid sh -c '${prefix} exec sleep 300' &
+stray=$!
+until [ "$(cat /proc/$stray/comm 2>/dev/null)" = sleep ]; do sleep 0.01; done
+echo "$stray $(cut -d' ' -f6 /proc/$stray/stat)" > "$PID_FILE"
+`;
+
+/** The stray's pid, after checking that it did lead a session of its own (its group never reaches it). */
+function strayPid(pidFile: string): number {
+  const [pid, session] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
+  expect(session).toBe(pid);
+  return pid ?? 0;
+}
+
+/** Whether `pid` runs; a zombie (killed, but its new parent does not reap) counts as gone. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** A `sleep 300` the test starts itself, killed when the test ends. */
+function bystander(env: Record<string, string>): number {
+  const child = spawn('sleep', ['300'], { env: { PATH, ...env }, stdio: 'ignore' });
+  onTestFinished(() => void child.kill('SIGKILL'));
+  return child.pid ?? 0;
+}
+
+describe.runIf(process.platform === 'linux')('the processes of a run, found by its marker', () => {
+  test('a background job in a session of its own outlives the agent, and is killed after the run', async () => {
+    const pidFile = join(tempDir(), 'stray');
+    // The job keeps our stdout and stderr open, as `sleep 101 &` in an agent's shell does.
+    const result = await runProcess(shell(startStray(), { PID_FILE: pidFile }));
+    const stray = strayPid(pidFile);
+    expect(result).toMatchObject({ exitCode: 0, straysKilled: 1, leftoverKilled: false });
+    expect(isRunning(stray)).toBe(false);
+  });
+
+  test('a background job that ignores SIGTERM gets SIGKILL after the stop grace', async () => {
+    const pidFile = join(tempDir(), 'stray');
+    const result = await runProcess(shell(`${startStray('trap "" TERM;')} echo started`, { PID_FILE: pidFile }));
+    const stray = strayPid(pidFile);
+    expect(result).toMatchObject({ exitCode: 0, straysKilled: 1, stdoutTail: 'started\n' });
+    expect(isRunning(stray)).toBe(false);
+  });
+
+  test('a stopped run kills its strays too', async () => {
+    const pidFile = join(tempDir(), 'stray');
+    const spec = shell(`${startStray()} echo started; exec sleep 300`, { PID_FILE: pidFile });
+    const controller = new AbortController();
+    const result = await runProcess({ ...spec, signal: controller.signal, onOutput: () => controller.abort() });
+    const stray = strayPid(pidFile);
+    expect(result).toMatchObject({ stopped: true, signal: 'SIGTERM', straysKilled: 1 });
+    expect(isRunning(stray)).toBe(false);
+  });
+
+  test('processes without the marker, or with another run’s, are never touched', async () => {
+    const pidFile = join(tempDir(), 'stray');
+    const unmarked = bystander({});
+    const otherRun = bystander({ [RUN_MARKER_VARIABLE]: 'another-run' });
+    const result = await runProcess(shell(startStray(), { PID_FILE: pidFile }));
+    expect(result.straysKilled).toBe(1);
+    expect(isRunning(strayPid(pidFile))).toBe(false);
+    expect(isRunning(unmarked)).toBe(true);
+    expect(isRunning(otherRun)).toBe(true);
+  });
+
+  test('a run with nothing left over kills nothing', async () => {
+    const result = await runProcess(shell('echo done'));
+    expect(result).toMatchObject({ exitCode: 0, straysKilled: 0, leftoverKilled: false });
+    expect(result.resources).not.toBeNull();
+  });
+
+  test('the marker must match a whole variable exactly', () => {
+    const marker = 'run-4f1c';
+    const marked = bystander({ [RUN_MARKER_VARIABLE]: marker });
+    bystander({ [RUN_MARKER_VARIABLE]: `${marker}0` });
+    bystander({ [`X${RUN_MARKER_VARIABLE}`]: marker });
+    bystander({ QUOTED: `${RUN_MARKER_VARIABLE}=${marker}` });
+    // spawn returns once the child has exec'd: its environment is the new one already.
+    const found = systemProcessTable.findMarked(marker);
+    expect(found?.map((one) => one.pid)).toEqual([marked]);
+    const [sleep] = found ?? [];
+    expect(sleep).toMatchObject({ pid: marked, ppid: process.pid, startTicks: Number(processStartTicks(marked)) });
+    expect(sleep?.rssBytes).toBeGreaterThan(0);
+    expect(sleep?.peakRssBytes).toBeGreaterThanOrEqual(sleep?.rssBytes ?? 0);
+    expect(systemProcessTable.findMarked('no-run-has-this-marker')).toEqual([]);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('what a run used', () => {
+  // Each child stays idle for a while after the work, so that a sample sees it done: the leader's
+  // last moments before it exits are what sampling cannot see (wiggum reaps it).
+  test('the CPU time of a busy child', async () => {
+    const result = await runProcess(node(`${burnCpu(500)} setTimeout(() => {}, 1200);`));
+    expect(result.exitCode).toBe(0);
+    expect(result.resources?.cpuMs).toBeGreaterThan(200);
+  });
+
+  test('the peak memory of a child that holds 50 MB', async () => {
+    const result = await runProcess(node('const kept = Buffer.alloc(50 * 1024 * 1024, 1); setTimeout(() => kept.length, 1200);'));
+    expect(result.exitCode).toBe(0);
+    expect(result.resources?.peakRssBytes).toBeGreaterThan(50 * MB);
+  });
+
+  test('the CPU time of short-lived children the agent waited for, which no sample saw', async () => {
+    // Two children of 300 ms of CPU each, one after the other: most of it between samples.
+    const burn = burnCpu(300);
+    const agent = `const { spawnSync } = require('node:child_process');
+for (let i = 0; i < 2; i += 1) spawnSync(process.execPath, ['-e', ${JSON.stringify(burn)}]);
+setTimeout(() => {}, 1200);`;
+    const result = await runProcess(node(agent));
+    expect(result.exitCode).toBe(0);
+    expect(result.resources?.cpuMs).toBeGreaterThan(400);
+  });
+
+  test('the CPU time of a background job in a session of its own counts too', async () => {
+    const done = join(tempDir(), 'burned');
+    const burn = `${burnCpu(500)} require('node:fs').writeFileSync(${JSON.stringify(done)}, ''); setInterval(() => {}, 1 << 30);`;
+    const script = `setsid ${JSON.stringify(process.execPath)} -e ${shellQuote(burn)} &
+until [ -e ${JSON.stringify(done)} ]; do sleep 0.02; done`;
+    const result = await runProcess(shell(script));
+    expect(result).toMatchObject({ exitCode: 0, straysKilled: 1 });
+    expect(result.resources?.cpuMs).toBeGreaterThan(200);
+  });
+});
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
