@@ -8,6 +8,7 @@ import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import { waitForFile } from '../helpers/wait.js';
+import { isRunning } from '../helpers/process-state.js';
 
 const TASK = '---\ntitle: Three stories\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n- [ ] US-003 Three\n';
 
@@ -17,21 +18,6 @@ function loopOf(file: string): Record<string, unknown> {
   return parsed.task.frontmatter.persistence_loop as Record<string, unknown>;
 }
 
-
-/** Alive and not a zombie (PID 1 here may never reap). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 function startRun(file: string): ReturnType<typeof spawn> {
   requireBuild();

@@ -7,6 +7,7 @@ import { runProcess } from '../../src/harness/run-process.js';
 import type { ProcessSpec } from '../../src/harness/run-process.js';
 import { processStartTicks } from '../../src/lock/process-identity.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { isRunning } from '../helpers/process-state.js';
 
 const PATH = process.env['PATH'] ?? '';
 const MB = 1024 * 1024;
@@ -56,21 +57,6 @@ function strayPid(pidFile: string): number {
   const [pid, session] = readFileSync(pidFile, 'utf8').trim().split(' ').map(Number);
   expect(session).toBe(pid);
   return pid ?? 0;
-}
-
-/** Whether `pid` runs; a zombie (killed, but its new parent does not reap) counts as gone. */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 /** A `sleep 300` the test starts itself, killed when the test ends. */

@@ -5,6 +5,7 @@ import { isProcessGroupAlive } from '../../src/harness/group-signals.js';
 import { runProcess } from '../../src/harness/run-process.js';
 import type { ProcessSpec } from '../../src/harness/run-process.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { isRunning } from '../helpers/process-state.js';
 
 const fakeAgent = join(import.meta.dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
 const truncationLine = (bytes: number): string => `[wiggum: output truncated after ${bytes} bytes]\n`;
@@ -25,26 +26,6 @@ function agentSpec(fake: Record<string, string>, overrides: Partial<ProcessSpec>
     tailBytes: 4096,
     ...overrides,
   };
-}
-
-/**
- * Whether `pid` is still running. A zombie counts as dead: an orphan killed after its parent exited
- * is reparented to pid 1, which in some containers never reaps it, so kill(pid, 0) alone would
- * still succeed for a process that is gone.
- */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    expect((error as NodeJS.ErrnoException).code).toBe('ESRCH');
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return process.platform !== 'linux';
-  }
 }
 
 function pidsIn(file: string): number[] {
