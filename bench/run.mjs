@@ -3,7 +3,7 @@
 // floor this machine sets for it, measured in the same run. One table on stdout, everything in
 // bench/results.json. See docs/performance.md for the method.
 //
-//   node bench/run.mjs [--only checkpoint,inspect,loop,status,pickup,throughput] [--profile DIR]
+//   node bench/run.mjs [--only checkpoint,inspect,loop,naive,status,pickup,throughput] [--profile DIR]
 //
 // --profile DIR adds --cpu-prof to the daemons and to one extra `wiggum status` run each way, and
 // writes the .cpuprofile files to DIR (figures from a profiled run are not comparable).
@@ -18,10 +18,11 @@ import { summarize, timeSamples } from './lib/stats.mjs';
 import { spawnTrue } from './phases/floors.mjs';
 import { checkpointWrite, stateInspection } from './phases/in-process.mjs';
 import { loopOverhead } from './phases/loop.mjs';
+import { naiveLoop } from './phases/naive.mjs';
 import { pickup, throughput } from './phases/daemon-run.mjs';
 import { vault10k } from './phases/vault10k.mjs';
 
-const ALL = ['checkpoint', 'inspect', 'loop', 'status', 'pickup', 'throughput'];
+const ALL = ['checkpoint', 'inspect', 'loop', 'naive', 'status', 'pickup', 'throughput'];
 const { values } = parseArgs({ options: { only: { type: 'string' }, profile: { type: 'string' } } });
 const only = new Set(values.only === undefined ? ALL : values.only.split(','));
 for (const name of only) if (!ALL.includes(name)) throw new Error(`--only: unknown phase ${name} (phases: ${ALL.join(', ')})`);
@@ -29,13 +30,22 @@ const profileDir = values.profile === undefined ? null : resolve(values.profile)
 if (profileDir !== null) mkdirSync(profileDir, { recursive: true });
 const profileArgs = (name) => (profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`]);
 
+// The targets wiggum holds itself to (tighter than SPEC.md's budgets: 300 ms pickup, 500 ms status,
+// 150 MB), each checked against its figure in the table.
 const BUDGET = {
   checkpointP95Ms: 5,
+  checkpointFloorRatio: 2,
+  loopP50Ms: 5,
   loopP95Ms: 10,
+  loopGitP95Ms: 15,
+  loopBigGitP95Ms: 30,
+  naiveRatio: 1.5,
   inspectP95Ms: 1,
-  pickupP95Ms: 300,
-  statusMs: 500,
-  rssMb: 150,
+  pickupP95Ms: 200,
+  statusMs: 300,
+  throughputPerS: 40,
+  idleRssMb: 100,
+  burstRssMb: 150,
 };
 
 const began = performance.now();
@@ -67,7 +77,9 @@ try {
     await phase('checkpoint', 'checkpoint write', async () => {
       const r = await checkpointWrite({ n: 1000, warmup: 100, maxMs: 10_000, minN: 300 });
       results.phases.checkpoint = r;
-      rows.push({ figure: `checkpoint write, updateTaskFile (${(r.bytes / 1024).toFixed(1)} KB task)`, unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.checkpointP95Ms), floor: { name: "fsync'd write+rename, same bytes", stats: r.floor } });
+      // p95 within 5 ms, or within 2× the fsync floor measured beside it when the disk itself is slower.
+      const pass = r.figure.p95 <= BUDGET.checkpointP95Ms || r.figure.p95 <= BUDGET.checkpointFloorRatio * r.floor.p95;
+      rows.push({ figure: `checkpoint write, updateTaskFile (${(r.bytes / 1024).toFixed(1)} KB task)`, unit: 'ms', stats: r.figure, budget: { text: 'p95 ≤ 5 ms or ≤ 2× floor', pass }, floor: { name: "fsync'd write+rename, same bytes", stats: r.floor } });
     });
   }
   if (only.has('inspect')) {
@@ -90,31 +102,48 @@ try {
     await phase('loopPlain', 'loop overhead, no git', async () => {
       const r = await loopOverhead({ n: 300, warmup: 20, git: false, maxMs: 8_000, minN: 100 });
       results.phases.loopPlain = r;
-      rows.push({ figure: 'loop overhead per iteration, no git', unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.loopP95Ms), floor: spawnFloorRef() });
+      const pass = r.figure.p50 <= BUDGET.loopP50Ms && r.figure.p95 <= BUDGET.loopP95Ms;
+      rows.push({ figure: 'loop overhead per iteration, no git', unit: 'ms', stats: r.figure, budget: { text: 'p50 ≤ 5, p95 ≤ 10 ms', pass }, floor: spawnFloorRef() });
     });
     await phase('loopGit', 'loop overhead, git workdir', async () => {
       const r = await loopOverhead({ n: 150, warmup: 10, git: true, maxMs: 10_000, minN: 60 });
       results.phases.loopGit = r;
-      rows.push({ figure: 'loop overhead per iteration, git workdir', unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.loopP95Ms), floor: spawnFloorRef() });
+      rows.push({ figure: 'loop overhead per iteration, git workdir', unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.loopGitP95Ms, 'p95 ≤ 15 ms'), floor: spawnFloorRef() });
       rows.push({ figure: 'floor: git status --porcelain, spawn to exit', unit: 'ms', stats: r.gitFloor });
+    });
+    await phase('loopBigGit', 'loop overhead, 5,000-file git workdir', async () => {
+      const r = await loopOverhead({ n: 100, warmup: 5, git: true, files: 5000, maxMs: 12_000, minN: 40 });
+      results.phases.loopBigGit = r;
+      rows.push({ figure: 'loop overhead per iteration, 5,000-file git workdir', unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.loopBigGitP95Ms, 'p95 ≤ 30 ms'), floor: spawnFloorRef() });
+      rows.push({ figure: 'floor: git status --porcelain, 5,000 files', unit: 'ms', stats: r.gitFloor });
+    });
+  }
+  if (only.has('naive')) {
+    await phase('naive', 'wiggum run against a naive shell loop, 200 iterations', async () => {
+      const r = await naiveLoop({ iterations: 200, rounds: 3 });
+      results.phases.naive = r;
+      const floor = { name: "naive loop (wall − agent's own time) / 200", stats: r.naive };
+      rows.push({ figure: "naive loop: (wall − agent's own time) / iteration", unit: 'ms', stats: r.naive });
+      rows.push({ figure: "wiggum run: (wall − agent's own time) / iteration", unit: 'ms', stats: r.wiggum, budget: { text: '≤ 1.5× naive (p50)', pass: r.ratio <= BUDGET.naiveRatio }, floor });
+      rows.push({ figure: 'floor: spawn the agent, wait for exit', unit: 'ms', stats: r.agentFloor });
     });
   }
   if (only.has('status')) {
     await phase('vault10k', '10,000-task vault: status, idle daemon memory', async () => {
       const r = await vault10k({ statusN: 12, statusWarmup: 1, statusMaxMs: 15_000, nodeArgs: profileArgs('daemon-idle'), profileArgs: profileDir === null ? null : profileArgs });
       results.phases.vault10k = r;
-      rows.push({ figure: 'wiggum status --json, 10k tasks, no daemon', unit: 'ms', stats: r.withoutDaemon.figure, budget: p95Budget(r.withoutDaemon.figure, BUDGET.statusMs, '< 500 ms (p95)'), floor: { name: 'spawn node -e 0', stats: r.withoutDaemon.floor } });
-      rows.push({ figure: 'wiggum status --json, 10k tasks, daemon up', unit: 'ms', stats: r.idle.status.figure, budget: p95Budget(r.idle.status.figure, BUDGET.statusMs, '< 500 ms (p95)'), floor: { name: 'spawn node -e 0', stats: r.idle.status.floor } });
+      rows.push({ figure: 'wiggum status --json, 10k tasks, no daemon', unit: 'ms', stats: r.withoutDaemon.figure, budget: p95Budget(r.withoutDaemon.figure, BUDGET.statusMs, 'p95 ≤ 300 ms'), floor: { name: 'spawn node -e 0', stats: r.withoutDaemon.floor } });
+      rows.push({ figure: 'wiggum status --json, 10k tasks, daemon up', unit: 'ms', stats: r.idle.status.figure, budget: p95Budget(r.idle.status.figure, BUDGET.statusMs, 'p95 ≤ 300 ms'), floor: { name: 'spawn node -e 0', stats: r.idle.status.floor } });
       rows.push({ figure: 'wiggum --help (CLI start-up, reference)', unit: 'ms', stats: r.cliStartup, floor: { name: 'spawn node -e 0', stats: r.withoutDaemon.floor } });
-      rows.push({ figure: 'daemon RSS, idle over 10k tasks (1k held)', unit: 'MB', stats: r.idle.rss, budget: { text: '< 150 MB', pass: r.idle.rss.max < BUDGET.rssMb } });
-      rows.push({ figure: 'daemon peak RSS (VmHWM), 10k start-up + idle', unit: 'MB', stats: single(r.idle.hwmMb), budget: { text: '< 150 MB', pass: r.idle.hwmMb < BUDGET.rssMb } });
+      rows.push({ figure: 'daemon RSS, idle over 10k tasks (1k held)', unit: 'MB', stats: r.idle.rss, budget: { text: '≤ 100 MB', pass: r.idle.rss.max <= BUDGET.idleRssMb } });
+      rows.push({ figure: 'daemon peak RSS (VmHWM), 10k start-up + idle', unit: 'MB', stats: single(r.idle.hwmMb), budget: { text: '≤ 100 MB', pass: r.idle.hwmMb <= BUDGET.idleRssMb } });
     });
   }
   if (only.has('pickup')) {
     await phase('pickup', 'pickup latency', async () => {
       const r = await pickup({ n: 40, warmup: 3, maxMs: 20_000, minN: 20, nodeArgs: profileArgs('daemon-pickup') });
       results.phases.pickup = r;
-      rows.push({ figure: 'file dropped → harness started', unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.pickupP95Ms), floor: spawnFloorRef() });
+      rows.push({ figure: 'file dropped → harness started', unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.pickupP95Ms, 'p95 ≤ 200 ms'), floor: spawnFloorRef() });
     });
   }
   if (only.has('throughput')) {
@@ -128,12 +157,10 @@ try {
         unit: 'task/s',
         stats: { n: c.doneAtCap, p50: NaN, p95: NaN, p99: NaN, max: NaN },
         value: r.tasksPerSecond.toFixed(1),
-        // SPEC.md sets no throughput budget; what must hold is that no task is lost or run twice.
-        budget: { text: 'none lost, none twice', pass: c.noneLost && c.noneTwice },
+        budget: { text: '≥ 40/s, none lost or twice', pass: c.noneLost && c.noneTwice && r.tasksPerSecond >= BUDGET.throughputPerS },
       });
       rows.push({ figure: 'daemon RSS during throughput (samples)', unit: 'MB', stats: r.rss });
-      // The memory budget is for an idle vault of 10,000 tasks (above); this is the figure under a burst.
-      rows.push({ figure: 'daemon peak RSS (VmHWM), throughput run', unit: 'MB', stats: single(r.hwmMb) });
+      rows.push({ figure: 'daemon peak RSS (VmHWM), throughput run', unit: 'MB', stats: single(r.hwmMb), budget: { text: '≤ 150 MB', pass: r.hwmMb <= BUDGET.burstRssMb } });
     });
   }
   if (spawnFloor !== null) rows.push({ figure: 'floor: spawn /bin/true, wait for exit', unit: 'ms', stats: spawnFloor });
@@ -166,8 +193,8 @@ function single(value) {
   return { n: 1, p50: NaN, p95: NaN, p99: NaN, max: value };
 }
 
-function p95Budget(stats, limit, text = `p95 < ${limit} ms`) {
-  return { text, pass: stats.p95 < limit };
+function p95Budget(stats, limit, text = `p95 ≤ ${limit} ms`) {
+  return { text, pass: stats.p95 <= limit };
 }
 
 function gitHead() {

@@ -26,8 +26,8 @@ const CONFIG = ['harness:', '  default: instant', 'harnesses:', '  instant:', ' 
  * besides running the harness: reading memory and the task, the prompt, git, history append,
  * decide, the checkpoint write (fsync included), the stop/hold checks and the logging.
  */
-export async function loopOverhead({ n, warmup, git, maxMs = Infinity, minN = n }) {
-  const root = tempDir(git ? 'loop-git' : 'loop');
+export async function loopOverhead({ n, warmup, git, files = 50, maxMs = Infinity, minN = n }) {
+  const root = tempDir(git ? `loop-git-${files}` : 'loop');
   const vault = makeVault(root, CONFIG);
   let workdir = null;
   if (git) {
@@ -37,13 +37,17 @@ export async function loopOverhead({ n, warmup, git, maxMs = Infinity, minN = n 
     const run = (...args) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
     run('init', '--quiet', '--initial-branch=main');
     writeFileSync(join(repo, 'README.md'), '# bench repo\n');
-    mkdirSync(join(repo, 'src'));
-    for (let i = 0; i < 50; i += 1) writeFileSync(join(repo, 'src', `module-${i}.ts`), `export const value${i} = ${i};\n`);
+    // Spread over folders of 100, as a real source tree is.
+    for (let i = 0; i < files; i += 1) {
+      const folder = join(repo, 'src', `area-${Math.floor(i / 100)}`);
+      if (i % 100 === 0) mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, `module-${i}.ts`), `export const value${i} = ${i};\n`);
+    }
     run('add', '.');
     run('-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', 'commit', '--quiet', '-m', 'initial');
   }
   const total = warmup + n + 1;
-  const file = join(vault.approved, `loop-${git ? 'git' : 'plain'}.md`);
+  const file = join(vault.approved, `loop-${git ? `git-${files}` : 'plain'}.md`);
   writeFileSync(file, taskText(3, { harness: 'instant', workdir, maxIterations: total }));
 
   const config = await loadConfig({ vault: root });

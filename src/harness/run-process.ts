@@ -26,7 +26,8 @@ const PIPE_DRAIN_MS = 2_000;
  */
 const SAMPLE_MS = 500;
 /**
- * The first looks come sooner: a short run (a quick agent, a retry that fails at once) would
+ * The gaps before the first looks (50 ms after the spawn, then 100 and 200 ms more) are shorter
+ * than SAMPLE_MS: a short run (a quick agent, a retry that fails at once) would
  * otherwise be seen only as it starts, before it has grown, and its leader cannot be read once it
  * has exited.
  */
@@ -235,15 +236,17 @@ async function supervise(
   const onAbort = (): void => stop('abort');
   spec.signal?.addEventListener('abort', onAbort, { once: true });
   spec.onSpawn?.(pgid, marker);
-  // spawn returns once the child has exec'd, so the first look already finds the leader.
   const meter = meterRun(marker, host.processTable);
+  // No look at spawn: the leader has only just exec'd, so it would show nothing worth its cost
+  // (a look reads every process's environment, about 1.5 ms, which an agent that answers at once
+  // would pay on every run).
   let looks = 0;
   const measure = (): void => {
     meter.sample();
-    after(FIRST_SAMPLES_MS[looks] ?? SAMPLE_MS, measure);
     looks += 1;
+    after(FIRST_SAMPLES_MS[looks] ?? SAMPLE_MS, measure);
   };
-  measure();
+  after(FIRST_SAMPLES_MS[0] ?? SAMPLE_MS, measure);
 
   const [exitCode, signal] = await leaderExit;
   state.leaderExited = true;
