@@ -1,6 +1,8 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4
 // (glibc's default of one malloc arena per thread let the daemon's RSS grow to 170 MB while 1,000
-// tasks ran; two arenas kept it near 120 MB: docs/performance.md.)
+// tasks ran; two arenas kept it near 120 MB. V8's young generation, 16 MB per semi-space by
+// default, held another 14 MB idle and 20 MB under a burst: 4 MB brought the daemon over 10,000
+// tasks from 116 to 102 MB idle and its burst peak from 166 to 144 MB: docs/performance.md.)
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { VaultOptions } from './open-vault.js';
