@@ -93,6 +93,7 @@ function summaryLine(result: TaskRunResult): string {
       return `wiggum: stopped after ${result.iterations} iteration(s); remove the stop flag and run again to resume`;
     case 'interrupted':
       if (result.reason === 'task-gone') return `wiggum: the task file was moved or deleted after ${result.iterations} iteration(s); its memory is kept, and the task resumes from it if the file comes back`;
+      if (result.reason !== undefined && result.reason !== 'interrupted') return `wiggum: not ended after ${result.iterations} iteration(s): ${result.reason}`;
       return `wiggum: interrupted after ${result.iterations} iteration(s); run the same command again to resume`;
   }
 }

@@ -48,13 +48,25 @@ const CONFLICT_WAIT_MS = 1000;
 export async function finishDone(target: LoopFile, loop: PersistenceLoopData, facts: LoopFacts, deps: EndingDeps): Promise<TaskRunResult> {
   const passing = facts.stories.filter((story) => story.passes).map((story) => story.id);
   const ended = await endTask('done', target, { keys: { state: 'Done', persistence_loop: loop }, section: completionSummary(facts), tick: passing }, deps);
+  if (ended === null) return notEnded('done', target, facts.iterations, deps);
   deps.logger.info({ iterations: facts.iterations, file: ended }, `done after ${facts.iterations} iterations`);
   return { status: 'done', taskId: target.taskId, file: ended, iterations: facts.iterations };
+}
+
+/**
+ * A task whose final state could not be written into its file (it no longer parses, or it kept
+ * changing) stays in Approved/ and is never reported as done or rejected: its next run ends it.
+ */
+function notEnded(kind: 'done' | 'rejected', target: LoopFile, iterations: number, deps: EndingDeps): TaskRunResult {
+  const reason = `the task ${kind === 'done' ? 'is complete' : 'was rejected'}, but its file could not be updated, so it stays in ${relative(deps.layout.root, target.file)}; fix the file (wiggum validate names the problem) and run it again to end it`;
+  deps.logger.error({ file: target.file }, reason);
+  return { status: 'interrupted', taskId: target.taskId, file: target.file, iterations, reason };
 }
 
 export async function finishRejected(target: LoopFile, loop: PersistenceLoopData, failure: FailureFacts, deps: EndingDeps): Promise<TaskRunResult> {
   deps.logger.error({ code: failure.code, iteration: failure.failedIteration }, `rejected: ${failure.reason}`);
   const ended = await endTask('rejected', target, { keys: { state: 'Rejected', persistence_loop: loop }, section: failureReport(failure) }, deps);
+  if (ended === null) return notEnded('rejected', target, failure.iterations, deps);
   return { status: 'rejected', taskId: target.taskId, file: ended, iterations: failure.iterations, reason: failure.reason, code: failure.code };
 }
 
@@ -143,16 +155,16 @@ export async function writeCheckpoint(file: string, lastText: string, write: Tas
  * Ends a task (SPEC.md "Ending a task"): the final state and report are written into the file in
  * place, then the file is renamed into Done/ or Rejected/. A crash between the two leaves a file in
  * Approved/ whose state already says Done or Rejected, and the next run only finishes the move.
- * Returns where the file is now.
+ * Returns where the file is now, or null when its final state could not be written (it stays put).
  */
-async function endTask(kind: 'done' | 'rejected', target: LoopFile, write: TaskFileWrite, deps: EndingDeps): Promise<string> {
+async function endTask(kind: 'done' | 'rejected', target: LoopFile, write: TaskFileWrite, deps: EndingDeps): Promise<string | null> {
   const marker = pendingMoveMarker(deps, target.taskId);
   await writeFileAtomic(marker, `${kind}\n`, { durable: false }).catch((error: unknown) => deps.logger.warn({ err: error }, `could not write ${marker}; a crash before the move would leave the task in Approved/`));
   const written = (await writeCheckpoint(target.file, target.lastText, write, deps, CONFLICT_RETRIES)) !== null;
   if (!written) {
     await rm(marker, { force: true });
     deps.logger.error({ file: target.file }, `the ${kind === 'done' ? 'completion summary' : 'failure report'} could not be written; the task stays where it is`);
-    return target.file;
+    return null;
   }
   const moved = await moveToEnd(kind, target.file, deps);
   await rm(marker, { force: true });

@@ -135,7 +135,7 @@ describe('wiggum status ID', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('state Done, loop done, iteration 2/100');
     // The totals come from the checkpoint, written before the line above was edited.
-    expect(text.stdout).toMatch(/^ {2}spent: no tokens reported · agent time \d+s( · CPU \d+\.\d s)?( · peak memory \d+ MB)?$/m);
+    expect(text.stdout).toMatch(/^ {2}spent: no tokens reported · agent time \d+(\.\d)?s( · CPU \d+\.\d s)?( · peak memory \d+ MB)?$/m);
     expect(text.stdout).toMatch(/^ {4}1 {5}0 {4}\d+\.\ds {6}no {7}0 {5}continue {6}1\/2 +— +— +—$/m);
     expect(text.stdout).toMatch(/^ {4}2 {5}0 {4}\d+\.\ds {6}yes {6}0 {5}complete {6}2\/2 +— +1200\/340 +\$0\.0123$/m);
 

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { LoopEvent } from '../../src/loop/events.js';
 import { HarnessPauses } from '../../src/loop/harness-pauses.js';
@@ -7,6 +8,7 @@ import { parseTask } from '../../src/task/parse.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { historyOf } from '../helpers/history.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { FAKE_AGENT, makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 
@@ -66,7 +68,7 @@ describe('events of a structured agent', () => {
     expect(ran.history[0]?.resources?.peakRssBytes).toBeGreaterThan(10 * 1024 * 1024);
     expect(ran.history[0]?.resources?.cpuMs).toBeGreaterThanOrEqual(0);
     // The Rejected report (max_iterations) shows the totals.
-    expect(ran.text).toMatch(/- Used: 70 tokens \(50 in \/ 20 out\) · \$0\.0100 · agent time \d+s( · CPU \d+\.\d s)? · peak memory \d+ MB\./);
+    expect(ran.text).toMatch(/- Used: 70 tokens \(50 in \/ 20 out\) · \$0\.0100 · agent time \d+(\.\d)?s( · CPU \d+\.\d s)? · peak memory \d+ MB\./);
     expect(stateData(ran.text)).toMatchObject({ spent: { input_tokens: 50, output_tokens: 20, cost_usd: 0.01 } });
   });
 
@@ -169,5 +171,22 @@ describe('a usage limit holds every task on the harness', () => {
     // Its first run came after the wait, and it was not a retry.
     expect(ran.history.map((record) => [record.iteration, record.attempt])).toEqual([[1, 0]]);
     expect(Date.parse(ran.history[0]?.startedAt ?? '')).toBeGreaterThanOrEqual(until - 1000);
+  });
+});
+
+describe('a task whose ending cannot be written', () => {
+  test('is never reported done: it stays in Approved/ as the user's bytes left it, and the run says why', async () => {
+    const dir = tempDir('wiggum-breaker-');
+    const agent = join(dir, 'breaks-the-task.sh');
+    // Claims completion, but first leaves the task file in a state that does not parse.
+    writeFileSync(agent, `#!/bin/sh\nprintf -- '---\\ntitle: [broken\\n---\\nDark mode\\n' > "$WIGGUM_TASK_FILE"\necho '<promise>COMPLETE</promise>'\n`);
+    chmodSync(agent, 0o755);
+    const vault = await makeVault({ config: { harness: { default: 'breaker' }, harnesses: { breaker: { kind: 'command', command: agent } } } });
+    const file = vault.task('dark-mode', '---\ntitle: Dark mode\n---\nDark mode, no checklist.\n');
+    const ran = await run(vault, file);
+    expect(ran.result).toMatchObject({ status: 'interrupted', file });
+    expect(ran.result.reason).toMatch(/is complete, but its file could not be updated, so it stays in Approved\/dark-mode\.md/);
+    expect(existsSync(join(vault.layout.done, 'dark-mode.md'))).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe('---\ntitle: [broken\n---\nDark mode\n');
   });
 });
