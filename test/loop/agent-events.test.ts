@@ -175,7 +175,7 @@ describe('a usage limit holds every task on the harness', () => {
 });
 
 describe('a task whose ending cannot be written', () => {
-  test('is never reported done: it stays in Approved/ as the user's bytes left it, and the run says why', async () => {
+  test('is never reported done: it stays in Approved/ untouched, and the run says why', async () => {
     const dir = tempDir('wiggum-breaker-');
     const agent = join(dir, 'breaks-the-task.sh');
     // Claims completion, but first leaves the task file in a state that does not parse.
