@@ -10,6 +10,7 @@ import type { TaskRunResult } from '../loop/events.js';
 import { HarnessPauses } from '../loop/harness-pauses.js';
 import { runTask } from '../loop/run-task.js';
 import { formatProblem } from '../problem.js';
+import { sweepStaleTemps } from '../store/stale-temps.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { vaultLayout } from '../vault/layout.js';
@@ -78,6 +79,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     const lock = await acquireVaultLock(layout.lockFile);
     releasers.add('vault lock', () => lock.release());
     if (lock.tookOverFrom !== null) logger.warn({ stale: lock.tookOverFrom }, `took over a stale lock left by pid ${lock.tookOverFrom.pid}, which is no longer running`);
+    // Under the lock: no other wiggum writes into these folders now.
+    for (const dir of [layout.approved, layout.done, layout.rejected]) {
+      const removed = sweepStaleTemps(dir);
+      if (removed.length > 0) logger.info({ dir, removed }, `removed ${removed.length} temp file(s) left by an interrupted write`);
+    }
     const daemon = new Daemon(options, config, layout, logger, events, releasers);
     await daemon.start();
     return daemon;

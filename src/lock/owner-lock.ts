@@ -1,4 +1,4 @@
-import { link, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { WiggumError, systemErrorCode } from '../errors.js';
@@ -27,37 +27,59 @@ export interface OwnerLock {
  * a written temp file), so a reader never mistakes a lock being written for an unreadable one; if
  * it exists, its owner is checked: alive → E_LOCKED with `whenHeld(owner)` as the message; dead
  * (or unreadable) → the stale file is moved aside (kept as `<file>.stale`) and taken over.
+ *
+ * Only one process at a time may remove a stale lock: the one that creates `<file>.takeover`. It
+ * reads the lock again and moves it aside only if it is still the stale one it saw, so a fresh
+ * lock that another process created meanwhile is never removed. (Moving aside without that guard
+ * let two of eight racing processes win now and then under load: the second mover had moved the
+ * first winner's fresh lock.)
  */
 export async function acquireOwnerLock(file: string, whenHeld: (owner: LockOwner) => string, now: () => Date = () => new Date()): Promise<OwnerLock> {
   const owner: LockOwner = { pid: process.pid, startTicks: processStartTicks(process.pid), host: hostname(), startedAt: now().toISOString() };
+  const text = `${JSON.stringify(owner)}\n`;
+  const takeover = `${file}.takeover`;
   let tookOverFrom: LockOwner | null = null;
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    if (await createWithContent(file, `${JSON.stringify(owner)}\n`)) {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    if (await createWithContent(file, text)) {
       return { owner, tookOverFrom, release: () => releaseOwnerLock(file, owner) };
     }
     const existing = await readLockOwner(file);
     if (existing !== null && isLockOwnerAlive(existing)) {
       throw new WiggumError('E_LOCKED', whenHeld(existing), { details: { owner: existing, lockFile: file } });
     }
-    // Stale: move it aside under a name of our own, then look at what was moved. If a racing
-    // process took the stale lock over in between, the file moved is its fresh lock: put it back.
-    const aside = `${file}.${process.pid}.stale`;
-    try {
-      await rename(file, aside);
-    } catch (error) {
-      if (systemErrorCode(error) === 'ENOENT') continue;
-      throw error;
-    }
-    const moved = await readLockOwner(aside);
-    if (moved !== null && !sameOwner(moved, existing) && isLockOwnerAlive(moved)) {
-      await link(aside, file).catch(() => undefined);
-      await unlink(aside).catch(() => undefined);
+    if (!(await createWithContent(takeover, text))) {
+      // Another process is taking the stale lock over: look again shortly.
+      await removeIfOlderThan(takeover, STALE_TAKEOVER_MS);
+      await pause(TAKEOVER_WAIT_MS * (1 + Math.random()));
       continue;
     }
-    await rename(aside, `${file}.stale`).catch(() => undefined);
-    tookOverFrom = existing;
+    try {
+      const again = await readLockOwner(file);
+      if (again === null ? existing === null : sameOwner(again, existing)) {
+        await rename(file, `${file}.stale`).catch((error: unknown) => {
+          if (systemErrorCode(error) !== 'ENOENT') throw error;
+        });
+        tookOverFrom = existing;
+      }
+    } finally {
+      await unlink(takeover).catch(() => undefined);
+    }
   }
   throw new WiggumError('E_LOCKED', `could not take ${file}: it keeps changing; is another wiggum starting?`, { details: { lockFile: file } });
+}
+
+const MAX_ATTEMPTS = 50;
+const TAKEOVER_WAIT_MS = 10;
+/** A takeover file older than this was left by a process that died while taking over. */
+const STALE_TAKEOVER_MS = 10_000;
+
+async function removeIfOlderThan(file: string, ageMs: number): Promise<void> {
+  const info = await stat(file).catch(() => null);
+  if (info !== null && Date.now() - info.mtimeMs > ageMs) await unlink(file).catch(() => undefined);
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Creates `file` holding `text`, fsynced, unless it exists; returns whether it was created. */

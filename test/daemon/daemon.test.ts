@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -53,6 +54,21 @@ describe('the daemon', () => {
     daemon.kill('SIGTERM');
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
     expect(existsSync(vault.layout.lockFile)).toBe(false);
+  });
+
+  test('temp files an interrupted write left in Approved/ are removed at start; a live writer\'s are not', async () => {
+    const vault = await makeVault();
+    const dead = spawnSync('/bin/true').pid;
+    const stale = join(vault.layout.approved, `.first.md.${dead}.0a1b2c3d.tmp`);
+    const live = join(vault.layout.approved, `.first.md.${process.pid}.0a1b2c3d.tmp`);
+    writeFileSync(stale, '---\ntitle: half\n');
+    writeFileSync(live, '---\ntitle: half\n');
+    const daemon = start(vault);
+    await daemon.ready();
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    daemon.kill('SIGTERM');
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
   });
 
   test('the example vault: its samples end in Done/ and Rejected/, and a half-done move is finished at start', async () => {
