@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkpointData, loopStateFromCheckpoint } from '../../dist/loop/checkpoint.js';
-import { updateTaskFile } from '../../dist/store/task-checkpoint.js';
+import { updateTaskFile } from '../../dist/task/update-file.js';
 import { parseTask } from '../../dist/task/parse.js';
 import { readTaskFile } from '../../dist/task/read.js';
 import { readTaskState } from '../../dist/task/state.js';
