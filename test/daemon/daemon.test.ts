@@ -71,6 +71,19 @@ describe('the daemon', () => {
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
   });
 
+  test('a folder named like a task in Approved/ is left alone, and the tasks beside it run', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    mkdirSync(join(vault.layout.approved, 'folder.md'));
+    const daemon = start(vault);
+    await daemon.ready();
+    vault.task('beside', TASK);
+    await daemon.waitForLog(isDone('beside'), 'the task beside the folder to be done');
+    expect(existsSync(join(vault.layout.approved, 'folder.md'))).toBe(true);
+    expect(existsSync(join(vault.layout.rejected, 'folder.md'))).toBe(false);
+    daemon.kill('SIGTERM');
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
+  });
+
   test('the example vault: its samples end in Done/ and Rejected/, and a half-done move is finished at start', async () => {
     const vault = await makeVault();
     cpSync(join(REPO_ROOT, 'vault-example', 'Approved'), vault.layout.approved, { recursive: true });
