@@ -227,11 +227,15 @@ export class TaskLoop {
     return true;
   }
 
-  /** Sleeps `ms` or until a stop; returns the time actually waited. */
+  /**
+   * Sleeps `ms` or until a stop; returns the time waited, between 0 and `ms`: the wall clock may
+   * jump (NTP, a suspended machine), and a jump must neither give time back to the total timeout
+   * nor use it up.
+   */
   private async sleepFor(ms: number): Promise<number> {
     const from = this.deps.clock.now();
     await this.deps.clock.sleep(ms, this.request.signal).catch(() => undefined);
-    return this.deps.clock.now() - from;
+    return Math.min(ms, Math.max(0, this.deps.clock.now() - from));
   }
 
   /** The body is re-read every iteration, so edits the user makes mid-loop reach the next prompt. */
