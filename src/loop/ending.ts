@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { lstat, readFile, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { isWiggumError } from '../errors.js';
+import { WiggumError, isWiggumError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { formatProblem } from '../problem.js';
@@ -116,6 +116,12 @@ export async function finishHalfDoneMove(task: Task, kind: 'done' | 'rejected', 
  * text), never written over it.
  */
 export async function rejectInvalid(file: string, text: string | null, problems: Problem[], deps: EndingDeps): Promise<TaskRunResult> {
+  // A folder, named pipe or device is not a task anyone wrote: reading a pipe would wait forever,
+  // and moving it is not wiggum's business.
+  const stat = await lstat(file).catch(() => null);
+  if (stat !== null && !stat.isFile()) {
+    throw new WiggumError('E_USAGE', `${file} is not a regular file (a folder, pipe or device), so it is not a task; wiggum leaves it alone`, { details: { file } });
+  }
   const report = invalidTaskReport(problems, new Date(deps.clock.now()).toISOString());
   if (text !== null) {
     await writeFileAtomic(file, appendSection(text, report, text.includes('\r\n') ? '\r\n' : '\n'));

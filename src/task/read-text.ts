@@ -1,10 +1,17 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { WiggumError, isWiggumError, systemErrorCode } from '../errors.js';
 import { fileProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
 import { TASK_LIMITS, decodeTaskBytes, tooLarge } from './limits.js';
+
+/**
+ * Opening a named pipe (a FIFO called `x.md`) for reading waits for a writer, possibly forever:
+ * O_NONBLOCK returns at once, and the fstat that follows refuses it as not a regular file. On a
+ * regular file the flag changes nothing.
+ */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
 
 /** Enough of a stat to tell whether a file was replaced or changed since it was read. */
 export interface FileIdentity {
@@ -30,7 +37,7 @@ export interface TaskText {
 export async function readTaskText(path: string): Promise<TaskText> {
   let handle;
   try {
-    handle = await open(path, 'r');
+    handle = await open(path, READ_FLAGS);
   } catch (error) {
     throw notFoundOr(error, path);
   }
@@ -53,7 +60,7 @@ export async function readTaskText(path: string): Promise<TaskText> {
 export function readTaskTextSync(path: string): TaskText {
   let fd;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(path, READ_FLAGS);
   } catch (error) {
     throw notFoundOr(error, path);
   }
