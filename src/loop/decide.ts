@@ -1,4 +1,5 @@
 import type { Budget, LoopConfig } from '../config/config.js';
+import { totalTokens } from '../memory/spent.js';
 import type { Spent } from '../memory/spent.js';
 import type { ErrorCode } from '../errors.js';
 import type { IterationOutcome, StopReason } from './outcome.js';
@@ -150,7 +151,7 @@ export function gate(state: LoopState, gateInput: Gate, limits: Pick<LoopConfig,
 export function budgetCrossed(state: LoopState, budget: Budget): string | null {
   const { spent } = state;
   const after = `after ${state.iteration} iteration${state.iteration === 1 ? '' : 's'}`;
-  const tokens = spent.inputTokens + spent.outputTokens;
+  const tokens = totalTokens(spent);
   if (budget.maxTokens > 0 && tokens >= budget.maxTokens) {
     return `the task used ${tokens.toLocaleString('en-US')} tokens, its budget is ${budget.maxTokens.toLocaleString('en-US')} (max_tokens), ${after}`;
   }

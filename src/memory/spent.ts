@@ -54,7 +54,7 @@ export function describeSpent(spent: Spent): string {
   return parts.join(' · ');
 }
 
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   if (ms < 10_000) return `${(ms / 1000).toFixed(1)}s`;
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return `${seconds}s`;
