@@ -142,7 +142,14 @@ export async function rejectInvalid(file: string, text: string | null, problems:
 export async function writeCheckpoint(file: string, lastText: string, write: TaskFileWrite, deps: EndingDeps, retries = 0): Promise<string | null> {
   for (let attempt = 0; ; attempt += 1) {
     try {
-      return (await updateTaskFile(file, lastText, write)).task.text;
+      const written = await updateTaskFile(file, lastText, write);
+      if (written.replacedUnreadKeys.length > 0) {
+        deps.logger.warn(
+          { file, problems: written.replacedUnreadKeys.map(formatProblem) },
+          "another program had rewritten wiggum's own keys in a shape wiggum does not read; they were written again, and the rest of the file was kept",
+        );
+      }
+      return written.task.text;
     } catch (error) {
       if (isWiggumError(error, 'E_CHECKPOINT_CONFLICT') && attempt < retries) {
         await deps.clock.sleep(CONFLICT_WAIT_MS);

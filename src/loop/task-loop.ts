@@ -241,7 +241,7 @@ export class TaskLoop {
   /** The body is re-read every iteration, so edits the user makes mid-loop reach the next prompt. */
   private async reloadBody(): Promise<boolean> {
     try {
-      const read = await readTaskFile(this.file);
+      const read = await readTaskFile(this.file, { ownedKeysReplaceable: true });
       if (read.result.ok) {
         this.body = read.result.task.body;
         this.lastText = read.result.task.text;

@@ -42,6 +42,11 @@ export interface Task {
   /** Column at which top-level keys start (almost always 0). */
   keyIndent: number;
   /**
+   * Problems in wiggum's own keys that a parse for a running loop set aside (see ParseOptions):
+   * another program rewrote them in a shape wiggum does not read. Absent otherwise.
+   */
+  unreadOwnedKeys?: Problem[];
+  /**
    * Where a frontmatter of `{}` (YAML's "no properties", which Obsidian writes) is, line break
    * included: wiggum's keys replace it, since block keys cannot follow a flow mapping.
    */
@@ -49,6 +54,18 @@ export interface Task {
 }
 
 export type ParseResult = { ok: true; task: Task } | { ok: false; problems: Problem[] };
+
+export interface ParseOptions {
+  /**
+   * Set while the task's loop runs: `state` and `persistence_loop` are wiggum's to rewrite, and
+   * its next checkpoint replaces them whatever shape another program left them in, so problems
+   * confined to them do not make the file unreadable (the rest of the file still has to parse).
+   * Before a run they do: a checkpoint that cannot be read is reported, never taken as state.
+   */
+  ownedKeysReplaceable?: boolean;
+}
+
+const OWNED_KEYS = new Set(['state', 'persistence_loop']);
 
 /**
  * How many parses are remembered. The loop reads back the text it has just written, and the daemon
@@ -58,8 +75,9 @@ const MEMO_SIZE = 64;
 const memo = new Map<string, ParseResult>();
 
 /** Parses a task's text. Never throws for bad input: every problem comes back positioned. */
-export function parseTask(file: string, text: string): ParseResult {
-  const key = `${file}\u0000${text}`;
+export function parseTask(file: string, text: string, options: ParseOptions = {}): ParseResult {
+  const replaceable = options.ownedKeysReplaceable === true;
+  const key = `${replaceable ? 'r' : ''}${file}\u0000${text}`;
   const remembered = memo.get(key);
   if (remembered !== undefined) {
     // Least recently used goes first: move this one to the end.
@@ -67,13 +85,13 @@ export function parseTask(file: string, text: string): ParseResult {
     memo.set(key, remembered);
     return remembered;
   }
-  const result = parseTaskText(file, text);
+  const result = parseTaskText(file, text, replaceable);
   memo.set(key, result);
   if (memo.size > MEMO_SIZE) memo.delete(memo.keys().next().value as string);
   return result;
 }
 
-function parseTaskText(file: string, text: string): ParseResult {
+function parseTaskText(file: string, text: string, ownedKeysReplaceable: boolean): ParseResult {
   let layout: FrontmatterLayout;
   try {
     layout = locateFrontmatter(text);
@@ -121,7 +139,12 @@ function parseTaskText(file: string, text: string): ParseResult {
     }
   }
 
-  const checked = taskFrontmatterSchema.safeParse(data);
+  let checked = taskFrontmatterSchema.safeParse(data);
+  let unreadOwnedKeys: Problem[] | undefined;
+  if (!checked.success && ownedKeysReplaceable && checked.error.issues.every((issue) => OWNED_KEYS.has(String(issue.path[0])))) {
+    unreadOwnedKeys = checked.error.issues.map((issue) => schemaProblem(file, doc, issue, at));
+    checked = taskFrontmatterSchema.safeParse(Object.fromEntries(Object.entries(data).filter(([name]) => !OWNED_KEYS.has(name))));
+  }
   if (!checked.success) {
     return { ok: false, problems: checked.error.issues.map((issue) => schemaProblem(file, doc, issue, at)) };
   }
@@ -147,7 +170,20 @@ function parseTaskText(file: string, text: string): ParseResult {
   }
   return {
     ok: true,
-    task: { file, text, layout, id, frontmatter, body, stories: parseChecklist(body), keyPositions, owned, keyIndent, ...(emptyMapping === undefined ? {} : { emptyMapping }) },
+    task: {
+      file,
+      text,
+      layout,
+      id,
+      frontmatter,
+      body,
+      stories: parseChecklist(body),
+      keyPositions,
+      owned,
+      keyIndent,
+      ...(emptyMapping === undefined ? {} : { emptyMapping }),
+      ...(unreadOwnedKeys === undefined ? {} : { unreadOwnedKeys }),
+    },
   };
 }
 

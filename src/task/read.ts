@@ -1,5 +1,5 @@
 import { parseTask } from './parse.js';
-import type { ParseResult } from './parse.js';
+import type { ParseOptions, ParseResult } from './parse.js';
 import { readTaskText, readTaskTextSync } from './read-text.js';
 import type { FileIdentity } from './read-text.js';
 
@@ -16,14 +16,14 @@ export interface ReadTask {
  * huge file costs nothing; a file that vanished raises E_TASK_NOT_FOUND; bad content comes back as
  * problems, never as an exception.
  */
-export async function readTaskFile(path: string): Promise<ReadTask> {
+export async function readTaskFile(path: string, options: ParseOptions = {}): Promise<ReadTask> {
   const { text, problems, stat } = await readTaskText(path);
-  return { result: text === null ? { ok: false, problems } : parseTask(path, text), text, stat };
+  return { result: text === null ? { ok: false, problems } : parseTask(path, text, options), text, stat };
 }
 
 /** {@link readTaskFile}, synchronously: for the checkpoint write, where the read is microseconds. */
-export function readTaskFileSync(path: string): ReadTask {
+export function readTaskFileSync(path: string, options: ParseOptions = {}): ReadTask {
   const { text, problems, stat } = readTaskTextSync(path);
-  return { result: text === null ? { ok: false, problems } : parseTask(path, text), text, stat };
+  return { result: text === null ? { ok: false, problems } : parseTask(path, text, options), text, stat };
 }
 

@@ -2,10 +2,21 @@ import { z } from 'zod';
 import { duration } from '../config/schema.js';
 import { LOOP_STATUSES, TASK_ID_PATTERN, TASK_STATES } from './vocabulary.js';
 
-/** Dates are kept as the strings the user or wiggum wrote; they are only checked for shape. */
-const isoTimestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})$/, {
+/**
+ * Dates are kept as the strings the user or wiggum wrote; they are only checked for shape. wiggum
+ * writes ISO-8601 with a zone; the other shapes are what other programs write back when they rewrite
+ * the frontmatter: YAML 1.1 libraries (PyYAML: `2026-01-27 10:05:00.123000+00:00`) and Obsidian's
+ * date-time property (`2026-01-27T10:05`, no seconds, no zone).
+ */
+const isoTimestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}(?:[Tt]|[ \t]+)\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[ \t]*(?:Z|z|[+-]\d{2}(?::?\d{2})?))?$/, {
   message: 'expected an ISO-8601 timestamp such as 2026-01-27T10:05:00Z',
 });
+
+/** A count another program may have written back quoted (`"2"`): read as the number it is. */
+const count = z.preprocess((value) => (typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : value), z.int().min(0));
+
+/** An empty list that another program wrote back as an empty value (`completed_steps:`). */
+const orEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema);
 
 /** Seed 002 writes completed steps as `- step_1: read_input`; wiggum writes plain ids. Both are read. */
 const completedStep = z.union([
@@ -18,23 +29,23 @@ const completedStep = z.union([
 ]);
 
 export const checkpointSchema = z.object({
-  completed_steps: z.array(completedStep).default([]),
+  completed_steps: orEmpty(z.array(completedStep).default([])),
   current_step: z.string().nullable().optional(),
-  state_data: z.record(z.string(), z.unknown()).optional(),
-  timestamp: isoTimestamp.optional(),
+  state_data: orEmpty(z.record(z.string(), z.unknown()).optional()),
+  timestamp: orEmpty(isoTimestamp.optional()),
 });
 
 export const persistenceLoopSchema = z
   .object({
     status: z.enum(LOOP_STATUSES),
     session: z.string().min(1).max(200).optional(),
-    started: isoTimestamp.optional(),
-    updated: isoTimestamp.optional(),
-    ended: isoTimestamp.optional(),
-    iteration: z.int().min(0),
-    max_iterations: z.int().min(1),
-    checkpoint: checkpointSchema.optional(),
-    exit_reason: z.string().optional(),
+    started: orEmpty(isoTimestamp.optional()),
+    updated: orEmpty(isoTimestamp.optional()),
+    ended: orEmpty(isoTimestamp.optional()),
+    iteration: count,
+    max_iterations: count.pipe(z.int().min(1)),
+    checkpoint: orEmpty(checkpointSchema.optional()),
+    exit_reason: orEmpty(z.string().optional()),
   })
   .loose();
 

@@ -3,6 +3,7 @@ import { WiggumError, isWiggumError } from '../errors.js';
 import type { Task } from './parse.js';
 import { parseTask } from './parse.js';
 import { formatProblem } from '../problem.js';
+import type { Problem } from '../problem.js';
 import { readTaskFileSync } from './read.js';
 import type { FileIdentity } from './read-text.js';
 import { appendSection, withOwnedKeys } from './render.js';
@@ -22,6 +23,8 @@ export interface TaskFileWritten {
   task: Task;
   /** The user had changed the file since it was last read; their change was kept. */
   merged: boolean;
+  /** wiggum's own keys, as another program had rewritten them, did not read; they were written again. */
+  replacedUnreadKeys: Problem[];
 }
 
 const MAX_RACES = 5;
@@ -39,7 +42,7 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
     try {
       // Small reads and stats are done synchronously here: microseconds each, where a thread-pool
       // round trip for each of them cost more than the whole parse (npm run bench).
-      read = readTaskFileSync(file);
+      read = readTaskFileSync(file, { ownedKeysReplaceable: true });
     } catch (error) {
       if (isWiggumError(error, 'E_TASK_NOT_FOUND')) {
         throw new WiggumError('E_TASK_GONE', `${file} was moved or deleted while its loop was running`, { cause: error, details: { file } });
@@ -72,7 +75,7 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
     }
     if (!unchangedSince(file, read.stat)) continue;
     await writeFileAtomic(file, next);
-    return { task: reparsed.task, merged: read.text !== lastText };
+    return { task: reparsed.task, merged: read.text !== lastText, replacedUnreadKeys: current.unreadOwnedKeys ?? [] };
   }
   throw new WiggumError('E_CHECKPOINT_CONFLICT', `${file} kept changing while wiggum tried to write its checkpoint; it will try again`, {
     details: { file },

@@ -122,6 +122,14 @@ describe('task keys', () => {
     expect(problemsOf('---\ntitle: x\nmax_iterations: lots\n---\n')[0]).toMatch(/^3:17: max_iterations: /);
   });
 
+  test("wiggum's keys as other programs write them back are read: YAML 1.1 dates, Obsidian's date-time, a quoted count, an empty list", () => {
+    const text =
+      '---\npersistence_loop:\n  status: running\n  started: 2026-01-27 10:05:00.123000+00:00\n  updated: 2026-01-27T10:06\n' +
+      '  iteration: "3"\n  max_iterations: 10\n  checkpoint:\n    completed_steps:\n    state_data:\n---\n';
+    const result = parseTask('task.md', text);
+    expect(result.ok && result.task.frontmatter.persistence_loop).toMatchObject({ iteration: 3, checkpoint: { completed_steps: [] } });
+  });
+
   test('a corrupted checkpoint is reported, not taken as state', () => {
     const text = '---\npersistence_loop:\n  status: running\n  iteration: -4\n  max_iterations: 10\n---\n';
     expect(problemsOf(text)[0]).toMatch(/^4:14: persistence_loop.iteration: /);
