@@ -135,8 +135,9 @@ try {
       rows.push({ figure: 'wiggum status --json, 10k tasks, no daemon', unit: 'ms', stats: r.withoutDaemon.figure, budget: p95Budget(r.withoutDaemon.figure, BUDGET.statusMs, 'p95 ≤ 300 ms'), floor: { name: 'spawn node -e 0', stats: r.withoutDaemon.floor } });
       rows.push({ figure: 'wiggum status --json, 10k tasks, daemon up', unit: 'ms', stats: r.idle.status.figure, budget: p95Budget(r.idle.status.figure, BUDGET.statusMs, 'p95 ≤ 300 ms'), floor: { name: 'spawn node -e 0', stats: r.idle.status.floor } });
       rows.push({ figure: 'wiggum --help (CLI start-up, reference)', unit: 'ms', stats: r.cliStartup, floor: { name: 'spawn node -e 0', stats: r.withoutDaemon.floor } });
-      rows.push({ figure: 'daemon RSS, idle over 10k tasks (1k held)', unit: 'MB', stats: r.idle.rss, budget: { text: '≤ 100 MB', pass: r.idle.rss.max <= BUDGET.idleRssMb } });
-      rows.push({ figure: 'daemon peak RSS (VmHWM), 10k start-up + idle', unit: 'MB', stats: single(r.idle.hwmMb), budget: { text: '≤ 100 MB', pass: r.idle.hwmMb <= BUDGET.idleRssMb } });
+      rows.push({ figure: 'daemon RSS, at rest over 10k tasks (1k held), 30 s', unit: 'MB', stats: r.idle.rss, budget: { text: '≤ 100 MB', pass: r.idle.rss.max <= BUDGET.idleRssMb } });
+      rows.push({ figure: 'daemon RSS, 2 s after start-up (reference)', unit: 'MB', stats: r.idle.afterStartup });
+      rows.push({ figure: 'daemon peak RSS (VmHWM), 10k start-up (reference)', unit: 'MB', stats: single(r.idle.hwmMb) });
     });
   }
   if (only.has('pickup')) {
