@@ -7,6 +7,7 @@ import { TypedEvents } from '../events.js';
 import { Releasers } from '../lifecycle.js';
 import type { Logger } from '../log/logger.js';
 import type { TaskRunResult } from '../loop/events.js';
+import { finishCutMoves } from '../loop/cut-moves.js';
 import { HarnessPauses } from '../loop/harness-pauses.js';
 import { runTask } from '../loop/run-task.js';
 import { formatProblem } from '../problem.js';
@@ -84,6 +85,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       const removed = sweepStaleTemps(dir);
       if (removed.length > 0) logger.info({ dir, removed }, `removed ${removed.length} temp file(s) left by an interrupted write`);
     }
+    await finishCutMoves({ layout, logger, clock: options.clock }).catch((error: unknown) =>
+      logger.error({ err: error }, 'could not finish a move to Done/ or Rejected/ that a crash cut short; the file stays in Approved/ beside its twin'),
+    );
     const daemon = new Daemon(options, config, layout, logger, events, releasers);
     await daemon.start();
     return daemon;

@@ -36,9 +36,10 @@ export class DaemonProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   }
 
-  static start(vault: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): DaemonProcess {
+  /** `nodeArgs` go to node before the CLI (`--import` of a test-only preload such as crash-at.mjs). */
+  static start(vault: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): DaemonProcess {
     requireBuild();
-    const child = spawn(process.execPath, [CLI, 'start', '--vault', vault, '--log-level', 'debug', ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, CLI, 'start', '--vault', vault, '--log-level', 'debug', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, JOURNAL_STREAM: '', ...env },
     });
