@@ -103,7 +103,7 @@ describe('a crash at every file mutation of a task’s life', () => {
     await Promise.all([worker(), worker()]);
 
     const failed = results.filter((result) => problemCount(result.findings) > 0).map((result) => ({ n: result.n, op: result.op, ...result.findings }));
-    if (failed.length > 0) console.log(failed.map((f) => `${f.n} ${f.op}: ${JSON.stringify(Object.fromEntries(Object.entries(f).filter(([k, v]) => Array.isArray(v) && v.length > 0)))}`).join("\n"));
+    if (failed.length > 0) console.log(failed.map((f) => `${f.n} ${f.op}: ${JSON.stringify(Object.fromEntries(Object.entries(f).filter(([, v]) => Array.isArray(v) && v.length > 0)))}`).join("\n"));
     expect(failed).toEqual([]);
     expect(results).toHaveLength(total);
   }, 1_200_000);
