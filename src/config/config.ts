@@ -81,6 +81,8 @@ export interface WiggumConfig {
     settleMs: number;
     drainGraceMs: number;
     dashboardDebounceMs: number;
+    /** A task whose loop failed outside its own handling (a disk full, …) is offered again after this. */
+    failedRetryMs: number;
   };
   log: { level: RawConfig['log']['level'] };
 }
@@ -130,6 +132,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       settleMs: raw.daemon.settle,
       drainGraceMs: raw.daemon.drain_grace,
       dashboardDebounceMs: raw.daemon.dashboard_debounce,
+      failedRetryMs: raw.daemon.failed_retry,
     },
     log: { level: raw.log.level },
   };

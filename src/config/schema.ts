@@ -94,6 +94,7 @@ export const rawConfigSchema = z.strictObject({
     settle: duration,
     drain_grace: duration,
     dashboard_debounce: duration,
+    failed_retry: duration.refine((ms) => ms >= 100, { message: 'failed_retry must be at least 100ms' }),
   }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),
 });

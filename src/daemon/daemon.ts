@@ -19,6 +19,7 @@ import { stemOf } from '../vault/names.js';
 import { watchVault } from '../vault/watcher.js';
 import type { VaultWatcher } from '../vault/watcher.js';
 import type { DaemonEvents } from './events.js';
+import { elapsed } from './dashboard.js';
 import { jobFor } from './job.js';
 import { applyActions } from './apply-actions.js';
 import type { ActionTarget } from './apply-actions.js';
@@ -56,7 +57,6 @@ export interface RunningDaemon {
 }
 
 /** After an unexpected failure a task is tried again only after this long, not in a hot loop. */
-const FAILED_TASK_RETRY_MS = 30_000;
 /** A task another process (`wiggum run`) is running is looked at again this often, to take it once that ends. */
 const BUSY_TASK_RETRY_MS = 5_000;
 const IDLE_CHECK_MS = 500;
@@ -221,9 +221,9 @@ class Daemon implements RunningDaemon {
       this.tracker.forget(job.id);
       this.retryLater(job.name, BUSY_TASK_RETRY_MS);
     } else if (error !== null) {
-      this.logger.error({ taskId: job.id, err: error }, `the loop of ${job.name} failed unexpectedly; it is tried again in ${FAILED_TASK_RETRY_MS / 1000} s`);
+      this.logger.error({ taskId: job.id, err: error }, `the loop of ${job.name} failed unexpectedly; it is tried again in ${elapsed(this.config.daemon.failedRetryMs)}`);
       this.tracker.forget(job.id);
-      this.retryLater(job.name, FAILED_TASK_RETRY_MS);
+      this.retryLater(job.name, this.config.daemon.failedRetryMs);
     } else {
       this.busyElsewhere.delete(job.name);
     }

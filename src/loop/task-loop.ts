@@ -167,7 +167,10 @@ export class TaskLoop {
       this.state = { ...decision.state, activeMs: decision.state.activeMs + run.record.durationMs, spent: addRun(decision.state.spent, run.record) };
       const record: IterationRecord = { ...run.record, action: decision.action.kind, nextState: describeNextAction(decision.action) };
       this.history.push(record);
-      await store.appendHistory(record).catch((error: unknown) => this.log.error({ err: error }, 'could not append to history.jsonl'));
+      // A record that cannot be kept (the disk full, the folder unwritable) ends this run before
+      // the checkpoint counts the iteration: the task resumes from its last checkpoint and runs the
+      // iteration again, so history and checkpoint never disagree.
+      await store.appendHistory(record);
       this.log.info(
         { iteration: record.iteration, attempt: record.attempt, exitCode: record.exitCode, signal: record.signal, outcome: record.outcome, promise: record.completionFound, stories: `${record.storiesPassing}/${record.storiesTotal}`, filesChanged: record.git?.filesChanged, durationMs: record.durationMs, action: record.action, next: record.nextState },
         `iteration ${record.iteration}${record.attempt > 0 ? ` (retry ${record.attempt})` : ''}: ${record.outcome} → ${record.nextState}`,

@@ -121,7 +121,8 @@ function symlinkRefused(path: string): WiggumError {
   });
 }
 
-function writeError(path: string, error: unknown): Error {
+/** A failed write as a WiggumError (E_WRITE) that says what to do: free space, fix permissions, … */
+export function writeError(path: string, error: unknown): Error {
   if (error instanceof WiggumError) return error;
   const code = systemErrorCode(error);
   const hint =

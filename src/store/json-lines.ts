@@ -2,6 +2,7 @@ import { closeSync, fdatasync, fstatSync, ftruncateSync, lstatSync, openSync, re
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { WiggumError, systemErrorCode } from '../errors.js';
+import { writeError } from './atomic-write.js';
 
 /**
  * Appends one JSON value as one line and fsyncs it. A line torn by an earlier crash (no final
@@ -16,18 +17,24 @@ export async function appendJsonLine(path: string, value: unknown): Promise<void
   if (existing?.isSymbolicLink() === true) {
     throw new WiggumError('E_SYMLINK_REFUSED', `${path} is a symbolic link: wiggum does not write through links`, { details: { path } });
   }
-  const fd = openSync(path, 'a+', 0o644);
   try {
-    const { size } = fstatSync(fd);
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) ftruncateSync(fd, lastCompleteLineEnd(fd, size));
+    const fd = openSync(path, 'a+', 0o644);
+    try {
+      const { size } = fstatSync(fd);
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        readSync(fd, last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) ftruncateSync(fd, lastCompleteLineEnd(fd, size));
+      }
+      // A write cut short (the disk full) leaves a line without its newline: readers skip it, and
+      // the next append cuts it off.
+      writeSync(fd, line);
+      await promisify(fdatasync)(fd);
+    } finally {
+      closeSync(fd);
     }
-    writeSync(fd, line);
-    await promisify(fdatasync)(fd);
-  } finally {
-    closeSync(fd);
+  } catch (error) {
+    throw writeError(path, error);
   }
 }
 

@@ -25,6 +25,8 @@ export interface TestVaultOptions {
   fake?: Record<string, string>;
   /** More config, merged into `.wiggum/config.yaml` (snake_case, as a user writes it). */
   config?: Record<string, unknown>;
+  /** Where the vault goes (a folder to create); a fresh temp folder by default. */
+  root?: string;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface TestVaultOptions {
  * waits, and a config file written like a user's; the loaded config is returned too.
  */
 export async function makeVault(options: TestVaultOptions = {}): Promise<TestVault> {
-  const root = tempDir('wiggum-vault-');
+  const root = options.root ?? tempDir('wiggum-vault-');
   for (const folder of ['Approved', 'Done', 'Rejected', '.wiggum']) mkdirSync(join(root, folder), { recursive: true });
   const marks = join(root, 'marks');
   mkdirSync(marks);
