@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'E_TASK_YAML'
   | 'E_TASK_SCHEMA'
   | 'E_TASK_NOT_FOUND'
+  | 'E_TASK_UNREADABLE'
   | 'E_TASK_GONE'
   // storage
   | 'E_SYMLINK_REFUSED'

@@ -125,13 +125,13 @@ function symlinkRefused(path: string): WiggumError {
 export function writeError(path: string, error: unknown): Error {
   if (error instanceof WiggumError) return error;
   const code = systemErrorCode(error);
-  const hint =
-    code === 'ENOSPC'
-      ? 'the disk is full: free space and the task will resume from its last checkpoint'
-      : code === 'EACCES' || code === 'EPERM'
-        ? 'permission denied: give the wiggum user write access to this folder'
-        : code === 'EROFS'
-          ? 'the file system is read-only'
-          : 'the previous version of the file is unchanged';
-  return new WiggumError('E_WRITE', `could not write ${path} (${code ?? 'error'}): ${hint}`, { cause: error, details: { path, errno: code } });
+  return new WiggumError('E_WRITE', `could not write ${path} (${code ?? 'error'}): ${writeFailureHint(code)}`, { cause: error, details: { path, errno: code } });
+}
+
+/** What to do about a write that failed with `code`. */
+export function writeFailureHint(code: string | undefined): string {
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'the disk is full: free space and the task will resume from its last checkpoint';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied: give the wiggum user write access to this folder';
+  if (code === 'EROFS') return 'the file system is read-only';
+  return 'the previous version of the file is unchanged';
 }

@@ -76,7 +76,14 @@ export function readTaskTextSync(path: string): TaskText {
 }
 
 function notFoundOr(error: unknown, path: string): unknown {
-  if (systemErrorCode(error) !== 'ENOENT') return error;
+  const code = systemErrorCode(error);
+  if (code === 'EACCES' || code === 'EPERM') {
+    return new WiggumError('E_TASK_UNREADABLE', `${path} cannot be read (${code}): give the wiggum user read access to it; it is left where it is and tried again`, {
+      cause: error,
+      details: { path, errno: code },
+    });
+  }
+  if (code !== 'ENOENT') return error;
   return new WiggumError('E_TASK_NOT_FOUND', `${path} does not exist (was it moved or deleted?)`, { cause: error, details: { path } });
 }
 

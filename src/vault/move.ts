@@ -1,7 +1,7 @@
 import { link, lstat, mkdir, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { WiggumError, systemErrorCode } from '../errors.js';
-import { syncDirectory } from '../store/atomic-write.js';
+import { syncDirectory, writeFailureHint } from '../store/atomic-write.js';
 
 /**
  * Moves a finished task into Done/ or Rejected/ without ever overwriting a file there: a clash gets
@@ -38,7 +38,7 @@ export async function moveWithoutClobber(source: string, destinationDir: string)
         await syncDirectory(dirname(source));
         return candidate;
       }
-      throw new WiggumError('E_WRITE', `could not move ${source} to ${destinationDir} (${code ?? String(error)})`, { cause: error });
+      throw new WiggumError('E_WRITE', `could not move ${source} to ${destinationDir} (${code ?? String(error)}): ${writeFailureHint(code)}`, { cause: error, details: { path: destinationDir, errno: code } });
     }
     await syncDirectory(destinationDir);
     await unlink(source);

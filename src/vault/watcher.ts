@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { systemErrorCode } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
@@ -161,8 +161,19 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
     );
   }
 
+  /** Approved/ as chokidar names it (its real path). */
+  let watchedApproved = layout.approved;
+
   function onWatchError(error: Error): void {
     const code = systemErrorCode(error);
+    const path = (error as NodeJS.ErrnoException).path;
+    if ((code === 'EACCES' || code === 'EPERM') && path !== undefined && (dirname(path) === layout.approved || dirname(path) === watchedApproved)) {
+      // One file the daemon may not read (or watch): the folder's own watch still sees it come,
+      // go and change mode, so nothing degrades; the run says what is wrong with the file.
+      logger.debug({ path, code }, 'cannot watch a file in Approved/ itself; the folder watch covers it');
+      onFileEvent();
+      return;
+    }
     if (degraded) {
       logger.warn({ err: error, code }, 'file watcher error');
       return;
@@ -190,6 +201,7 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
   async function start(): Promise<void> {
     try {
       const paths = await resolveWatchedPaths(layout.approved, layout.root);
+      watchedApproved = paths.approved;
       if (closed) return;
       const created = (options.fileEvents ?? createFileEventSource)(paths);
       source = created;

@@ -37,11 +37,13 @@ export class DaemonProcess {
   }
 
   /** `nodeArgs` go to node before the CLI (`--import` of a test-only preload such as crash-at.mjs). */
-  static start(vault: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): DaemonProcess {
+  /** `user` runs it as another user (a test running as root that needs file modes to apply). */
+  static start(vault: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = [], user?: { uid: number; gid: number }): DaemonProcess {
     requireBuild();
     const child = spawn(process.execPath, [...nodeArgs, CLI, 'start', '--vault', vault, '--log-level', 'debug', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, JOURNAL_STREAM: '', ...env },
+      ...(user ?? {}),
     });
     return new DaemonProcess(child);
   }
