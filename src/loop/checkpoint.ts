@@ -139,7 +139,8 @@ export function checkpointData(input: CheckpointInput): PersistenceLoopData {
 }
 
 /** Outcomes after which an iteration is spent (retries and stops are attempts of the same one). */
-const FINISHED_OUTCOMES = new Set(['complete', 'refused', 'continue', 'nonzero-exit']);
+/** Outcomes of an iteration that counts (a stop, a retry or a wait runs the same iteration again). */
+export const FINISHED_OUTCOMES: ReadonlySet<string> = new Set(['complete', 'refused', 'continue', 'nonzero-exit']);
 
 /**
  * Loop state on resume, given the history. The history line is written before the checkpoint: a

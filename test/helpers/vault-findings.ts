@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { FINISHED_OUTCOMES } from '../../src/loop/checkpoint.js';
 
 /**
  * What a user finds in a vault after a fault campaign, task by task: the invariants the reliability
@@ -14,7 +15,11 @@ export interface VaultFindings {
   corrupted: string[];
   /** history.jsonl files with a line that is not whole JSON. */
   tornHistory: string[];
-  /** Tasks whose history numbers an iteration twice, skips one, or disagrees with the checkpoint. */
+  /**
+   * Tasks whose history counts an iteration twice, skips one, or disagrees with the checkpoint.
+   * Only counted iterations are compared: a run cut by a stop, a retry or a wait is recorded too,
+   * under the number of the iteration that runs again.
+   */
   miscounted: string[];
   /** wiggum temp files left in the vault's task folders. */
   tempsLeft: string[];
@@ -86,7 +91,8 @@ export function findingsOf(root: string, originals: Map<string, string>): VaultF
       for (const line of readFileSync(history, 'utf8').split('\n')) {
         if (line === '') continue;
         try {
-          iterations.push((JSON.parse(line) as { iteration: number }).iteration);
+          const record = JSON.parse(line) as { iteration: number; outcome: string };
+          if (FINISHED_OUTCOMES.has(record.outcome)) iterations.push(record.iteration);
         } catch {
           torn = true;
         }
