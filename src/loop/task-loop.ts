@@ -7,7 +7,7 @@ import { systemProcessHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
 import { addRun } from '../memory/spent.js';
-import { storySummary } from '../memory/prd.js';
+import { storySummary, withAddedStories } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
 import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
@@ -241,6 +241,22 @@ export class TaskLoop {
     return Math.min(ms, Math.max(0, this.deps.clock.now() - from));
   }
 
+  /**
+   * Checklist items the user added to the body mid-loop become stories in prd.json, so the loop
+   * works on them and the task is not done before they pass. A task with its own prd file (`prd:`)
+   * keeps its stories there.
+   */
+  private async takeInAddedStories(task: Task): Promise<void> {
+    if (task.frontmatter.prd !== undefined || this.prd === null) return;
+    const current = await this.ctx.store.loadPrd();
+    const updated = withAddedStories(current, task.stories);
+    if (updated === null) return;
+    await this.ctx.store.savePrd(updated);
+    this.prd = updated;
+    const added = updated.userStories.slice(current.userStories.length).map((story) => story.id);
+    this.log.info({ stories: added }, `took in ${added.length} stor${added.length === 1 ? 'y' : 'ies'} added to the task's checklist: ${added.join(', ')}`);
+  }
+
   /** The body is re-read every iteration, so edits the user makes mid-loop reach the next prompt. */
   private async reloadBody(): Promise<boolean> {
     try {
@@ -248,6 +264,7 @@ export class TaskLoop {
       if (read.result.ok) {
         this.body = read.result.task.body;
         this.lastText = read.result.task.text;
+        await this.takeInAddedStories(read.result.task);
       } else {
         this.log.warn({ problems: read.result.problems.length }, 'the task file does not parse right now (an edit in progress?): using its last good body');
       }

@@ -66,6 +66,25 @@ export function buildPrd(input: BuildPrdInput): Prd {
 }
 
 /**
+ * The checklist items the user added to the task's body since prd.json was made (by id), appended
+ * as new stories after the existing ones; null when there are none. Stories are never removed or
+ * reset here: prd.json is the agent's memory, and a story it marked passing stays so.
+ */
+export function withAddedStories(prd: Prd, stories: readonly ChecklistStory[]): Prd | null {
+  const known = new Set(prd.userStories.map((story) => story.id));
+  const added = stories.filter((story) => !known.has(story.id));
+  if (added.length === 0) return null;
+  const last = prd.userStories.reduce((max, story) => Math.max(max, story.priority), 0);
+  return {
+    ...prd,
+    userStories: [
+      ...prd.userStories,
+      ...added.map((story, index) => ({ id: story.id, title: story.title, priority: last + index + 1, passes: story.checked, acceptanceCriteria: [...story.acceptanceCriteria] })),
+    ],
+  };
+}
+
+/**
  * Reads prd.json text. Anything that is not valid JSON or not a PRD is E_MEMORY_CORRUPT naming the
  * file and the problem; a default is never returned in its place.
  */
