@@ -32,6 +32,8 @@ export interface LoopConfig {
   completionPromise: string;
   noProgressLimit: number;
   failFast: boolean;
+  /** Tick a Done task's checklist for the stories that pass (off: no user byte changes). */
+  tickChecklist: boolean;
   retry: RetryPolicyConfig;
   perIterationTimeoutMs: number;
   totalTimeoutMs: number;
@@ -101,6 +103,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       completionPromise: loop.completion_promise,
       noProgressLimit: loop.no_progress_limit,
       failFast: loop.fail_fast,
+      tickChecklist: loop.tick_checklist,
       retry: {
         maxAttempts: loop.retry.max_attempts,
         baseDelayMs: loop.retry.base_delay,

@@ -58,6 +58,7 @@ export const rawConfigSchema = z.strictObject({
     completion_promise: z.string().min(1).max(200).regex(/^[^<>]+$/, { message: 'the TEXT inside <promise>…</promise>, without angle brackets' }),
     no_progress_limit: z.int().min(0),
     fail_fast: z.boolean(),
+    tick_checklist: z.boolean(),
     retry: z.strictObject({
       max_attempts: z.int().min(0).max(100),
       backoff_strategy: z.literal('exponential'),

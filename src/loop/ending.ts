@@ -45,9 +45,10 @@ export interface LoopFile {
 const CONFLICT_RETRIES = 5;
 const CONFLICT_WAIT_MS = 1000;
 
-export async function finishDone(target: LoopFile, loop: PersistenceLoopData, facts: LoopFacts, deps: EndingDeps): Promise<TaskRunResult> {
+export async function finishDone(target: LoopFile, loop: PersistenceLoopData, facts: LoopFacts, deps: EndingDeps, tickChecklist = false): Promise<TaskRunResult> {
   const passing = facts.stories.filter((story) => story.passes).map((story) => story.id);
-  const ended = await endTask('done', target, { keys: { state: 'Done', persistence_loop: loop }, section: completionSummary(facts), tick: passing }, deps);
+  const write = { keys: { state: 'Done' as const, persistence_loop: loop }, section: completionSummary(facts), ...(tickChecklist ? { tick: passing } : {}) };
+  const ended = await endTask('done', target, write, deps);
   if (ended === null) return notEnded('done', target, facts.iterations, deps);
   deps.logger.info({ iterations: facts.iterations, file: ended }, `done after ${facts.iterations} iterations`);
   return { status: 'done', taskId: target.taskId, file: ended, iterations: facts.iterations };

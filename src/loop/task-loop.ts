@@ -7,10 +7,9 @@ import { systemProcessHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
 import { addRun } from '../memory/spent.js';
-import { storySummary, withAddedStories } from '../memory/prd.js';
+import { storySummary } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
 import type { Task } from '../task/parse.js';
-import { readTaskFile } from '../task/read.js';
 import type { LoopStatus } from '../task/vocabulary.js';
 import { isoSeconds } from '../time/clock.js';
 import { checkpointData, historyBaseOf, loopStateFromCheckpoint, resumeFromHistory, waitingUntilOf } from './checkpoint.js';
@@ -21,6 +20,7 @@ import { finishDone, finishRejected, finishStopped, writeCheckpoint } from './en
 import type { EndingDeps, LoopFile } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { runIteration } from './iteration.js';
+import { reloadTaskFile } from './task-file-edits.js';
 import type { IterationContext } from './iteration.js';
 import type { GitState } from '../git/changes.js';
 import type { StopReason } from './outcome.js';
@@ -138,7 +138,9 @@ export class TaskLoop {
         this.gitState = null;
         continue;
       }
-      if (!(await this.reloadBody())) return this.stop('task-gone');
+      const view = await reloadTaskFile(this.file, { body: this.body, text: this.lastText, prd: this.prd }, this.ctx.store, this.log);
+      if (view === null) return this.stop('task-gone');
+      ({ body: this.body, text: this.lastText, prd: this.prd } = view);
 
       this.request.onEvent?.({
         type: 'iteration',
@@ -241,40 +243,6 @@ export class TaskLoop {
     return Math.min(ms, Math.max(0, this.deps.clock.now() - from));
   }
 
-  /**
-   * Checklist items the user added to the body mid-loop become stories in prd.json, so the loop
-   * works on them and the task is not done before they pass. A task with its own prd file (`prd:`)
-   * keeps its stories there.
-   */
-  private async takeInAddedStories(task: Task): Promise<void> {
-    if (task.frontmatter.prd !== undefined || this.prd === null) return;
-    const current = await this.ctx.store.loadPrd();
-    const updated = withAddedStories(current, task.stories);
-    if (updated === null) return;
-    await this.ctx.store.savePrd(updated);
-    this.prd = updated;
-    const added = updated.userStories.slice(current.userStories.length).map((story) => story.id);
-    this.log.info({ stories: added }, `took in ${added.length} stor${added.length === 1 ? 'y' : 'ies'} added to the task's checklist: ${added.join(', ')}`);
-  }
-
-  /** The body is re-read every iteration, so edits the user makes mid-loop reach the next prompt. */
-  private async reloadBody(): Promise<boolean> {
-    try {
-      const read = await readTaskFile(this.file, { ownedKeysReplaceable: true });
-      if (read.result.ok) {
-        this.body = read.result.task.body;
-        this.lastText = read.result.task.text;
-        await this.takeInAddedStories(read.result.task);
-      } else {
-        this.log.warn({ problems: read.result.problems.length }, 'the task file does not parse right now (an edit in progress?): using its last good body');
-      }
-      return true;
-    } catch (error) {
-      if (isWiggumError(error, 'E_TASK_NOT_FOUND')) return false;
-      throw error;
-    }
-  }
-
   private steps(): { completedSteps: string[]; currentStep: string | null } {
     const stories = this.prd?.userStories ?? [];
     const next = this.prd === null ? null : storySummary(this.prd).nextStory;
@@ -331,7 +299,7 @@ export class TaskLoop {
 
   private done(): Promise<TaskRunResult> {
     const loop = checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' }));
-    return finishDone(this.target(), loop, this.facts(), this.endingDeps());
+    return finishDone(this.target(), loop, this.facts(), this.endingDeps(), this.deps.config.loop.tickChecklist);
   }
 
   private reject(code: ErrorCode, reason: string, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {

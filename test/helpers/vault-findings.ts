@@ -40,8 +40,7 @@ function userPart(text: string): { frontmatter: string[]; body: string } | null 
     if (!/^[ \t]/.test(line)) owned = OWNED.test(line);
     if (!owned) frontmatter.push(line);
   }
-  // wiggum ticks the checklist of a task that is done: the one change it makes to the body.
-  return { frontmatter, body: text.slice(end + 5).replace(/^([ \t]*[-*] )\[x\]/gm, '$1[ ]') };
+  return { frontmatter, body: text.slice(end + 5) };
 }
 
 function mdFiles(folder: string): string[] {

@@ -50,8 +50,8 @@ describe('completion', () => {
     expect(existsSync(join(vault.layout.approved, 'dark-mode.md'))).toBe(false);
     expect(ran.text.startsWith('---\ntitle: Dark mode\nstate: Done\npersistence_loop:\n  status: done\n')).toBe(true);
     expect(loopOf(ran.text)).toMatchObject({ iteration: 3, max_iterations: 100, exit_reason: 'completed', checkpoint: { completed_steps: ['US-001', 'US-002'], current_step: null } });
-    // The checklist is ticked for the stories that pass; nothing else in the body changes.
-    expect(ran.text).toContain('# Dark mode\n\n- [x] US-001 Theme context\n- [x] US-002 Toggle\n\n## Completion summary\n');
+    // Not one byte of the body changes: the summary is appended after it (SPEC.md "Task file").
+    expect(ran.text).toContain('# Dark mode\n\n- [ ] US-001 Theme context\n- [ ] US-002 Toggle\n\n## Completion summary\n');
     expect(ran.text).toContain('after 3 iterations');
     expect(ran.history.map((r) => [r.iteration, r.outcome, r.action])).toEqual([
       [1, 'continue', 'continue'],
@@ -66,6 +66,13 @@ describe('completion', () => {
       [2, 'continue', 'continue', 'next iteration'],
       [3, 'done', 'complete', 'Done'],
     ]);
+  });
+
+  test('with tick_checklist the checklist of a Done task is ticked for the stories that pass, and nothing else changes', async () => {
+    const vault = await vaultWith({ FAKE_COMPLETE_AFTER: '1' }, { persistence_loop: { tick_checklist: true } });
+    const ran = await run(vault, vault.task('dark-mode', TASK));
+    expect(ran.result).toMatchObject({ status: 'done', iterations: 1 });
+    expect(ran.text).toContain('# Dark mode\n\n- [x] US-001 Theme context\n- [x] US-002 Toggle\n\n## Completion summary\n');
   });
 
   test('a promise without every story passing is refused, and the reason reaches the next prompt', async () => {

@@ -107,7 +107,8 @@ describe('another program rewrites the whole frontmatter while the task runs', (
     expect(final).toMatchObject({ title: 'Rewritten by hand', reviewed: true, priority: 'high', state: 'Done' });
     expect(final.persistence_loop).toMatchObject({ status: 'done', iteration: 3 });
     expect(String((final.persistence_loop as { updated: string }).updated)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
-    expect(done).toContain('- [x] US-001 Alpha\n- [x] US-002 Beta\n- [x] US-003 Gamma\n');
+    expect(done).toContain('- [ ] US-001 Alpha\n- [ ] US-002 Beta\n- [ ] US-003 Gamma\n');
+    expect(done).toContain('Stories: 3 of 3 passing');
     expect(historyOf(vault.layout.sessions, 'rewritten').map((record) => record.iteration)).toEqual([1, 2, 3]);
     // Never a checkpoint refused for a conflict: every one after the rewrite was written.
     expect(lines.filter((line) => line.code === 'E_CHECKPOINT_CONFLICT')).toEqual([]);

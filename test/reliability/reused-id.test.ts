@@ -24,6 +24,6 @@ describe('a task id used again while its old run is in Done/', () => {
       [1, 'continue', 1, 2],
       [2, 'complete', 2, 2],
     ]);
-    expect(readFileSync(second.file, 'utf8')).toContain('- [x] US-001 Beta\n- [x] US-002 Gamma\n');
+    expect(readFileSync(second.file, 'utf8')).toContain('Stories: 2 of 2 passing (✓ US-001 Beta; ✓ US-002 Gamma)');
   });
 });

@@ -58,7 +58,7 @@ const cases: Case[] = [
     act: (vault) => writeFileSync(approvedFile(vault), `${readFileSync(approvedFile(vault), 'utf8')}- [ ] US-003 Gamma, added by hand\n`),
     expectAfter: (vault) => {
       expect(mdIn(vault.layout.done)).toEqual(['edited.md']);
-      expect(readFileSync(join(vault.layout.done, 'edited.md'), 'utf8')).toContain('- [x] US-003 Gamma, added by hand');
+      expect(readFileSync(join(vault.layout.done, 'edited.md'), 'utf8')).toContain('Stories: 3 of 3 passing (✓ US-001 Alpha; ✓ US-002 Beta; ✓ US-003 Gamma, added by hand)');
     },
   },
   {

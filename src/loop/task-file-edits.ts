@@ -1,0 +1,52 @@
+import { isWiggumError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import { withAddedStories } from '../memory/prd.js';
+import type { Prd } from '../memory/prd.js';
+import type { MemoryStore } from '../memory/store.js';
+import type { Task } from '../task/parse.js';
+import { readTaskFile } from '../task/read.js';
+
+/** What the loop keeps of its task file between iterations. */
+export interface TaskFileView {
+  body: string;
+  /** The text last read or written: the base a checkpoint merges the user's edits onto. */
+  text: string;
+  prd: Prd | null;
+}
+
+/**
+ * Re-reads the task file before an iteration, so edits the user makes mid-loop reach the next
+ * prompt. Returns the new view, the same view while the file does not parse (an edit in
+ * progress), or null when the file is gone.
+ */
+export async function reloadTaskFile(file: string, view: TaskFileView, store: MemoryStore, log: Logger): Promise<TaskFileView | null> {
+  let read;
+  try {
+    read = await readTaskFile(file, { ownedKeysReplaceable: true });
+  } catch (error) {
+    if (isWiggumError(error, 'E_TASK_NOT_FOUND')) return null;
+    throw error;
+  }
+  if (!read.result.ok) {
+    log.warn({ problems: read.result.problems.length }, 'the task file does not parse right now (an edit in progress?): using its last good body');
+    return view;
+  }
+  const task = read.result.task;
+  return { body: task.body, text: task.text, prd: await takeInAddedStories(task, view.prd, store, log) };
+}
+
+/**
+ * Checklist items the user added to the body mid-loop become stories in prd.json, so the loop
+ * works on them and the task is not done before they pass. A task with its own prd file (`prd:`)
+ * keeps its stories there.
+ */
+async function takeInAddedStories(task: Task, prd: Prd | null, store: MemoryStore, log: Logger): Promise<Prd | null> {
+  if (task.frontmatter.prd !== undefined || prd === null) return prd;
+  const current = await store.loadPrd();
+  const updated = withAddedStories(current, task.stories);
+  if (updated === null) return prd;
+  await store.savePrd(updated);
+  const added = updated.userStories.slice(current.userStories.length).map((story) => story.id);
+  log.info({ stories: added }, `took in ${added.length} stor${added.length === 1 ? 'y' : 'ies'} added to the task's checklist: ${added.join(', ')}`);
+  return updated;
+}
