@@ -42,6 +42,8 @@ export async function reloadTaskFile(file: string, view: TaskFileView, store: Me
  */
 async function takeInAddedStories(task: Task, prd: Prd | null, store: MemoryStore, log: Logger): Promise<Prd | null> {
   if (task.frontmatter.prd !== undefined || prd === null) return prd;
+  // The loop's last view of prd.json answers the common case (nothing added) without a read.
+  if (withAddedStories(prd, task.stories) === null) return prd;
   const current = await store.loadPrd();
   const updated = withAddedStories(current, task.stories);
   if (updated === null) return prd;

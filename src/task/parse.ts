@@ -76,16 +76,21 @@ const memo = new Map<string, ParseResult>();
 
 /** Parses a task's text. Never throws for bad input: every problem comes back positioned. */
 export function parseTask(file: string, text: string, options: ParseOptions = {}): ParseResult {
-  const replaceable = options.ownedKeysReplaceable === true;
-  const key = `${replaceable ? 'r' : ''}${file}\u0000${text}`;
-  const remembered = memo.get(key);
-  if (remembered !== undefined) {
+  // A file that parses as it is parses the same for a running loop: one memo entry serves both.
+  const strict = remembered(`${file}\u0000${text}`, () => parseTaskText(file, text, false));
+  if (strict.ok || options.ownedKeysReplaceable !== true) return strict;
+  return remembered(`r${file}\u0000${text}`, () => parseTaskText(file, text, true));
+}
+
+function remembered(key: string, parse: () => ParseResult): ParseResult {
+  const known = memo.get(key);
+  if (known !== undefined) {
     // Least recently used goes first: move this one to the end.
     memo.delete(key);
-    memo.set(key, remembered);
-    return remembered;
+    memo.set(key, known);
+    return known;
   }
-  const result = parseTaskText(file, text, replaceable);
+  const result = parse();
   memo.set(key, result);
   if (memo.size > MEMO_SIZE) memo.delete(memo.keys().next().value as string);
   return result;
