@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { ErrorCode } from '../errors.js';
 import { isWiggumError } from '../errors.js';
@@ -21,6 +20,7 @@ import type { EndingDeps, LoopFile } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { runIteration } from './iteration.js';
 import { reloadTaskFile } from './task-file-edits.js';
+import { holdWhileExists, sleepCounted } from './waits.js';
 import type { IterationContext } from './iteration.js';
 import type { GitState } from '../git/changes.js';
 import type { StopReason } from './outcome.js';
@@ -29,7 +29,6 @@ import type { PreparedTask } from './prepare.js';
 import type { LoopFacts } from './reports.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 
-const HOLD_POLL_MS = 500;
 
 /** The loop of one prepared task: its state and the effects of each decision. */
 export class TaskLoop {
@@ -134,7 +133,11 @@ export class TaskLoop {
         this.gitState = null;
         continue;
       }
-      if (await this.holdWhileStopFileExists()) {
+      const held = await holdWhileExists(this.deps.layout.stopFile, this.deps.clock, this.request.signal, () => {
+        this.log.info('the vault STOP file exists: holding before the next iteration');
+        this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: Number.POSITIVE_INFINITY, why: 'hold' });
+      });
+      if (held) {
         this.gitState = null;
         continue;
       }
@@ -191,7 +194,7 @@ export class TaskLoop {
         // A backoff is a duration (exactly the policy's delay); a usage limit ends at a time.
         const waitMs = action.kind === 'retry' ? action.delayMs : Math.max(0, action.untilMs - now);
         this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: now + waitMs, why: action.kind === 'retry' ? 'retry' : 'usage-limit' });
-        const waited = await this.sleepFor(waitMs);
+        const waited = await sleepCounted(this.deps.clock, waitMs, this.request.signal);
         // Time passed: anyone may have committed meanwhile, so the next iteration looks again.
         this.gitState = null;
         // Backoff counts towards the total timeout; waiting out a usage limit does not.
@@ -216,31 +219,8 @@ export class TaskLoop {
     this.log.info({ harness, until: isoSeconds(until) }, `harness ${harness} is at its usage limit until ${isoSeconds(until)}: waiting`);
     await this.checkpoint('waiting', undefined, until);
     this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: until, why: 'usage-limit' });
-    await this.sleepFor(until - now);
+    await sleepCounted(this.deps.clock, until - now, this.request.signal);
     return true;
-  }
-
-  /** The vault's STOP file holds the loop before its next iteration; returns whether it held. */
-  private async holdWhileStopFileExists(): Promise<boolean> {
-    const held = (): boolean => existsSync(this.deps.layout.stopFile);
-    if (!held()) return false;
-    this.log.info('the vault STOP file exists: holding before the next iteration');
-    this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: Number.POSITIVE_INFINITY, why: 'hold' });
-    while (!this.request.signal.aborted && held()) {
-      await this.deps.clock.sleep(HOLD_POLL_MS, this.request.signal).catch(() => undefined);
-    }
-    return true;
-  }
-
-  /**
-   * Sleeps `ms` or until a stop; returns the time waited, between 0 and `ms`: the wall clock may
-   * jump (NTP, a suspended machine), and a jump must neither give time back to the total timeout
-   * nor use it up.
-   */
-  private async sleepFor(ms: number): Promise<number> {
-    const from = this.deps.clock.now();
-    await this.deps.clock.sleep(ms, this.request.signal).catch(() => undefined);
-    return Math.min(ms, Math.max(0, this.deps.clock.now() - from));
   }
 
   private steps(): { completedSteps: string[]; currentStep: string | null } {
