@@ -49,3 +49,48 @@ describe('the wall clock jumping during backoff', () => {
     expect(activeMs).toBeLessThan(60_000);
   });
 });
+
+/** Real time plus `jumpMs` once the loop has read the clock a few times: a step in the middle of a run. */
+class SteppedClock implements Clock {
+  private calls = 0;
+  constructor(private readonly jumpMs: number) {}
+  now(): number {
+    this.calls += 1;
+    return Date.now() + (this.calls > 3 ? this.jumpMs : 0);
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason as Error)), { once: true });
+    });
+  }
+}
+
+describe('the wall clock jumping while a harness runs into its timeout', () => {
+  test.each([
+    ['forwards by 2 hours', 2 * 3_600_000],
+    ['backwards by 2 hours', -2 * 3_600_000],
+  ])('%s: the per-iteration timeout still fires after its own length, and durations are what they were', async (_name, jumpMs) => {
+    // Run 1 hangs until the 2 s per-iteration timeout stops it (a transient failure); run 2 completes.
+    const vault = await makeVault({
+      fake: { FAKE_HANG_ON_RUN: '1', FAKE_COMPLETE_AFTER: '1' },
+      config: { persistence_loop: { timeout: { per_step: '2s' } } },
+    });
+    const file = vault.task('stepped', '---\ntitle: Stepped\n---\n- [ ] US-001 One\n');
+    const started = performance.now();
+    const result = await runTask(
+      { file, stream: null, signal: new AbortController().signal },
+      { config: vault.config, layout: vault.layout, clock: new SteppedClock(jumpMs), random: () => 0.5, logger: captureLogger().logger, env: process.env },
+    );
+    const history = historyOf(vault.layout.sessions, 'stepped');
+    expect(result).toMatchObject({ status: 'done', iterations: 1 });
+    expect(history.map((r) => [r.attempt, r.outcome])).toEqual([
+      [0, 'transient'],
+      [1, 'complete'],
+    ]);
+    // The timed-out run lasted its timeout (measured on the monotonic clock), not two hours or less than nothing.
+    expect(history[0]!.durationMs).toBeGreaterThanOrEqual(1_900);
+    expect(history[0]!.durationMs).toBeLessThan(performance.now() - started);
+  });
+});
+
