@@ -110,6 +110,8 @@ class Daemon implements RunningDaemon {
   private readonly pauses = new HarnessPauses();
   /** Tasks found running in another process, each said once in the log until it runs here. */
   private readonly busyElsewhere = new Set<string>();
+  /** Task files the daemon may not read: said once, tried again quietly until they can be read. */
+  private readonly unreadable = new Set<string>();
   private draining = false;
   private idleTimer: NodeJS.Timeout | null = null;
 
@@ -220,12 +222,18 @@ class Daemon implements RunningDaemon {
       this.busyElsewhere.add(job.name);
       this.tracker.forget(job.id);
       this.retryLater(job.name, BUSY_TASK_RETRY_MS);
+    } else if (isWiggumError(error, 'E_TASK_UNREADABLE')) {
+      if (!this.unreadable.has(job.name)) this.logger.warn({ taskId: job.id, err: error }, `${error.message} (every ${elapsed(this.config.daemon.failedRetryMs)})`);
+      this.unreadable.add(job.name);
+      this.tracker.forget(job.id);
+      this.retryLater(job.name, this.config.daemon.failedRetryMs);
     } else if (error !== null) {
       this.logger.error({ taskId: job.id, err: error }, `the loop of ${job.name} failed unexpectedly; it is tried again in ${elapsed(this.config.daemon.failedRetryMs)}`);
       this.tracker.forget(job.id);
       this.retryLater(job.name, this.config.daemon.failedRetryMs);
     } else {
       this.busyElsewhere.delete(job.name);
+      this.unreadable.delete(job.name);
     }
     if (error !== null) this.events.emit('settled', { taskId: job.id, name: job.name, result: null, error });
     const blocked = this.blockedById.get(job.id);

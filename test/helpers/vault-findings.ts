@@ -15,11 +15,7 @@ export interface VaultFindings {
   corrupted: string[];
   /** history.jsonl files with a line that is not whole JSON. */
   tornHistory: string[];
-  /**
-   * Tasks whose history counts an iteration twice, skips one, or disagrees with the checkpoint.
-   * Only counted iterations are compared: a run cut by a stop, a retry or a wait is recorded too,
-   * under the number of the iteration that runs again.
-   */
+  /** Tasks whose history counts an iteration twice, skips one, or disagrees with the checkpoint (see countedIterations). */
   miscounted: string[];
   /** wiggum temp files left in the vault's task folders. */
   tempsLeft: string[];
@@ -84,19 +80,19 @@ export function findingsOf(root: string, originals: Map<string, string>): VaultF
     if (mine === null || now === null || mine.frontmatter.join('\n') !== now.frontmatter.join('\n') || !now.body.startsWith(mine.body)) findings.corrupted.push(name);
 
     const history = join(root, '.wiggum', 'sessions', id, 'history.jsonl');
-    const iterations: number[] = [];
+    const records: HistoryLine[] = [];
     let torn = false;
     if (existsSync(history)) {
       for (const line of readFileSync(history, 'utf8').split('\n')) {
         if (line === '') continue;
         try {
-          const record = JSON.parse(line) as { iteration: number; outcome: string };
-          if (FINISHED_OUTCOMES.has(record.outcome)) iterations.push(record.iteration);
+          records.push(JSON.parse(line) as HistoryLine);
         } catch {
           torn = true;
         }
       }
     }
+    const iterations = countedIterations(records);
     if (torn) findings.tornHistory.push(`${id}/history.jsonl`);
     const checkpointed = /^ {2}iteration: (\d+)$/m.exec(text)?.[1];
     const consecutive = iterations.every((iteration, index) => iteration === index + 1);
@@ -109,6 +105,22 @@ export function findingsOf(root: string, originals: Map<string, string>): VaultF
     if (existsSync(path)) findings.tempsLeft.push(...readdirSync(path).filter((name) => name.endsWith('.tmp')).map((name) => `${folder}/${name}`));
   }
   return findings;
+}
+
+interface HistoryLine {
+  iteration: number;
+  outcome: string;
+}
+
+/**
+ * The iteration numbers a history counts, in order. A run cut short by a stop, a retry or a wait is
+ * recorded too, under the number of the iteration that runs again; a stopped run that made progress
+ * counts (the next record then has the next number). Counted correctly, they are 1, 2, …, n.
+ */
+export function countedIterations(records: readonly HistoryLine[]): number[] {
+  return records
+    .filter((record, index) => FINISHED_OUTCOMES.has(record.outcome) || (record.outcome === 'stopped' && (records[index + 1]?.iteration ?? 0) > record.iteration))
+    .map((record) => record.iteration);
 }
 
 /** The number of broken invariants in `findings` (0 is a pass). */

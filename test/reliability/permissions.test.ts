@@ -96,8 +96,8 @@ describe('permission errors', () => {
     const said = await daemon.waitForLog((line) => line.level >= 40 && JSON.stringify(line).includes('cannot be read (EACCES)'), 'the unreadable task in the log');
     expect(JSON.stringify(said)).toContain('secret.md');
     expect(JSON.stringify(said)).toContain('give the wiggum user read access');
-    // One unreadable file does not degrade the watching of the whole folder.
-    expect(daemon.lines.filter((line) => line.msg.startsWith('file watcher failed'))).toEqual([]);
+    // One unreadable file does not degrade the watching of the whole folder, and is not a failure of the daemon.
+    expect(daemon.lines.filter((line) => line.msg.startsWith('file watcher failed') || line.msg.includes('failed unexpectedly'))).toEqual([]);
     expect(daemon.child.exitCode).toBeNull();
     expect(existsSync(file)).toBe(true);
     expect(existsSync(join(vault.layout.rejected, 'secret.md'))).toBe(false);
