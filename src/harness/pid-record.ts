@@ -1,5 +1,5 @@
 import { readFile, rm } from 'node:fs/promises';
-import { writeFileAtomic } from '../store/atomic-write.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../store/atomic-write.js';
 import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
 import type { GroupHost, ProcessHost } from './process-host.js';
@@ -8,7 +8,8 @@ import { killStrays } from './stray-kill.js';
 import { processStartTicks } from '../lock/process-identity.js';
 
 interface HarnessRecord {
-  pid: number;
+  /** null while the harness is being spawned (only its marker is known yet). */
+  pid: number | null;
   /** Field 22 of /proc/<pid>/stat: tells a reused pid from the harness that was recorded. */
   startTicks: string | null;
   /** The run's marker (`WIGGUM_RUN_MARKER`), to find what left the group; absent in older records. */
@@ -33,6 +34,20 @@ export async function recordHarness(file: string, pid: number, marker: string | 
   await writeFileAtomic(file, `${JSON.stringify(record)}\n`, { durable: false });
 }
 
+/**
+ * The marker alone, written synchronously just before the spawn: a wiggum killed between the spawn
+ * and `recordHarness` still leaves what finds the harness (every process of a run carries its
+ * marker). Never throws: without a record the run goes on, as it did before records existed.
+ */
+export function recordHarnessMarker(file: string, marker: string): void {
+  const record: HarnessRecord = { pid: null, startTicks: null, marker };
+  try {
+    writeFileAtomicSync(file, `${JSON.stringify(record)}\n`, { durable: false });
+  } catch {
+    // The session folder is unwritable: the pid record will fail the same way, and say nothing either.
+  }
+}
+
 export async function clearHarnessRecord(file: string): Promise<void> {
   await rm(file, { force: true });
 }
@@ -50,7 +65,7 @@ export async function killRecordedHarness(file: string, graceMs: number, host: R
     return false;
   }
   let killed = false;
-  if (Number.isInteger(record.pid) && record.pid > 1 && host.isGroupAlive(record.pid)) {
+  if (record.pid !== null && Number.isInteger(record.pid) && record.pid > 1 && host.isGroupAlive(record.pid)) {
     const now = processStartTicks(record.pid);
     // The leader may be gone while the rest of its group lives on: then the group is still ours.
     if (now === null || record.startTicks === null || now === record.startTicks) killed = await killProcessGroup(record.pid, graceMs, host);

@@ -60,6 +60,11 @@ export interface ProcessSpec {
   /** Every chunk as it arrives, for live streaming and output parsers. Must not throw. */
   onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void;
   /**
+   * The run's marker just before spawn, synchronously: recorded then, it finds the harness even
+   * when wiggum is killed between the spawn and the pid's record. Must not throw.
+   */
+  onMarker?: (marker: string) => void;
+  /**
    * The pid (= process group id) and the run's marker right after spawn, so both can be recorded
    * and what is left of the run killed after a crash (`recordHarness`). Must not throw.
    */
@@ -153,6 +158,7 @@ export async function runProcess(spec: ProcessSpec, host: ProcessHost = systemPr
   if (spec.signal?.aborted === true) return finish({ stopped: true });
   const attempt = { command: spec.command, cwd: spec.cwd, configKey: spec.configKey };
   const marker = newRunMarker();
+  spec.onMarker?.(marker);
   let child: HostChild;
   try {
     child = host.spawn(spec.command, spec.args, { cwd: spec.cwd, env: { ...spec.env, [RUN_MARKER_VARIABLE]: marker } });

@@ -59,6 +59,8 @@ export interface IterationContext {
    * can be followed by killing its group and the background jobs that left it.
    */
   onSpawn: (pid: number, marker: string) => void;
+  /** The run's marker just before spawn (see ProcessSpec.onMarker). */
+  onMarker: (marker: string) => void;
 }
 
 export interface IterationRun {
@@ -163,6 +165,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
       configKey: `harnesses.${ctx.harness.name}.command`,
       signal,
       onSpawn: ctx.onSpawn,
+      onMarker: ctx.onMarker,
       onOutput: (chunk, stream) => {
         reader.push(chunk, stream);
         if (!giveUp.signal.aborted && reader.urgentFailure() !== null) giveUp.abort(new Error('the agent reported a failure no retry fixes'));

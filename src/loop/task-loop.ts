@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import type { ErrorCode } from '../errors.js';
 import { isWiggumError } from '../errors.js';
-import { clearHarnessRecord, recordHarness } from '../harness/pid-record.js';
+import { clearHarnessRecord, recordHarness, recordHarnessMarker } from '../harness/pid-record.js';
 import { systemProcessHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
@@ -86,6 +86,9 @@ export class TaskLoop {
       env: deps.env,
       stream: request.stream,
       signal: request.signal,
+      onMarker: (marker) => {
+        if (prepared.harnessRecord !== null) recordHarnessMarker(prepared.harnessRecord, marker);
+      },
       onSpawn: (pid, marker) => {
         if (prepared.harnessRecord !== null) void recordHarness(prepared.harnessRecord, pid, marker).catch(() => undefined);
       },

@@ -53,7 +53,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
     const fd = openSync(temp, 'wx', existingMode ?? options.mode ?? 0o644);
     try {
       writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-      fsyncSync(fd);
+      if (options.durable !== false) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -66,6 +66,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
     }
     throw writeError(path, error);
   }
+  if (options.durable === false) return;
   const dirFd = openSync(dirname(path), 'r');
   try {
     fsyncSync(dirFd);

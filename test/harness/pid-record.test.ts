@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { killRecordedHarness, recordHarness } from '../../src/harness/pid-record.js';
+import { killRecordedHarness, recordHarness, recordHarnessMarker } from '../../src/harness/pid-record.js';
 import { RUN_MARKER_VARIABLE } from '../../src/harness/process-tree.js';
 import { createFakeProcess, fakeHost } from '../helpers/fake-process.js';
 import type { FakeProcess } from '../helpers/fake-process.js';
@@ -78,5 +78,17 @@ describe('killRecordedHarness and the processes that left the group', () => {
     await recordHarness(file, 999_999_999, marker); // the leader is long gone
     expect(await killRecordedHarness(file, 200)).toBe(true);
     expect((await exited)[1]).toBe('SIGTERM');
+  });
+
+  test.runIf(process.platform === 'linux')('a harness whose pid was never recorded (wiggum killed right after the spawn) is found by the marker recorded before it', async () => {
+    const marker = `pid-record-early-${process.pid}-${Date.now()}`;
+    const file = join(tempDir(), 'harness.json');
+    recordHarnessMarker(file, marker);
+    const agent = spawn('sleep', ['300'], { env: { PATH: process.env['PATH'] ?? '', [RUN_MARKER_VARIABLE]: marker }, stdio: 'ignore', detached: true });
+    onTestFinished(() => void agent.kill('SIGKILL'));
+    const exited = once(agent, 'exit');
+    expect(await killRecordedHarness(file, 200)).toBe(true);
+    expect((await exited)[1]).toBe('SIGTERM');
+    expect(existsSync(file)).toBe(false);
   });
 });
