@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DaemonProcess } from '../helpers/daemon.js';
@@ -95,6 +96,12 @@ describe('kill -9 of the daemon at random moments', () => {
       'temp files left': findings.tempsLeft.length,
       orphans: findings.orphans.length,
     };
+    if (problemCount(findings) + overCounted.length > 0) {
+      // Keep the evidence (task files, sessions with their history and logs) beyond the temp folder.
+      const evidence = join(tmpdir(), `wiggum-kill-evidence-${SEED}-${process.pid}`);
+      cpSync(vault.root, evidence, { recursive: true });
+      console.log(`reliability: the vault of the failed campaign is kept in ${evidence}`);
+    }
     expect({ ...findings, overCounted }).toEqual({ notDone: [], duplicated: [], corrupted: [], tornHistory: [], miscounted: [], tempsLeft: [], orphans: [], overCounted: [] });
     expect(problemCount(findings)).toBe(0);
     // The campaign must have hit running work, not only start-ups.
