@@ -119,6 +119,9 @@ export class TaskLoop {
       durable: store.durable,
       harness: this.prepared.harness.name,
     });
+    // The iteration counted from the history had completed the task: a crash came between its
+    // history line and the Done file. End it now rather than run the agent once more.
+    if (fromHistory.countedIteration !== null && this.history.at(-1)?.action === 'done') return this.done();
     await this.checkpoint('running');
 
     for (;;) {
