@@ -56,7 +56,6 @@ export interface RunningDaemon {
   reload(): Promise<void>;
 }
 
-/** After an unexpected failure a task is tried again only after this long, not in a hot loop. */
 /** A task another process (`wiggum run`) is running is looked at again this often, to take it once that ends. */
 const BUSY_TASK_RETRY_MS = 5_000;
 const IDLE_CHECK_MS = 500;
@@ -222,13 +221,16 @@ class Daemon implements RunningDaemon {
       this.busyElsewhere.add(job.name);
       this.tracker.forget(job.id);
       this.retryLater(job.name, BUSY_TASK_RETRY_MS);
-    } else if (isWiggumError(error, 'E_TASK_UNREADABLE')) {
-      if (!this.unreadable.has(job.name)) this.logger.warn({ taskId: job.id, err: error }, `${error.message} (every ${elapsed(this.config.daemon.failedRetryMs)})`);
-      this.unreadable.add(job.name);
-      this.tracker.forget(job.id);
-      this.retryLater(job.name, this.config.daemon.failedRetryMs);
     } else if (error !== null) {
-      this.logger.error({ taskId: job.id, err: error }, `the loop of ${job.name} failed unexpectedly; it is tried again in ${elapsed(this.config.daemon.failedRetryMs)}`);
+      // Tried again after daemon.failed_retry, not in a hot loop. A file the daemon may not read is
+      // the user's to fix, not a failure of the daemon: said once, then tried again quietly.
+      const every = elapsed(this.config.daemon.failedRetryMs);
+      if (!isWiggumError(error, 'E_TASK_UNREADABLE')) {
+        this.logger.error({ taskId: job.id, err: error }, `the loop of ${job.name} failed unexpectedly; it is tried again in ${every}`);
+      } else if (!this.unreadable.has(job.name)) {
+        this.unreadable.add(job.name);
+        this.logger.warn({ taskId: job.id, err: error }, `${error.message} (every ${every})`);
+      }
       this.tracker.forget(job.id);
       this.retryLater(job.name, this.config.daemon.failedRetryMs);
     } else {

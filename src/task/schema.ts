@@ -15,7 +15,7 @@ const isoTimestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}(?:[Tt]|[ \t]+)\d{2}:\d
 /** A count another program may have written back quoted (`"2"`): read as the number it is. */
 const count = z.preprocess((value) => (typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : value), z.int().min(0));
 
-/** An empty list that another program wrote back as an empty value (`completed_steps:`). */
+/** A key another program wrote back with an empty value (`completed_steps:`, `ended:`): read as absent. */
 const orEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema);
 
 /** Seed 002 writes completed steps as `- step_1: read_input`; wiggum writes plain ids. Both are read. */

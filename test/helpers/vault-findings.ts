@@ -58,11 +58,20 @@ export function harnessesOf(root: string): number[] {
   return pids;
 }
 
+export interface FindingsOptions {
+  /**
+   * Each iteration of the agent passes one story (the fake agent's FAKE_STORY_PER_RUN and nothing
+   * failing it): a task that counted more iterations than it has stories lost one to a fault, and
+   * that is miscounted too, as a crash may cost only the iteration it cut.
+   */
+  oneStoryPerIteration?: boolean;
+}
+
 /**
  * Checks a vault whose tasks (`originals`: file name → the text the user dropped) should all have
  * ended in Done/. `sessions` is `.wiggum/sessions`.
  */
-export function findingsOf(root: string, originals: Map<string, string>): VaultFindings {
+export function findingsOf(root: string, originals: Map<string, string>, options: FindingsOptions = {}): VaultFindings {
   const findings: VaultFindings = { notDone: [], duplicated: [], corrupted: [], tornHistory: [], miscounted: [], tempsLeft: [], orphans: harnessesOf(root) };
   const folders = ['Approved', 'Done', 'Rejected'].map((name) => ({ name, files: mdFiles(join(root, name)) }));
   for (const [name, original] of originals) {
@@ -96,8 +105,11 @@ export function findingsOf(root: string, originals: Map<string, string>): VaultF
     if (torn) findings.tornHistory.push(`${id}/history.jsonl`);
     const checkpointed = /^ {2}iteration: (\d+)$/m.exec(text)?.[1];
     const consecutive = iterations.every((iteration, index) => iteration === index + 1);
+    const stories = (original.match(/^- \[ \] /gm) ?? []).length;
     if (!consecutive || iterations.length === 0 || String(iterations.length) !== checkpointed) {
       findings.miscounted.push(`${name}: history [${iterations.join(', ')}], checkpoint ${checkpointed ?? 'none'}`);
+    } else if (options.oneStoryPerIteration === true && iterations.length > stories) {
+      findings.miscounted.push(`${name}: ${iterations.length} iterations for ${stories} stories`);
     }
   }
   for (const folder of ['Approved', 'Done', 'Rejected']) {
