@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'E_TASK_NOT_FOUND'
   | 'E_TASK_UNREADABLE'
   | 'E_TASK_GONE'
+  | 'E_TASK_EMPTY'
+  | 'E_NO_HARNESS'
   // storage
   | 'E_SYMLINK_REFUSED'
   | 'E_WRITE'

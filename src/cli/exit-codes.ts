@@ -18,6 +18,8 @@ export function exitCodeFor(error: unknown): ExitCode {
       case 'E_CONFIG':
       case 'E_LOCKED':
       case 'E_TASK_NOT_FOUND':
+      case 'E_NO_HARNESS':
+      case 'E_TASK_EMPTY':
         return EXIT.usage;
       default:
         return EXIT.failed;

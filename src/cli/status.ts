@@ -51,6 +51,10 @@ function renderView(view: VaultView, layout: VaultLayout, now: number): string {
       lines.push(`  ${task.id}${progress}${step}${time}${last}${task.durable === false ? '  (memory NOT durable)' : ''}`);
     }
   }
+  if (view.waitingForAuthor.length > 0) {
+    lines.push('', 'waiting for you (not run until fixed):');
+    for (const wait of view.waitingForAuthor) lines.push(`  ${wait.name}: ${wait.message}`);
+  }
   if (view.recent.length > 0) {
     lines.push('', 'recently finished:');
     for (const item of view.recent.slice(0, 10)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${item.iterations} iterations` : `  ${item.reason.slice(0, 100)}`}`);

@@ -67,7 +67,8 @@ export interface WiggumConfig {
   allowedWorkdirs: string[];
   loop: LoopConfig;
   harness: {
-    defaultName: string;
+    /** The harness of a task that names none; null: such a task waits until it names one. */
+    defaultName: string | null;
     stopGraceMs: number;
     logMaxBytes: number;
     tailBytes: number;
@@ -81,6 +82,8 @@ export interface WiggumConfig {
     concurrency: number;
     rescanIntervalMs: number;
     settleMs: number;
+    /** A file seen changing in Approved/ (a note being written in place) runs once unchanged this long. */
+    composeQuietMs: number;
     drainGraceMs: number;
     dashboardDebounceMs: number;
     /** A task whose loop failed outside its own handling (a disk full, …) is offered again after this. */
@@ -117,7 +120,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       budget: { maxTokens: loop.budget.max_tokens, maxCostUsd: loop.budget.max_cost_usd, maxDurationMs: loop.budget.max_duration },
     },
     harness: {
-      defaultName: raw.harness.default,
+      defaultName: raw.harness.default === '' ? null : raw.harness.default,
       stopGraceMs: raw.harness.stop_grace,
       logMaxBytes: raw.harness.log_max_bytes,
       tailBytes: raw.harness.tail_bytes,
@@ -133,6 +136,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       concurrency: raw.daemon.concurrency,
       rescanIntervalMs: raw.daemon.rescan_interval,
       settleMs: raw.daemon.settle,
+      composeQuietMs: raw.daemon.compose_quiet,
       drainGraceMs: raw.daemon.drain_grace,
       dashboardDebounceMs: raw.daemon.dashboard_debounce,
       failedRetryMs: raw.daemon.failed_retry,

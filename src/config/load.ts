@@ -61,7 +61,7 @@ export async function checkConfig(sources: ConfigSources = {}): Promise<ConfigCh
     };
   }
   const raw = parsed.data;
-  if (!(raw.harness.default in raw.harnesses)) {
+  if (raw.harness.default !== '' && !(raw.harness.default in raw.harnesses)) {
     problems.push(locateIssue(layers, ['harness', 'default'], `no harness named "${raw.harness.default}" is defined under harnesses`));
   }
   if (problems.length > 0) return { ok: false, problems };

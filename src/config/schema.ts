@@ -79,7 +79,8 @@ export const rawConfigSchema = z.strictObject({
     }),
   }),
   harness: z.strictObject({
-    default: name,
+    // Empty (or absent) by default: no task runs without a harness it or the vault config names.
+    default: z.preprocess((value) => (value === null || (typeof value === 'string' && value.trim() === '') ? '' : value), z.union([z.literal(''), name])),
     stop_grace: duration,
     log_max_bytes: size,
     tail_bytes: size,
@@ -93,6 +94,7 @@ export const rawConfigSchema = z.strictObject({
     concurrency: z.int().min(1).max(256),
     rescan_interval: duration.refine((ms) => ms >= 100, { message: 'the rescan interval must be at least 100ms' }),
     settle: duration,
+    compose_quiet: duration,
     drain_grace: duration,
     dashboard_debounce: duration,
     failed_retry: duration.refine((ms) => ms >= 100, { message: 'failed_retry must be at least 100ms' }),

@@ -26,6 +26,8 @@ import type { ActionTarget } from './apply-actions.js';
 import { acquireVaultLock } from './lock.js';
 import { Scheduler } from './scheduler.js';
 import type { Lifecycle, StatusTracker } from './status.js';
+import { AuthorWaits } from './author-waits.js';
+import { RunningSessions } from './renames.js';
 import { StatusPublisher } from './status-publisher.js';
 import type { Job, TaskQueue, TaskQueueFactory } from './task-queue.js';
 
@@ -111,6 +113,10 @@ class Daemon implements RunningDaemon {
   private readonly busyElsewhere = new Set<string>();
   /** Task files the daemon may not read: said once, tried again quietly until they can be read. */
   private readonly unreadable = new Set<string>();
+  /** Files in Approved/ that wait for their author (empty, no harness named). */
+  private readonly authorWaits: AuthorWaits;
+  /** The session of each running task, to know its file again when its author renames it. */
+  private readonly sessions = new RunningSessions();
   private draining = false;
   private idleTimer: NodeJS.Timeout | null = null;
 
@@ -123,6 +129,7 @@ class Daemon implements RunningDaemon {
     private readonly releasers: Releasers,
   ) {
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
+    this.authorWaits = new AuthorWaits(layout, logger);
     this.status = new StatusPublisher(layout, config.folders, config, options.clock, logger);
     this.tracker = this.status.tracker;
     releasers.add('status.json and Dashboard.md', () => this.status.flush());
@@ -136,6 +143,9 @@ class Daemon implements RunningDaemon {
       layout,
       {
         settleMs: config.daemon.settleMs,
+        composeQuietMs: config.daemon.composeQuietMs,
+        defaultHarness: () => this.config.harness.defaultName,
+        onReconcile: (reconciled) => (this.tracker.waitingForAuthor = this.authorWaits.update(reconciled.known)),
         rescanIntervalMs: config.daemon.rescanIntervalMs,
         goneGraceMs: Math.max(1000, config.daemon.settleMs * 5),
         malformedGraceMs: Math.max(2000, config.daemon.settleMs * 10),
@@ -180,6 +190,7 @@ class Daemon implements RunningDaemon {
 
   private async enqueue(name: string, file: string): Promise<void> {
     const job = await jobFor(name, file, this.config, this.layout, this.options.clock.now());
+    if (this.sessions.followRename(job, this.logger)) return;
     if (this.queue.add(job)) {
       this.tracker.queued(job.id, job.name, job.file);
       this.logger.info({ taskId: job.id, file }, `queued ${name}`);
@@ -197,6 +208,7 @@ class Daemon implements RunningDaemon {
         stream: null,
         signal,
         onEvent: (event) => {
+          if (event.type === 'started') this.sessions.track(event.session, job);
           this.tracker.event(event);
           this.events.emit('loop', event);
         },
@@ -207,6 +219,7 @@ class Daemon implements RunningDaemon {
   }
 
   private ended(job: Job, result: TaskRunResult): void {
+    this.sessions.release(job);
     if (result.status === 'stopped' && result.reason === 'stop-flag') {
       this.watcher.markStopped(job.name); // the tracker already shows it stopped: the loop's 'ended' event said so
     } else if (result.status !== 'interrupted') {
@@ -216,7 +229,13 @@ class Daemon implements RunningDaemon {
   }
 
   private settled(job: Job, error: unknown): void {
-    if (isWiggumError(error, 'E_LOCKED')) {
+    this.sessions.release(job);
+    if (isWiggumError(error, 'E_NO_HARNESS') || isWiggumError(error, 'E_TASK_EMPTY')) {
+      // Changed between the scan and the run: the watcher reads it again, and it waits there.
+      this.tracker.forget(job.id);
+      this.watcher.markFinished(job.name);
+      void this.watcher.rescan();
+    } else if (isWiggumError(error, 'E_LOCKED')) {
       if (!this.busyElsewhere.has(job.name)) this.logger.warn({ taskId: job.id, owner: error.details.owner }, `${error.message}; it is taken here once that run ends`);
       this.busyElsewhere.add(job.name);
       this.tracker.forget(job.id);
@@ -259,7 +278,7 @@ class Daemon implements RunningDaemon {
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
       const snapshot = this.watcher.snapshot();
-      const startable = snapshot === null ? 1 : [...snapshot.tasks.keys()].filter((name) => !snapshot.stopFlags.has(stemOf(name))).length;
+      const startable = snapshot === null ? 1 : [...snapshot.tasks.keys()].filter((name) => !snapshot.stopFlags.has(stemOf(name)) && !this.authorWaits.has(name)).length;
       if (this.queue.running().length === 0 && this.queue.waiting().length === 0 && startable === 0) this.drain('nothing left to do (--exit-when-idle)');
       else this.checkIdleSoon();
     }, IDLE_CHECK_MS);

@@ -35,6 +35,12 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
     lines.push('');
   }
 
+  if (view.waitingForAuthor.length > 0) {
+    lines.push('## Waiting for you', '', 'These files in Approved/ do not run until they are fixed:', '');
+    for (const wait of view.waitingForAuthor) lines.push(`- [[${folders.approved}/${basename(wait.name, extname(wait.name))}]]: ${wait.message}`);
+    lines.push('');
+  }
+
   const queued = view.tasks.filter((task) => task.phase === 'queued');
   const stopped = view.tasks.filter((task) => task.phase === 'stopped');
   if (queued.length > 0) lines.push('## Queued', '', ...queued.map((task) => `- ${link(folders.approved, task)}`), '');

@@ -22,5 +22,6 @@ export async function jobFor(name: string, file: string, config: WiggumConfig, l
     allowedRoots: config.allowedWorkdirs,
     workspaces: layout.workspaces,
   }).catch(() => `invalid:${name}`);
-  return { id: task.id, name, file, workdir, priority: task.frontmatter.priority ?? 0, enqueuedAtMs: nowMs };
+  const session = task.frontmatter.persistence_loop?.session;
+  return { id: task.id, name, file, workdir, priority: task.frontmatter.priority ?? 0, enqueuedAtMs: nowMs, ...(session === undefined ? {} : { session }) };
 }

@@ -1,4 +1,5 @@
 import type { LoopEvent, TaskRunResult } from '../loop/events.js';
+import type { WaitReason } from '../task/readiness.js';
 
 export type Lifecycle = 'starting' | 'running' | 'draining' | 'stopped';
 
@@ -23,6 +24,15 @@ export interface TaskEntry {
   durable?: boolean;
 }
 
+/** A file in Approved/ that does not run until its author fixes it (it names no harness). */
+export interface AuthorWait {
+  name: string;
+  file: string;
+  reason: WaitReason;
+  /** What is wrong and how to fix it, for status and the Dashboard. */
+  message: string;
+}
+
 export interface FinishedEntry {
   id: string | null;
   status: TaskRunResult['status'];
@@ -44,6 +54,8 @@ export interface DaemonStatus {
   held: boolean;
   concurrency: number;
   tasks: TaskEntry[];
+  /** Files that wait for their author (absent in a status file of an older wiggum). */
+  waitingForAuthor?: AuthorWait[];
   recent: FinishedEntry[];
 }
 
@@ -59,6 +71,7 @@ export class StatusTracker {
   private readonly recent: FinishedEntry[] = [];
   lifecycle: Lifecycle = 'starting';
   held = false;
+  private authorWaits: AuthorWait[] = [];
 
   constructor(
     private readonly base: { pid: number; vault: string; startedAtMs: number; concurrency: number },
@@ -79,6 +92,13 @@ export class StatusTracker {
   stopped(id: string, name: string, file: string): void {
     this.tasks.set(id, { ...(this.tasks.get(id) ?? { id, name, file }), phase: 'stopped', sinceMs: this.now() });
     this.onChange();
+  }
+
+  /** The files in Approved/ that wait for their author, as the latest reconciliation saw them. */
+  set waitingForAuthor(waits: AuthorWait[]) {
+    const same = waits.length === this.authorWaits.length && waits.every((wait, i) => wait.name === this.authorWaits[i]?.name && wait.reason === this.authorWaits[i]?.reason);
+    this.authorWaits = waits;
+    if (!same) this.onChange();
   }
 
   forget(id: string): void {
@@ -127,6 +147,7 @@ export class StatusTracker {
       lifecycle: this.lifecycle,
       held: this.held,
       tasks: [...this.tasks.values()].sort((a, b) => order[a.phase] - order[b.phase] || a.sinceMs - b.sinceMs).map((task) => ({ ...task })),
+      waitingForAuthor: this.authorWaits.map((wait) => ({ ...wait })),
       recent: [...this.recent],
     };
   }

@@ -9,6 +9,8 @@ export interface Job {
   /** Higher runs sooner; equal priorities run first come, first served. */
   priority: number;
   enqueuedAtMs: number;
+  /** The session its checkpoint names, if it has run before: it identifies the task across a rename. */
+  session?: string;
 }
 
 /** Runs one job; `signal` aborts with a stop reason ('stop-flag', 'interrupted', 'task-gone'). */

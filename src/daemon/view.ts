@@ -8,7 +8,7 @@ import type { VaultLayout } from '../vault/layout.js';
 import { stopFlagFor } from '../vault/layout.js';
 import { flagStemOf, isStopFlagName, isTaskFileName, stemOf } from '../vault/names.js';
 import { isLockOwnerAlive, readLockOwner } from '../lock/owner-lock.js';
-import type { DaemonStatus, FinishedEntry, TaskEntry } from './status.js';
+import type { AuthorWait, DaemonStatus, FinishedEntry, TaskEntry } from './status.js';
 
 /** Everything `wiggum status` and Dashboard.md show, from the daemon's live status or the files. */
 export interface VaultView {
@@ -16,6 +16,8 @@ export interface VaultView {
   daemon: { pid: number; lifecycle: DaemonStatus['lifecycle']; startedAtMs: number; concurrency: number } | null;
   held: boolean;
   tasks: TaskEntry[];
+  /** Files in Approved/ that wait for their author (a running daemon's view only). */
+  waitingForAuthor: AuthorWait[];
   recent: FinishedEntry[];
   updatedAtMs: number;
 }
@@ -42,6 +44,7 @@ export function viewFromStatus(status: DaemonStatus, counts: VaultView['counts']
     daemon: { pid: status.pid, lifecycle: status.lifecycle, startedAtMs: status.startedAtMs, concurrency: status.concurrency },
     held: status.held,
     tasks: status.tasks,
+    waitingForAuthor: status.waitingForAuthor ?? [],
     recent: status.recent,
     updatedAtMs: status.updatedAtMs,
   };
@@ -55,7 +58,7 @@ export function viewFromStatus(status: DaemonStatus, counts: VaultView['counts']
 export async function inspectVault(layout: VaultLayout, now: number): Promise<VaultView> {
   const [counts, status] = await Promise.all([folderCounts(layout), liveStatus(layout)]);
   if (status !== null) return viewFromStatus(status, counts);
-  return { counts, daemon: null, held: await exists(layout.stopFile), tasks: await tasksFromFiles(layout), recent: [], updatedAtMs: now };
+  return { counts, daemon: null, held: await exists(layout.stopFile), tasks: await tasksFromFiles(layout), waitingForAuthor: [], recent: [], updatedAtMs: now };
 }
 
 /** One task's entry as `inspectVault` would list it, without reading the rest of the vault. */

@@ -16,7 +16,7 @@ export interface TaskRunResult {
 
 /** What a running loop tells its host (the `run` command's progress line, the daemon's status). */
 export type LoopEvent =
-  | { type: 'started'; taskId: string; file: string; iteration: number; maxIterations: number; resumed: boolean; durable: boolean; harness: string }
+  | { type: 'started'; taskId: string; file: string; iteration: number; maxIterations: number; resumed: boolean; durable: boolean; harness: string; session: string }
   | { type: 'iteration'; taskId: string; iteration: number; attempt: number; maxIterations: number; step: string | null; startedAtMs: number }
   | { type: 'iteration-end'; taskId: string; record: IterationRecord }
   | { type: 'waiting'; taskId: string; untilMs: number; why: 'retry' | 'usage-limit' | 'hold' }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { CheckDefinition, HarnessDefinition, LoopConfig, WiggumConfig } from '../config/config.js';
 import { resolvePath } from '../config/sources.js';
 import { WiggumError, systemErrorCode } from '../errors.js';
@@ -15,6 +15,7 @@ import { buildPrd, parsePrd } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
 import { openSession } from '../memory/session.js';
 import type { OpenedSession } from '../memory/session.js';
+import { chooseHarness, noHarnessError } from '../task/harness-choice.js';
 import type { Task } from '../task/parse.js';
 import { resolveWorkdir } from '../task/workdir.js';
 import type { Clock } from '../time/clock.js';
@@ -60,7 +61,8 @@ export interface PrepareDeps {
 export async function prepareTask(task: Task, overrides: RunOverrides, deps: PrepareDeps): Promise<PreparedTask> {
   const { config, layout, logger } = deps;
   const fm = task.frontmatter;
-  const harnessName = overrides.harness ?? fm.harness ?? config.harness.defaultName;
+  const harnessName = chooseHarness(overrides.harness, fm.harness, config.harness.defaultName)?.name;
+  if (harnessName === undefined) throw noHarnessError(basename(task.file));
   const harness = config.harnesses[harnessName];
   if (harness === undefined) {
     throw new WiggumError('E_HARNESS_UNKNOWN', `unknown harness "${harnessName}": the configured harnesses are ${Object.keys(config.harnesses).join(', ')}`);

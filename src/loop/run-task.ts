@@ -1,6 +1,8 @@
 import { WiggumError, isWiggumError } from '../errors.js';
 import { formatProblem } from '../problem.js';
+import { basename } from 'node:path';
 import { checkTaskAgainstConfig } from '../task/check.js';
+import { chooseHarness, noHarnessError } from '../task/harness-choice.js';
 import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
 import { updateTaskFile } from '../task/update-file.js';
@@ -31,6 +33,8 @@ export async function runTask(request: RunTaskRequest, deps: RunTaskDeps): Promi
 async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
   const endingDeps: EndingDeps = { layout: deps.layout, logger: deps.logger, clock: deps.clock };
   const first = await readTaskFile(request.file);
+  // A note just created (nothing but white space) is never a task: not run, not rejected.
+  if (first.text !== null && first.text.trim() === '') throw new WiggumError('E_TASK_EMPTY', `${basename(request.file)} is empty: write the task (a title, \`harness: NAME\`, what to do), then it runs`);
   if (!first.result.ok) return rejectInvalid(request.file, first.text, first.result.problems, endingDeps);
   const { id } = first.result.task;
   const lock = await lockTask(deps.layout.taskLocks, id, deps.logger);
@@ -54,6 +58,8 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   const endingDeps: EndingDeps = { layout: deps.layout, logger: log, clock: deps.clock };
   const ended = endedAs(task);
   if (ended === 'done' || (ended === 'rejected' && hasPendingMove(task.id, endingDeps))) return finishHalfDoneMove(task, ended, endingDeps);
+  // No implicit agent: a task that names none, with no default configured, waits for its author.
+  if (chooseHarness(request.overrides?.harness, task.frontmatter.harness, deps.config.harness.defaultName) === null) throw noHarnessError(basename(task.file));
   if (ended === 'rejected') task = await sendBack(task, deps, log);
 
   let prepared: PreparedTask;
@@ -78,7 +84,7 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
   const keys = checkpointData({ state, status: 'rejected', session: loop?.session ?? 'none', started, nowMs: now, completedSteps: [], currentStep: null, ended: true, exitReason: error.code });
   return finishRejected({ taskId: task.id, file: task.file, lastText: task.text }, keys, {
     taskId: task.id,
-    harness: task.frontmatter.harness ?? deps.config.harness.defaultName,
+    harness: chooseHarness(undefined, task.frontmatter.harness, deps.config.harness.defaultName)?.name ?? 'none',
     iterations: loop?.iteration ?? 0,
     maxIterations,
     startedAt: started,

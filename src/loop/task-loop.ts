@@ -1,4 +1,5 @@
-import { relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, relative } from 'node:path';
 import type { ErrorCode } from '../errors.js';
 import { isWiggumError } from '../errors.js';
 import { clearHarnessRecord, recordHarness, recordHarnessMarker } from '../harness/pid-record.js';
@@ -19,6 +20,7 @@ import { finishDone, finishRejected, finishStopped, writeCheckpoint } from './en
 import type { EndingDeps, LoopFile } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { runIteration } from './iteration.js';
+import { findRenamedTaskFile } from './follow-file.js';
 import { reloadTaskFile } from './task-file-edits.js';
 import { holdWhileExists, sleepCounted } from './waits.js';
 import type { IterationContext } from './iteration.js';
@@ -33,7 +35,8 @@ import type { RunTaskDeps, RunTaskRequest } from './request.js';
 /** The loop of one prepared task: its state and the effects of each decision. */
 export class TaskLoop {
   private state: LoopState;
-  private readonly file: string;
+  /** The task file; it follows a rename by the task's author (see `follow`). */
+  private file: string;
   private lastText: string;
   private body: string;
   private prd: Prd | null = null;
@@ -118,6 +121,7 @@ export class TaskLoop {
       resumed,
       durable: store.durable,
       harness: this.prepared.harness.name,
+      session: this.prepared.session.sessionId,
     });
     // The iteration counted from the history had completed the task: a crash came between its
     // history line and the Done file. End it now rather than run the agent once more.
@@ -147,6 +151,7 @@ export class TaskLoop {
         this.gitState = null;
         continue;
       }
+      await this.follow();
       const view = await reloadTaskFile(this.file, { body: this.body, text: this.lastText, prd: this.prd }, this.ctx.store, this.log);
       if (view === null) return this.stop('task-gone');
       ({ body: this.body, text: this.lastText, prd: this.prd } = view);
@@ -252,6 +257,7 @@ export class TaskLoop {
   }
 
   private async checkpoint(status: LoopStatus, record?: IterationRecord, waitingUntilMs?: number): Promise<void> {
+    await this.follow();
     const keys = checkpointData(this.checkpointKeys(status, record, undefined, waitingUntilMs));
     const text = await writeCheckpoint(this.file, this.lastText, { keys: { state: 'Approved', persistence_loop: keys } }, this.endingDeps());
     if (text !== null) this.lastText = text;
@@ -283,12 +289,23 @@ export class TaskLoop {
     };
   }
 
-  private done(): Promise<TaskRunResult> {
+  /** The task's author renamed its file inside Approved/: the run goes on with the file under its new name. */
+  private async follow(): Promise<void> {
+    if (existsSync(this.file)) return;
+    const renamed = await findRenamedTaskFile(this.file, this.prepared.session.sessionId);
+    if (renamed === null) return;
+    this.log.info({ from: basename(this.file), to: basename(renamed) }, `the task file was renamed to ${basename(renamed)}: the run follows it`);
+    this.file = renamed;
+  }
+
+  private async done(): Promise<TaskRunResult> {
+    await this.follow();
     const loop = checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' }));
     return finishDone(this.target(), loop, this.facts(), this.endingDeps(), this.deps.config.loop.tickChecklist);
   }
 
-  private reject(code: ErrorCode, reason: string, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
+  private async reject(code: ErrorCode, reason: string, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
+    await this.follow();
     const lastRecord = this.history.at(-1);
     const { completedSteps, currentStep } = this.steps();
     const loop = checkpointData(this.checkpointKeys('rejected', lastRecord, { exitReason: code }));
@@ -303,7 +320,8 @@ export class TaskLoop {
     }, this.endingDeps());
   }
 
-  private stop(reason: StopReason): Promise<TaskRunResult> {
+  private async stop(reason: StopReason): Promise<TaskRunResult> {
+    await this.follow();
     const loop = checkpointData(this.checkpointKeys(reason === 'stop-flag' ? 'stopped' : 'interrupted'));
     return finishStopped(this.target(), loop, reason, this.state.iteration, this.endingDeps());
   }

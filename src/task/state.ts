@@ -16,6 +16,8 @@ export interface LoopSummary {
   max_iterations: number;
   current_step: string | null;
   updated: string | undefined;
+  /** The run's session id: it names the task across a rename of its file. */
+  session: string | undefined;
 }
 
 /** Where a task stands. */
@@ -130,5 +132,6 @@ function summaryOf(loop: Partial<PersistenceLoop>): LoopSummary | undefined {
   if (!Number.isInteger(iteration) || (iteration as number) < 0 || !Number.isInteger(max) || (max as number) < 1) return undefined;
   if (step !== undefined && step !== null && typeof step !== 'string') return undefined;
   if (updated !== undefined && typeof updated !== 'string') return undefined;
-  return { status: status as LoopStatus, iteration: iteration as number, max_iterations: max as number, current_step: (step) ?? null, updated };
+  const session = typeof loop.session === 'string' ? loop.session : undefined;
+  return { status: status as LoopStatus, iteration: iteration as number, max_iterations: max as number, current_step: (step) ?? null, updated, session };
 }

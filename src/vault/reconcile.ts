@@ -1,3 +1,4 @@
+import type { WaitReason } from '../task/readiness.js';
 import { stemOf } from './names.js';
 import type { TaskFileEntry, VaultSnapshot } from './scan.js';
 
@@ -17,6 +18,13 @@ export interface KnownTask {
   /** When an active or stopped task's file was first found missing; null while it is there. */
   missingSinceMs: number | null;
   firstSeenAtMs: number;
+  /**
+   * Seen to change after it was first seen: a note being written in place (an editor saving it
+   * as its author types), which runs only once it has been quiet for `composeQuietMs`.
+   */
+  composing: boolean;
+  /** Why a settled file does not run (empty, names no harness); null while it may run, is unread or is still settling. */
+  waiting: WaitReason | null;
 }
 
 /** What the daemon is asked to do. Every action is a consequence of a state change, emitted once. */
@@ -41,6 +49,8 @@ export type ReconcileAction =
 export interface ReconcileSettings {
   /** A file must keep its size, mtime and inode this long (and parse) before it starts. */
   settleMs: number;
+  /** A file seen changing after it appeared (written in place) must stay unchanged this long. */
+  composeQuietMs: number;
   /** A missing active file counts as gone only after this long (editors save by unlink + add). */
   goneGraceMs: number;
   /** A file that does not parse starts anyway (to be rejected with a report) after this long unchanged. */
@@ -73,9 +83,12 @@ export function plan(snapshot: VaultSnapshot, known: ReadonlyMap<string, KnownTa
   for (const entry of snapshot.tasks.values()) {
     const before = known.get(entry.name);
     if (before === undefined || before.phase === 'settling') {
-      const task = observed(before, entry, nowMs, settings);
-      const settled = settleCheck(task, entry.parses, nowMs, settings);
-      if (settled === 'settled') {
+      const task: KnownTask = { ...observed(before, entry, nowMs, settings), waiting: null };
+      const wait = waitingOf(before, task, entry);
+      const settled = settleCheck(task, entry.parses, wait, nowMs, settings);
+      if (settled === 'waiting') {
+        next.set(entry.name, { ...task, waiting: wait });
+      } else if (settled === 'settled') {
         if (snapshot.stopFlags.has(stemOf(entry.name))) {
           next.set(entry.name, { ...task, phase: 'stopped' });
         } else {
@@ -151,24 +164,37 @@ function observed(before: KnownTask | undefined, entry: TaskFileEntry, nowMs: nu
     // event debounce, the scan): count the settle window from there, but watch at least half of
     // it ourselves, since a copy may carry an old mtime while it is still being written.
     const changedAtMs = Math.max(Math.min(nowMs, entry.mtimeMs), nowMs - settings.settleMs / 2);
-    return { name: entry.name, phase: 'settling', size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino, changedAtMs, missingSinceMs: null, firstSeenAtMs: nowMs };
+    return { name: entry.name, phase: 'settling', size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino, changedAtMs, missingSinceMs: null, firstSeenAtMs: nowMs, composing: false, waiting: null };
   }
   const changed = before.size !== entry.size || before.mtimeMs !== entry.mtimeMs || before.ino !== entry.ino;
   if (!changed) return before.missingSinceMs === null ? before : { ...before, missingSinceMs: null };
-  return { ...before, size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino, changedAtMs: nowMs, missingSinceMs: null };
+  // A change before the file was handed over: it is being written where it lies (saved in place, or
+  // replaced by an editor's swap file under the same name), so it waits for the author to stop.
+  const composing = before.composing || before.phase === 'settling';
+  return { ...before, size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino, changedAtMs: nowMs, missingSinceMs: null, composing };
+}
+
+/** What a settling file waits for: this scan's reading of it, else the last one while it is unchanged. */
+function waitingOf(before: KnownTask | undefined, task: KnownTask, entry: TaskFileEntry): WaitReason | null {
+  if (entry.parses !== null) return entry.wait ?? null;
+  return before !== undefined && before.changedAtMs === task.changedAtMs ? before.waiting : null;
 }
 
 /**
- * Whether a settling file may be handed over. It must be unchanged for `settleMs` and parse; a file
- * that does not parse waits `malformedGraceMs` unchanged (a half-written file is neither run nor
- * rejected early); a file not read by this scan (`parses: null`) asks for a read at once.
+ * Whether a settling file may be handed over. It must be unchanged for `settleMs` (for a file being
+ * composed in place, `composeQuietMs`) and parse; a file that does not parse waits
+ * `malformedGraceMs` unchanged (a half-written file is neither run nor rejected early); a file not
+ * read by this scan (`parses: null`) asks for a read at once; one with a wait reason waits, with no
+ * timer, until it changes.
  */
-function settleCheck(task: KnownTask, parses: boolean | null, nowMs: number, settings: ReconcileSettings): 'settled' | { checkAtMs: number } {
-  const settleAtMs = task.changedAtMs + settings.settleMs;
+function settleCheck(task: KnownTask, parses: boolean | null, wait: WaitReason | null, nowMs: number, settings: ReconcileSettings): 'settled' | 'waiting' | { checkAtMs: number } {
+  const quietMs = task.composing ? Math.max(settings.settleMs, settings.composeQuietMs) : settings.settleMs;
+  const settleAtMs = task.changedAtMs + quietMs;
   if (nowMs < settleAtMs) return { checkAtMs: settleAtMs };
   if (parses === null) return { checkAtMs: nowMs };
+  if (wait !== null) return 'waiting';
   if (parses) return 'settled';
-  const malformedAtMs = task.changedAtMs + Math.max(settings.settleMs, settings.malformedGraceMs);
+  const malformedAtMs = task.changedAtMs + Math.max(quietMs, settings.malformedGraceMs);
   return nowMs < malformedAtMs ? { checkAtMs: malformedAtMs } : 'settled';
 }
 

@@ -3,6 +3,8 @@ import type { Dirent, Stats } from 'node:fs';
 import { join } from 'node:path';
 import { isWiggumError, systemErrorCode } from '../errors.js';
 import { readTaskFile } from '../task/read.js';
+import { waitReasonOf } from '../task/readiness.js';
+import type { WaitReason } from '../task/readiness.js';
 import { systemClock } from '../time/clock.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from './layout.js';
@@ -18,6 +20,8 @@ export interface TaskFileEntry {
   ino: number;
   /** Whether the file parses as a task; null when this scan did not read it. */
   parses: boolean | null;
+  /** Why a file that was read may not run yet (empty, no harness named); null if it may, or was not read. */
+  wait?: WaitReason | null;
 }
 
 /** What is in the vault at one moment, as far as starting and stopping tasks goes. */
@@ -48,6 +52,8 @@ export interface ScanOptions {
    * reconciliation would lstat every task in Approved/, which is quadratic while many run.
    */
   known?: (name: string) => { size: number; mtimeMs: number; ino: number } | null;
+  /** The configured `harness.default` (null: none), to tell a task that names no harness to wait. */
+  defaultHarness?: string | null;
   clock?: Clock;
 }
 
@@ -85,7 +91,7 @@ export async function scanApproved(layout: VaultLayout, options: ScanOptions): P
     }
     const entry: TaskFileEntry = { name, path, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino, parses: null };
     if (options.parse(name)) {
-      const checked = await readAndParse(entry);
+      const checked = await readAndParse(entry, options.defaultHarness ?? null);
       if (checked === null) return;
       snapshot.tasks.set(name, checked);
       return;
@@ -95,13 +101,14 @@ export async function scanApproved(layout: VaultLayout, options: ScanOptions): P
   return snapshot;
 }
 
-async function readAndParse(entry: TaskFileEntry): Promise<TaskFileEntry | null> {
-  // An empty file is the usual first step of "create, then write": not a task yet.
-  if (entry.size === 0) return { ...entry, parses: false };
+async function readAndParse(entry: TaskFileEntry, defaultHarness: string | null): Promise<TaskFileEntry | null> {
+  // An empty file is the usual first step of "create, then write": not a task yet, and never one.
+  if (entry.size === 0) return { ...entry, parses: true, wait: 'empty' };
   try {
     const read = await readTaskFile(entry.path);
     // The identity of what was parsed; if the file changed since the lstat, reconciliation sees it.
-    return { ...entry, size: read.stat.size, mtimeMs: read.stat.mtimeMs, ino: read.stat.ino, parses: read.result.ok };
+    const wait = waitReasonOf(read.text, read.result, defaultHarness);
+    return { ...entry, size: read.stat.size, mtimeMs: read.stat.mtimeMs, ino: read.stat.ino, parses: read.result.ok || wait !== null, wait };
   } catch (error) {
     if (isWiggumError(error, 'E_TASK_NOT_FOUND')) return null;
     // Unreadable (permissions, …): it will be handed over after the malformed grace, and the

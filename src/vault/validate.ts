@@ -6,7 +6,9 @@ import { isWiggumError, systemErrorCode } from '../errors.js';
 import { fileProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
 import { checkTaskAgainstConfig } from '../task/check.js';
+import { NO_HARNESS_TEXT } from '../task/harness-choice.js';
 import { readTaskFile } from '../task/read.js';
+import { waitReasonOf } from '../task/readiness.js';
 import { vaultLayout } from './layout.js';
 import { isTaskFileName } from './names.js';
 
@@ -51,6 +53,12 @@ export async function validateVault(request: ValidateRequest): Promise<Problem[]
       if (!isWiggumError(error, 'E_TASK_NOT_FOUND')) throw error;
       problems.push(fileProblem(file, 'no such file'));
       continue;
+    }
+    // Neither is rejected by the daemon, which leaves them waiting in Approved/; both are worth saying.
+    const wait = waitReasonOf(read.text, read.result, checked.config.harness.defaultName);
+    if (wait !== null) {
+      problems.push(wait === 'empty' ? fileProblem(file, 'empty: not a task, and never run until something is written in it') : { file, line: 1, col: 1, key: 'harness', message: NO_HARNESS_TEXT });
+      if (wait === 'empty') continue;
     }
     if (!read.result.ok) {
       problems.push(...read.result.problems);

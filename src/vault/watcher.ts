@@ -13,6 +13,10 @@ import type { VaultSnapshot } from './scan.js';
 
 export interface WatchVaultOptions {
   settleMs: number;
+  /** See ReconcileSettings.composeQuietMs; 0 by default. */
+  composeQuietMs?: number;
+  /** The configured harness.default (null: none), read at each scan so that a reload applies. */
+  defaultHarness?: () => string | null;
   rescanIntervalMs: number;
   goneGraceMs: number;
   malformedGraceMs: number;
@@ -90,6 +94,7 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
           const task = before.get(name);
           return task !== undefined && task.phase !== 'settling' && task.missingSinceMs === null ? task : null;
         },
+        defaultHarness: options.defaultHarness?.() ?? null,
         clock,
       });
     } catch (error) {
@@ -97,7 +102,7 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
       return;
     }
     if (closed) return;
-    const settings = { settleMs: options.settleMs, goneGraceMs: options.goneGraceMs, malformedGraceMs: options.malformedGraceMs, globalStopWas };
+    const settings = { settleMs: options.settleMs, composeQuietMs: options.composeQuietMs ?? 0, goneGraceMs: options.goneGraceMs, malformedGraceMs: options.malformedGraceMs, globalStopWas };
     const result = plan(snapshot, known, nowMs, settings);
     known = result.known;
     globalStopWas = snapshot.globalStop;

@@ -47,12 +47,28 @@ describe('wiggum validate', () => {
 
   test('with no file, checks every task in Approved/ and the config', async () => {
     const root = vault();
-    writeFileSync(join(root, 'Approved', 'good.md'), '---\ntitle: fine\n---\nbody\n');
-    writeFileSync(join(root, 'Approved', 'bad.md'), '---\nmax_iterations: 0\n---\n');
+    writeFileSync(join(root, 'Approved', 'good.md'), '---\ntitle: fine\nharness: demo\n---\nbody\n');
+    writeFileSync(join(root, 'Approved', 'bad.md'), '---\nmax_iterations: 0\nharness: demo\n---\n');
     writeFileSync(join(root, 'Approved', 'notes.txt'), 'not a task');
     const result = await runCli(['validate', '--vault', root]);
     expect(result.code).toBe(2);
     expect(result.stdout.trim().split('\n')).toEqual([`${join(root, 'Approved', 'bad.md')}:2:17: max_iterations: Too small: expected number to be >=1`]);
+  });
+
+  test('a task naming no harness (no default configured) and an empty file are problems that say what to do', async () => {
+    const root = vault();
+    writeFileSync(join(root, 'Approved', 'noh.md'), '---\ntitle: noh\n---\nbody\n');
+    writeFileSync(join(root, 'Approved', 'plain.md'), 'just a note\n');
+    writeFileSync(join(root, 'Approved', 'blank.md'), '  \n');
+    const result = await runCli(['validate', '--vault', root]);
+    expect(result.code).toBe(2);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toBe(`${join(root, 'Approved', 'blank.md')}:1:1: empty: not a task, and never run until something is written in it`);
+    for (const [i, name] of [[1, 'noh.md'], [2, 'plain.md']] as const) {
+      expect(lines[i]).toContain(join(root, 'Approved', name));
+      expect(lines[i]).toMatch(/names no harness .*`harness: NAME`.*harness\.default in \.wiggum\/config\.yaml/);
+    }
   });
 
   test('a symlinked task in Approved/ is a problem naming it; editor backups are not looked at', async () => {

@@ -19,7 +19,7 @@ function fullState(file: string, text = readFileSync(file, 'utf8')): unknown {
     file,
     id: parsed.task.id,
     state: parsed.task.frontmatter.state,
-    loop: loop === undefined ? undefined : { status: loop.status, iteration: loop.iteration, max_iterations: loop.max_iterations, current_step: loop.checkpoint?.current_step ?? null, updated: loop.updated },
+    loop: loop === undefined ? undefined : { status: loop.status, iteration: loop.iteration, max_iterations: loop.max_iterations, current_step: loop.checkpoint?.current_step ?? null, updated: loop.updated, session: loop.session },
   };
 }
 

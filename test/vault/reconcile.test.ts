@@ -18,6 +18,8 @@ interface FileState {
   read?: boolean;
   /** Has another hard link (nlink > 1). */
   linked?: boolean;
+  /** Why it may not run, when read (empty, names no harness). */
+  wait?: 'empty' | 'no-harness';
 }
 
 type Phase = KnownTask['phase'] | 'forgotten';
@@ -42,7 +44,8 @@ interface Scenario {
   steps: Step[];
 }
 
-const SETTINGS = { settleMs: 100, goneGraceMs: 1000, malformedGraceMs: 2000 };
+/** No quiet period for notes composed in place, unless a scenario sets one: the settle rules alone. */
+const SETTINGS = { settleMs: 100, composeQuietMs: 0, goneGraceMs: 1000, malformedGraceMs: 2000 };
 
 function run(scenario: Scenario): void {
   const settings = { ...SETTINGS, ...scenario.settings };
@@ -93,7 +96,7 @@ function snapshotOf(
       continue;
     }
     const read = (file.read ?? true) && isDueForRead(known.get(name), at, settleMs);
-    tasks.set(name, { name, path: `/vault/Approved/${name}`, size: file.size, mtimeMs: file.mtime ?? writtenAt(name), ino: file.ino ?? 1, parses: read ? (file.parses ?? true) : null });
+    tasks.set(name, { name, path: `/vault/Approved/${name}`, size: file.size, mtimeMs: file.mtime ?? writtenAt(name), ino: file.ino ?? 1, parses: read ? (file.parses ?? true) : null, ...(read ? { wait: file.wait ?? null } : {}) });
   }
   return { takenAtMs: at, tasks, linked, symlinks: new Set<string>(), stopFlags: new Set(stops), globalStop };
 }
@@ -104,7 +107,62 @@ function describeAction(action: ReconcileAction): string {
 
 const a = (size: number, more: Omit<FileState, 'size'> = {}): Record<string, FileState> => ({ 'a.md': { size, ...more } });
 
+const composing = { composeQuietMs: 5000 };
+
 const scenarios: Scenario[] = [
+  {
+    name: 'a note written in place (empty, then saved as typed) starts once quiet for composeQuietMs, once',
+    settings: composing,
+    steps: [
+      { at: 0, files: a(0, { wait: 'empty' }), expect: [], next: 100 },
+      { at: 100, expect: [], next: null, phases: { 'a.md': 'settling' } },
+      { at: 1000, files: a(20, { parses: false }), expect: [], next: 6000 },
+      { at: 2200, files: a(60), expect: [], next: 7200 },
+      { at: 4700, files: a(90), expect: [], next: 9700 },
+      { at: 9600, expect: [], next: 9700 },
+      { at: 9700, expect: ['start a.md'] },
+      { at: 20_000, expect: [] },
+    ],
+  },
+  {
+    name: 'a file replaced again and again under its name (vim: swap file renamed over) waits for quiet too',
+    settings: composing,
+    steps: [
+      { at: 0, files: a(20, { parses: false, ino: 1 }), expect: [], next: 100 },
+      { at: 800, files: a(40, { ino: 2 }), expect: [], next: 5800 },
+      { at: 1800, files: a(60, { ino: 3 }), expect: [], next: 6800 },
+      { at: 6800, expect: ['start a.md'] },
+    ],
+  },
+  {
+    name: 'a complete file, moved in or written atomically, starts after the settle time alone',
+    settings: composing,
+    steps: [
+      { at: 0, files: a(80), expect: [], next: 100 },
+      { at: 100, expect: ['start a.md'] },
+    ],
+  },
+  {
+    name: 'a note being composed that is renamed starts at once under its new name; the old name is forgotten',
+    settings: composing,
+    steps: [
+      { at: 0, files: { 'Untitled.md': { size: 0, wait: 'empty', ino: 7 } }, expect: [], next: 100 },
+      { at: 500, files: { 'Untitled.md': { size: 90, ino: 7 } }, expect: [], next: 5500 },
+      { at: 1500, files: { 'Fix it.md': { size: 90, ino: 7, mtime: 500 } }, expect: [], next: 1550, phases: { 'Untitled.md': 'forgotten' } },
+      { at: 1550, expect: ['start Fix it.md'] },
+    ],
+  },
+  {
+    name: 'an empty file or one naming no harness waits, with no timer, and starts once fixed',
+    settings: composing,
+    steps: [
+      { at: 0, files: { 'e.md': { size: 0, wait: 'empty' }, 'n.md': { size: 30, wait: 'no-harness' } }, expect: [], next: 100 },
+      { at: 100, expect: [], next: null, phases: { 'e.md': 'settling', 'n.md': 'settling' } },
+      { at: 60_000, expect: [], next: null },
+      { at: 61_000, files: { 'e.md': { size: 0, wait: 'empty' }, 'n.md': { size: 45 } }, expect: [], next: 66_000 },
+      { at: 66_000, expect: ['start n.md'] },
+    ],
+  },
   {
     name: 'the settle time counts from the mtime when the file was written just before it was seen',
     steps: [

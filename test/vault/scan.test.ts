@@ -64,10 +64,21 @@ describe('scanApproved', () => {
     expect(Object.fromEntries([...snapshot.tasks.values()].map((entry) => [entry.name, entry.parses]))).toEqual({
       'good.md': true,
       'half.md': false,
-      // An empty file is the usual first step of "create, then write": not a task yet.
-      'empty.md': false,
+      // An empty file is the usual first step of "create, then write": not a task, never run.
+      'empty.md': true,
       'unread.md': null,
     });
+    expect(snapshot.tasks.get('empty.md')?.wait).toBe('empty');
+    expect(snapshot.tasks.get('good.md')?.wait).toBe('no-harness'); // VALID names none, and no default is given
+  });
+
+  test('a task that names no harness waits when the config names no default, and not when it does', async () => {
+    const layout = await vaultWith({ 'noh.md': '---\ntitle: noh\n---\nbody\n', 'named.md': '---\nharness: demo\n---\nbody\n', 'blank.md': ' \n\t\n' });
+    const without = await scanApproved(layout, { parse: () => true, defaultHarness: null });
+    expect(Object.fromEntries([...without.tasks.values()].map((entry) => [entry.name, entry.wait]))).toEqual({ 'noh.md': 'no-harness', 'named.md': null, 'blank.md': 'empty' });
+    const withDefault = await scanApproved(layout, { parse: () => true, defaultHarness: 'demo' });
+    expect(withDefault.tasks.get('noh.md')?.wait).toBe(null);
+    expect(withDefault.tasks.get('blank.md')?.wait).toBe('empty');
   });
 
   test('stop flags by stem, and the vault STOP file', async () => {

@@ -52,6 +52,8 @@ export interface WatchedVault {
 /** Test settings: a short settle and grace; no periodic rescan, so events and timers do the work. */
 export const TEST_OPTIONS = {
   settleMs: 50,
+  // As a vault whose config names a default harness: tasks that name none still run.
+  defaultHarness: () => 'fake',
   rescanIntervalMs: 3_600_000,
   goneGraceMs: 60_000,
   malformedGraceMs: 3_600_000,
