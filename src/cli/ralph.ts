@@ -1,14 +1,19 @@
 import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { WiggumError, systemErrorCode } from '../errors.js';
+import { isLockOwnerAlive, readLockOwner } from '../lock/owner-lock.js';
 import { createLogger } from '../log/logger.js';
 import type { LogLevel } from '../log/logger.js';
 import type { RunOverrides } from '../loop/prepare.js';
 import { changeContext } from '../memory/pending-context.js';
-import { checkChangeId, ensureRalphTask, ralphLayout } from '../ralph/ralph-task.js';
+import { chooseSettings, describeRecorded, unrecorded } from '../ralph/loop-settings.js';
+import type { LoopSettings } from '../ralph/loop-settings.js';
+import { checkChangeId, ensureRalphTask, noLoopToResume, ralphLayout, readRalphTask } from '../ralph/ralph-task.js';
+import { recordedSettings } from '../ralph/settings-file.js';
 import { systemClock } from '../time/clock.js';
 import { findTask } from '../vault/find-task.js';
+import type { VaultLayout } from '../vault/layout.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { runInForeground } from './foreground.js';
@@ -51,18 +56,49 @@ export async function ralphCommand(prompt: string | undefined, options: RalphOpt
 
   if (options.status === true) {
     const task = await findTask(options.change, [layout.approved, layout.done, layout.rejected]);
-    process.stdout.write(await describeTask(task, layout, null, options.json === true));
+    const detail = await describeTask(task, layout, null, options.json === true);
+    process.stdout.write(withRecorded(detail, recordedSettings(task.frontmatter, task.file), options.json === true));
     return EXIT.complete;
   }
 
   const text = await promptText(prompt, options.promptFile);
   const config = await loadConfig({ vault: root, ...(options.config === undefined ? {} : { file: options.config }) });
-  const overrides = checkedOverrides(options, config);
+  const flags = checkedOverrides(options, config);
   const logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 2, relativeTo: root });
-  const { file, action } = await ensureRalphTask(layout, options.change, text);
-  logger.info({ change: options.change, file: relative(root, file) }, action === 'created' ? 'new loop' : action === 'updated' ? 'new prompt for an existing loop: its memory is kept' : 'resuming the loop');
+  const existing = await readRalphTask(layout, options.change);
+  if (existing === null && text === null) throw noLoopToResume(layout, options.change);
+  const recorded = existing === null ? {} : recordedSettings(existing.frontmatter, existing.file);
+  const { settings, harnessSource, switches } = chooseSettings({ flags, recorded, configuredHarness: config.harness.defaultName, harnesses: Object.keys(config.harnesses) });
+  // Checked before the file is touched: a loop another wiggum runs keeps the settings it runs with.
+  await refuseIfRunning(layout, options.change);
+  const { file, action } = await ensureRalphTask(layout, options.change, text, unrecorded(settings, recorded));
+  for (const line of switches) process.stderr.write(`wiggum: ${line}\n`);
+  logger.info(
+    { change: options.change, file: relative(root, file), harness: settings.harness, harnessFrom: harnessSource },
+    action === 'created' ? 'new loop' : action === 'updated' ? 'new prompt for an existing loop: its memory is kept' : 'resuming the loop',
+  );
+  // The loop reads harness, max_iterations and completion_promise from the file just written
+  // (flags given now still override, as in `wiggum run`); fail_fast is no task key, so it goes here.
+  const overrides: RunOverrides = { ...flags, ...(settings.failFast === undefined ? {} : { failFast: settings.failFast }) };
   const { code } = await runInForeground({ file, overrides, stream: options.stream, config, layout, logger });
   return code;
+}
+
+/** A live owner of the change's task lock: E_LOCKED (exit 2) naming it, before anything changes. */
+async function refuseIfRunning(layout: VaultLayout, change: string): Promise<void> {
+  const lock = join(layout.taskLocks, `${change}.lock`);
+  const owner = await readLockOwner(lock);
+  if (owner !== null && isLockOwnerAlive(owner)) {
+    throw new WiggumError('E_LOCKED', `the loop for --change ${change} is already running (pid ${owner.pid} on ${owner.host}, since ${owner.startedAt}): wait for it to end or stop it first`);
+  }
+}
+
+/** `--status` with the loop's recorded settings: a line after the heading, or a `recorded` field in JSON. */
+function withRecorded(detail: string, recorded: LoopSettings, json: boolean): string {
+  if (json) return `${JSON.stringify({ ...(JSON.parse(detail) as Record<string, unknown>), recorded }, null, 2)}\n`;
+  const lines = detail.split('\n');
+  lines.splice(1, 0, `  ${describeRecorded(recorded)}`);
+  return lines.join('\n');
 }
 
 async function promptText(prompt: string | undefined, promptFile: string | undefined): Promise<string | null> {
