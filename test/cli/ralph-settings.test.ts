@@ -168,4 +168,14 @@ describe('wiggum ralph remembers the settings of its loop', () => {
     expect(await exited).toBe(3);
     expect(r.calls('other')).toBe(0);
   });
+
+  test('with no --harness, nothing recorded and no harness.default, the loop does not run: exit 2, saying to pass --harness', async () => {
+    const r = repo({});
+    writeFileSync(join(r.root, '.wiggum', 'config.yaml'), readFileSync(join(r.root, '.wiggum', 'config.yaml'), 'utf8').replace('default: other', "default: ''"));
+    const refused = await r.ralph('go', '--change', 'c8', '--no-stream');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--harness NAME');
+    expect(r.calls('other')).toBe(0);
+    expect(existsSync(join(r.root, '.wiggum', 'sessions', 'c8', 'history.jsonl'))).toBe(false);
+  });
 });
