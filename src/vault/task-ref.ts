@@ -38,9 +38,8 @@ export function matchTaskRef<E extends TaskEntry>(ref: string, entries: readonly
   const byPath = entries.find((entry) => refFiles.includes(entry.file));
   if (byPath !== undefined) return { kind: 'found', entry: byPath, by: 'path' };
 
-  const byId = entries.filter((entry) => entry.id === ref);
-  const first = byId.find((entry) => entry.name === `${ref}.md`) ?? byId[0];
-  if (first !== undefined) return { kind: 'found', entry: first, by: 'id' };
+  const byId = preferOwnName(entries.filter((entry) => entry.id === ref));
+  if (byId !== undefined) return { kind: 'found', entry: byId, by: 'id' };
 
   const byName = entries.filter((entry) => entry.name === ref || entry.name === `${ref}.md`);
   if (byName.length > 0) return decided(byName, 'name');
@@ -56,7 +55,12 @@ export function matchTaskRef<E extends TaskEntry>(ref: string, entries: readonly
 
 function decided<E extends TaskEntry>(matches: E[], by: 'name' | 'any-case'): TaskMatch<E> {
   const ids = new Set(matches.map((entry) => entry.id));
-  const [first] = matches;
-  if (ids.size === 1 && first !== undefined) return { kind: 'found', entry: first, by };
+  const chosen = preferOwnName(matches);
+  if (ids.size === 1 && chosen !== undefined) return { kind: 'found', entry: chosen, by };
   return { kind: 'ambiguous', candidates: matches };
+}
+
+/** Of files with one id, `<id>.md` (the first run's name; a later one got a `-2` suffix), else the first. */
+function preferOwnName<E extends TaskEntry>(matches: E[]): E | undefined {
+  return matches.find((entry) => entry.name === `${entry.id}.md`) ?? matches[0];
 }
