@@ -10,7 +10,7 @@ function configText(harness: string | null): string {
 #   default: claude        # demo runs the built-in demo agent (no API key needed)
 `
       : `harness:
-  default: ${harness}        # the agent of every task that names no harness: of its own
+  default: ${harness}        # the agent of every task that does not name its own
 `;
   return `# This vault's settings, merged over wiggum's built-in config/default.yaml
 # (see that file for every setting and its meaning). Check them with: wiggum validate
