@@ -5,6 +5,7 @@
 // tasks from 116 to 102 MB idle and its burst peak from 166 to 144 MB: docs/performance.md.)
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { InitOptions } from './init.js';
 import type { VaultOptions } from './open-vault.js';
 import type { RalphOptions } from './ralph.js';
 import type { RunOptions } from './run.js';
@@ -40,7 +41,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   program
     .command('run')
     .description('run one task through the loop in the foreground, exactly as the daemon would')
-    .argument('<file>', 'the task file')
+    .argument('<file>', 'the task file (a path; or its name or id, looked up in the vault)')
+    .addHelpText('after', RUN_ENDED_HELP)
     .option('--harness <name>', 'a harness from the config, instead of the task\'s')
     .option('--max-iterations <n>', 'bound on iterations', positiveInt)
     .option('--completion-promise <text>', 'the TEXT of <promise>TEXT</promise>')
@@ -93,7 +95,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     command.option('--vault <dir>', 'the vault (default: the current folder)').option('--config <file>', 'a config file merged over the vault config');
 
   vaultOptions(program.command('status').description('counts per folder, running, queued and stopped tasks; with ID, one task and its recent iterations'))
-    .argument('[id]', 'a task id')
+    .argument('[id]', TASK_REF)
     .option('--json', 'machine-readable output')
     .action(async (id: string | undefined, options: VaultOptions & { json?: boolean }) => {
       const { statusCommand } = await import('./status.js');
@@ -101,21 +103,21 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     });
 
   vaultOptions(program.command('stop').description('stop a task now: writes Approved/<name>.stop'))
-    .argument('<id>', 'a task id')
+    .argument('<id>', TASK_REF)
     .action(async (id: string, options: VaultOptions) => {
       const { stopCommand } = await import('./manage.js');
       setExit(await stopCommand(id, options));
     });
 
   vaultOptions(program.command('resume').description('remove the stop flag: the task continues from its checkpoint'))
-    .argument('<id>', 'a task id')
+    .argument('<id>', TASK_REF)
     .action(async (id: string, options: VaultOptions) => {
       const { resumeCommand } = await import('./manage.js');
       setExit(await resumeCommand(id, options));
     });
 
   vaultOptions(program.command('retry').description('send a Rejected task back to Approved, keeping its memory (or --fresh)'))
-    .argument('<id>', 'a task id')
+    .argument('<id>', TASK_REF)
     .option('--fresh', 'archive its memory and start over')
     .action(async (id: string, options: VaultOptions & { fresh?: boolean }) => {
       const { retryCommand } = await import('./manage.js');
@@ -126,21 +128,22 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .command('init')
     .description('scaffold a vault: folders, a config and a sample task')
     .argument('[dir]', 'where (default: the current folder)')
-    .action(async (dir: string | undefined) => {
-      const { initCommand } = await import('./manage.js');
-      setExit(await initCommand(dir));
+    .option('--harness <name>', 'the agent of every task that names none: written as harness.default into .wiggum/config.yaml')
+    .action(async (dir: string | undefined, options: InitOptions) => {
+      const { initCommand } = await import('./init.js');
+      setExit(await initCommand(dir, options));
     });
 
   const context = program.command('context').description('guidance for a task, read by its next iteration');
   vaultOptions(context.command('add').description('append TEXT to the task\'s context'))
-    .argument('<id>', 'a task id')
+    .argument('<id>', TASK_REF)
     .argument('<text...>', 'the guidance')
     .action(async (id: string, text: string[], options: VaultOptions) => {
       const { contextCommand } = await import('./context.js');
       setExit(await contextCommand('add', id, text.join(' '), options));
     });
   vaultOptions(context.command('clear').description('empty the task\'s context'))
-    .argument('<id>', 'a task id')
+    .argument('<id>', TASK_REF)
     .action(async (id: string, options: VaultOptions) => {
       const { contextCommand } = await import('./context.js');
       setExit(await contextCommand('clear', id, undefined, options));
@@ -151,6 +154,13 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   }
   return program;
 }
+
+const TASK_REF = 'the task: its id, its file name (with or without .md) or its path; the id in any letter case when that is unambiguous';
+
+const RUN_ENDED_HELP = `
+A task in Done/ or Rejected/ is refused (exit 2): its run has ended. wiggum retry ID sends a rejected
+task back to Approved/; a done task runs again once moved back into Approved/ without its state: and
+persistence_loop: keys.`;
 
 const EXIT_CODES_HELP = '\nExit codes: 0 complete, 1 failed or rejected, 2 usage or configuration error, 3 stopped or interrupted.';
 

@@ -1,9 +1,10 @@
 import { rm, writeFile } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { systemErrorCode } from '../errors.js';
 import { systemClock } from '../time/clock.js';
-import { findTask } from '../vault/find-task.js';
-import { scaffoldVault } from '../vault/init.js';
+import { findTaskIn, folderName } from '../vault/find-task.js';
+import type { FoundTask, VaultFolder } from '../vault/find-task.js';
+import type { VaultLayout } from '../vault/layout.js';
 import { stopFlagFor } from '../vault/layout.js';
 import { retryTask } from '../vault/retry.js';
 import { EXIT } from './exit-codes.js';
@@ -12,9 +13,9 @@ import { openVault } from './open-vault.js';
 import type { VaultOptions } from './open-vault.js';
 
 /** `wiggum stop ID`: writes `Approved/<name>.stop`; the daemon stops the task at once. */
-export async function stopCommand(id: string, options: VaultOptions): Promise<ExitCode> {
+export async function stopCommand(ref: string, options: VaultOptions): Promise<ExitCode> {
   const { layout } = await openVault(options);
-  const task = await findTask(id, [layout.approved]);
+  const task = await findTaskIn(ref, layout, ['approved'], ended(layout, 'stop'));
   const flag = stopFlagFor(task.file);
   await writeFile(flag, `stopped with wiggum stop at ${new Date().toISOString()}\n`);
   process.stdout.write(`stop flag written: ${relative(layout.root, flag)} (wiggum resume ${task.id} removes it)\n`);
@@ -22,9 +23,9 @@ export async function stopCommand(id: string, options: VaultOptions): Promise<Ex
 }
 
 /** `wiggum resume ID`: removes the stop flag; the task continues from its checkpoint. */
-export async function resumeCommand(id: string, options: VaultOptions): Promise<ExitCode> {
+export async function resumeCommand(ref: string, options: VaultOptions): Promise<ExitCode> {
   const { layout } = await openVault(options);
-  const task = await findTask(id, [layout.approved]);
+  const task = await findTaskIn(ref, layout, ['approved'], ended(layout, 'resume'));
   const flag = stopFlagFor(task.file);
   try {
     await rm(flag);
@@ -38,10 +39,13 @@ export async function resumeCommand(id: string, options: VaultOptions): Promise<
 }
 
 /** `wiggum retry ID [--fresh]`: Rejected → Approved. */
-export async function retryCommand(id: string, options: VaultOptions & { fresh?: boolean }): Promise<ExitCode> {
+export async function retryCommand(ref: string, options: VaultOptions & { fresh?: boolean }): Promise<ExitCode> {
   const { config, layout } = await openVault(options);
-  const result = await retryTask(id, layout, config, { fresh: options.fresh === true, clock: systemClock });
+  const result = await retryTask(ref, layout, config, { fresh: options.fresh === true, clock: systemClock });
   process.stdout.write(`${result.id}: ${relative(layout.root, result.from)} → ${relative(layout.root, result.to)}\n`);
+  if (result.unparsed) {
+    process.stdout.write(`  it does not parse, so it went back as it was: fix it (wiggum validate "${relative(layout.root, result.to)}" says what is wrong), or it is rejected again\n`);
+  }
   process.stdout.write(
     result.archivedTo === null
       ? options.fresh === true
@@ -52,11 +56,11 @@ export async function retryCommand(id: string, options: VaultOptions & { fresh?:
   return EXIT.complete;
 }
 
-/** `wiggum init [DIR]`. */
-export async function initCommand(dir: string | undefined): Promise<ExitCode> {
-  const root = resolve(dir ?? process.cwd());
-  const created = await scaffoldVault(root);
-  process.stdout.write(created.length === 0 ? `${root} is already a vault: nothing to create\n` : `created in ${root}: ${created.join(', ')}\n`);
-  process.stdout.write(`next: wiggum start --vault ${root}   (the sample task runs with the demo agent)\n`);
-  return EXIT.complete;
+/** What stop or resume says of a task that has already ended (in Done/ or Rejected/). */
+function ended(layout: VaultLayout, verb: 'stop' | 'resume'): (found: FoundTask, folder: VaultFolder) => string {
+  return (found, folder) => {
+    const file = relative(layout.root, found.file);
+    const again = folder === 'rejected' ? `; wiggum retry ${found.id} sends it back to ${folderName(layout, 'approved')}` : '';
+    return `${file} has ended (it is in ${folderName(layout, folder)}): there is nothing to ${verb}${again}`;
+  };
 }

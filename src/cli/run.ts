@@ -1,12 +1,17 @@
-import { resolve } from 'node:path';
+import { lstat, stat } from 'node:fs/promises';
+import { basename, dirname, relative, resolve } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
+import { didYouMeanSuffix } from '../config/did-you-mean.js';
 import { loadConfig } from '../config/load.js';
 import { WiggumError } from '../errors.js';
 import { createLogger } from '../log/logger.js';
 import type { LogLevel } from '../log/logger.js';
 import type { RunOverrides } from '../loop/prepare.js';
 import { findVaultRoot } from '../vault/find-root.js';
+import { ambiguous, folderName, resolveTask } from '../vault/find-task.js';
+import type { VaultFolder } from '../vault/find-task.js';
 import { vaultLayout } from '../vault/layout.js';
+import type { VaultLayout } from '../vault/layout.js';
 import type { ExitCode } from './exit-codes.js';
 import { runInForeground } from './foreground.js';
 
@@ -17,15 +22,62 @@ export interface RunOptions extends RunOverrides {
   logLevel?: LogLevel;
 }
 
-/** `wiggum run FILE`: one task through the loop in the foreground, exactly as the daemon runs it. */
+/**
+ * `wiggum run FILE`: one task through the loop in the foreground, exactly as the daemon runs it.
+ * FILE is a path; one that does not exist is looked up in the vault as a name, id or vault-relative
+ * path. A task in Done/ or Rejected/ is refused (exit 2): its run has ended there.
+ */
 export async function runCommand(file: string, options: RunOptions): Promise<ExitCode> {
-  const path = resolve(file);
-  const vault = options.vault ?? (await findVaultRoot(path));
+  const given = resolve(file);
+  const vault = options.vault ?? (await findVaultRoot(given));
   const config = await loadConfig({ vault, ...(options.config === undefined ? {} : { file: options.config }) });
+  const layout = vaultLayout(vault, config);
+  const path = (await exists(given)) ? given : ((await fileInVault(file, layout)) ?? given);
+  await refuseEnded(path, layout);
   const overrides = checkedOverrides(options, config);
   const logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 2, relativeTo: vault });
-  const { code } = await runInForeground({ file: path, overrides, stream: options.stream, config, layout: vaultLayout(vault, config), logger });
+  const { code } = await runInForeground({ file: path, overrides, stream: options.stream, config, layout, logger });
   return code;
+}
+
+/** What `wiggum run` says of a task in Done/ or Rejected/, and how to run it again. */
+export function endedRunMessage(file: string, folder: Exclude<VaultFolder, 'approved'>, layout: VaultLayout): string {
+  const shown = relative(layout.root, file);
+  const approved = folderName(layout, 'approved');
+  if (folder === 'rejected') {
+    return `${shown} is in ${folderName(layout, 'rejected')}: its run has ended. wiggum retry "${basename(file, '.md')}" sends it back to ${approved} (keeping its memory; --fresh starts over), where it runs again`;
+  }
+  return `${shown} is in ${folderName(layout, 'done')}: it is done, and running it here would do nothing. To run it again, move it back into ${approved} and remove its state: and persistence_loop: keys (with them it counts as done)`;
+}
+
+/**
+ * Refuses a task file in Done/ or Rejected/ (by any path to those folders). Its state says it has
+ * ended, so the loop would only "finish its move" into the folder it is already in.
+ */
+async function refuseEnded(file: string, layout: VaultLayout): Promise<void> {
+  const folder = await stat(dirname(file)).catch(() => null);
+  if (folder === null) return;
+  for (const key of ['done', 'rejected'] as const) {
+    const ended = await stat(layout[key]).catch(() => null);
+    if (ended !== null && ended.ino === folder.ino && ended.dev === folder.dev) {
+      throw new WiggumError('E_USAGE', endedRunMessage(file, key, layout), { details: { file } });
+    }
+  }
+}
+
+/** The file a name, id or vault-relative path stands for, or null when none does. */
+async function fileInVault(ref: string, layout: VaultLayout): Promise<string | null> {
+  const match = await resolveTask(ref, [layout.approved, layout.done, layout.rejected], { root: layout.root });
+  if (match.kind === 'found') return match.entry.file;
+  if (match.kind === 'ambiguous') throw ambiguous(ref, match.candidates, layout.root);
+  return null;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
@@ -35,7 +87,8 @@ export async function runCommand(file: string, options: RunOptions): Promise<Exi
  */
 export function checkedOverrides(options: RunOverrides, config: WiggumConfig): RunOverrides {
   if (options.harness !== undefined && !(options.harness in config.harnesses)) {
-    throw new WiggumError('E_USAGE', `--harness ${options.harness}: no such harness; the configured ones are ${Object.keys(config.harnesses).join(', ')}`);
+    const known = Object.keys(config.harnesses);
+    throw new WiggumError('E_USAGE', `--harness ${options.harness}: no such harness${didYouMeanSuffix(options.harness, known)}; the configured ones are ${known.join(', ')}`);
   }
   return overridesFrom(options);
 }

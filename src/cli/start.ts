@@ -6,6 +6,7 @@ import { createLogger } from '../log/logger.js';
 import { showRunningTasks } from './progress-line.js';
 import type { LogLevel, Logger } from '../log/logger.js';
 import { systemClock } from '../time/clock.js';
+import { requireVault } from '../vault/find-root.js';
 import type { ExitCode } from './exit-codes.js';
 
 export interface StartOptions {
@@ -23,6 +24,8 @@ export interface StartOptions {
  */
 export async function startCommand(options: StartOptions): Promise<ExitCode> {
   const vault = resolve(options.vault ?? process.cwd());
+  // Not a vault: say so and exit, rather than create the folders and watch them forever.
+  await requireVault(vault);
   let logger: Logger | null = null;
   let daemon: RunningDaemon | null = null;
   // Installed before the daemon starts: a signal during start-up is acted on once it is up,

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { formatProblem } from '../problem.js';
-import { findVaultRoot } from '../vault/find-root.js';
+import { findVaultRoot, requireVault } from '../vault/find-root.js';
 import { validateVault } from '../vault/validate.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
@@ -13,6 +13,9 @@ export interface ValidateOptions {
 /** `wiggum validate [FILE…]`: one `path:line:col: message` line per problem; 0 when clean, 2 otherwise. */
 export async function validateCommand(files: string[], options: ValidateOptions): Promise<ExitCode> {
   const vault = options.vault ?? (files[0] === undefined ? process.cwd() : await findVaultRoot(files[0]));
+  // Files named on their own may sit outside any vault (checked against the defaults); a vault
+  // named with --vault, or the current folder checked whole, must be one.
+  if (options.vault !== undefined || files.length === 0) await requireVault(vault);
   const problems = await validateVault({
     vault,
     files: files.map((file) => resolve(file)),

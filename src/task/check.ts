@@ -1,4 +1,5 @@
 import type { WiggumConfig } from '../config/config.js';
+import { didYouMeanSuffix } from '../config/did-you-mean.js';
 import { isWiggumError } from '../errors.js';
 import type { Problem } from '../problem.js';
 import type { Task } from './parse.js';
@@ -20,11 +21,12 @@ export async function checkTaskAgainstConfig(task: Task, config: WiggumConfig, p
   const { harness, verify, workdir } = task.frontmatter;
 
   if (harness !== undefined && !(harness in config.harnesses)) {
+    const known = Object.keys(config.harnesses);
     problems.push({
       file: task.file,
       ...at('harness'),
       key: 'harness',
-      message: `harness: unknown harness "${harness}": the configured harnesses are ${Object.keys(config.harnesses).join(', ')}`,
+      message: `harness: unknown harness "${harness}"${didYouMeanSuffix(harness, known)}: the configured harnesses are ${known.join(', ')}`,
     });
   }
   if (verify !== undefined && !(verify in config.checks)) {

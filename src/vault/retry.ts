@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
 import { archiveSession } from '../memory/archive.js';
 import { readHistoryFile } from '../memory/history.js';
@@ -6,7 +7,7 @@ import type { Task } from '../task/parse.js';
 import { updateTaskFile } from '../task/update-file.js';
 import type { PersistenceLoopData } from '../task/render.js';
 import type { Clock } from '../time/clock.js';
-import { findTask } from './find-task.js';
+import { findTaskIn, folderName } from './find-task.js';
 import type { VaultLayout } from './layout.js';
 import { moveWithoutClobber } from './move.js';
 
@@ -16,16 +17,30 @@ export interface RetryResult {
   to: string;
   /** With --fresh: where the old session memory went. */
   archivedTo: string | null;
+  /** The file did not parse: it went back as it was, to be fixed before it can run. */
+  unparsed: boolean;
 }
 
 /**
  * `wiggum retry ID`: a Rejected task goes back to Approved/. It keeps its session memory (prd.json,
  * progress.txt, git) and resumes from it with a fresh iteration budget and time budget; `--fresh`
  * archives the memory and forgets the checkpoint, so it starts over. Its failure report stays in
- * the file, where the next iterations can read what went wrong.
+ * the file, where the next iterations can read what went wrong. `ref` is the id, the file name or
+ * the path. A file that does not parse (found by its name) goes back untouched, since no key can be
+ * written into frontmatter that does not parse.
  */
-export async function retryTask(id: string, layout: VaultLayout, config: WiggumConfig, options: { fresh: boolean; clock: Clock }): Promise<RetryResult> {
-  const task = await findTask(id, [layout.rejected]);
+export async function retryTask(ref: string, layout: VaultLayout, config: WiggumConfig, options: { fresh: boolean; clock: Clock }): Promise<RetryResult> {
+  const found = await findTaskIn(ref, layout, ['rejected'], (other, folder) =>
+    folder === 'done'
+      ? `${relative(layout.root, other.file)} is in ${folderName(layout, 'done')}: retry sends back a rejected task. To run a done task again, move it into ${folderName(layout, 'approved')} and remove its state: and persistence_loop: keys`
+      : `${relative(layout.root, other.file)} is in ${folderName(layout, 'approved')} already: it runs (or waits its turn) without a retry`,
+  );
+  const task = found.task;
+  if (task === null) {
+    const archivedTo = options.fresh ? await archiveSession({ sessionsRoot: layout.sessions, archiveRoot: layout.archive, taskId: found.id, clock: options.clock }) : null;
+    const to = await moveWithoutClobber(found.file, layout.approved);
+    return { id: found.id, from: found.file, to, archivedTo, unparsed: true };
+  }
   let archivedTo: string | null = null;
   let loop: PersistenceLoopData | null = null;
   if (options.fresh) {
@@ -35,7 +50,7 @@ export async function retryTask(id: string, layout: VaultLayout, config: WiggumC
   }
   await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } });
   const to = await moveWithoutClobber(task.file, layout.approved);
-  return { id: task.id, from: task.file, to, archivedTo };
+  return { id: task.id, from: task.file, to, archivedTo, unparsed: false };
 }
 
 /**

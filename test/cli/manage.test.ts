@@ -62,11 +62,14 @@ describe('wiggum status without the daemon', () => {
 
   test('an unknown id is a usage error (exit 2) saying so', async () => {
     const vault = await makeVault();
-    for (const args of [['status', 'ghost'], ['stop', 'ghost'], ['resume', 'ghost'], ['retry', 'ghost'], ['status', '--vault', '/nonexistent/vault', 'ghost']]) {
-      const result = await runCli([...args, ...(args.includes('--vault') ? [] : ['--vault', vault.root])]);
+    for (const args of [['status', 'ghost'], ['stop', 'ghost'], ['resume', 'ghost'], ['retry', 'ghost'], ['context', 'add', 'ghost', 'text']]) {
+      const result = await runCli([...args, '--vault', vault.root]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/no task with the id "ghost"|not found|ENOENT/);
+      expect(result.stderr).toContain('task not found: "ghost" is no task\'s id, file name or path in');
     }
+    const nowhere = await runCli(['status', '--vault', '/nonexistent/vault', 'ghost']);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toContain('/nonexistent/vault does not exist: wiggum init DIR creates a vault');
   });
 });
 
