@@ -8,6 +8,7 @@ import { describeSpent } from '../memory/spent.js';
 import type { Spent } from '../memory/spent.js';
 import { spentOfTask } from '../loop/checkpoint.js';
 import type { SessionPaths } from '../memory/paths.js';
+import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { Task } from '../task/parse.js';
 import type { VaultLayout } from '../vault/layout.js';
 
@@ -68,7 +69,9 @@ function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
   const lines = [`${detail.id}  (${relative(layout.root, detail.file)})`];
   lines.push(
     `  state ${detail.state}` +
-      (loop === null || loop === undefined ? ', not started' : `, loop ${detail.live?.phase ?? loop.status}, iteration ${loop.iteration}/${loop.max_iterations}, step ${loop.checkpoint?.current_step ?? '—'}`),
+      (loop === null || loop === undefined
+        ? `, not started, ${describeIterations(iterationCount(0, undefined, false))}`
+        : `, loop ${detail.live?.phase ?? loop.status}, ${describeIterations(iterationCount(loop.iteration, loop.max_iterations, detail.live?.current !== undefined))}, step ${loop.checkpoint?.current_step ?? '—'}`),
   );
   if (loop?.checkpoint !== undefined) lines.push(`  completed: ${loop.checkpoint.completed_steps.length === 0 ? 'none' : loop.checkpoint.completed_steps.join(', ')}`);
   lines.push(`  spent: ${describeSpent(detail.spent)}`);

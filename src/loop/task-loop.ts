@@ -1,14 +1,14 @@
 import { relative } from 'node:path';
 import type { ErrorCode } from '../errors.js';
 import { isWiggumError } from '../errors.js';
-import { clearHarnessRecord, recordHarness, recordHarnessMarker } from '../harness/pid-record.js';
-import { systemProcessHost } from '../harness/process-host.js';
+import { clearHarnessRecord } from '../harness/pid-record.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
 import { addRun } from '../memory/spent.js';
 import { storySummary } from '../memory/prd.js';
-import type { Prd } from '../memory/prd.js';
+import type { Prd, UserStory } from '../memory/prd.js';
 import type { Task } from '../task/parse.js';
+import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { LoopStatus } from '../task/vocabulary.js';
 import { isoSeconds } from '../time/clock.js';
 import { checkpointData, historyBaseOf, loopStateFromCheckpoint, resumeFromHistory, waitingUntilOf } from './checkpoint.js';
@@ -19,7 +19,11 @@ import { finishDone, finishRejected, finishStopped, writeCheckpoint } from './en
 import type { EndingDeps, LoopFile } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { runIteration } from './iteration.js';
-import { reloadTaskFile } from './task-file-edits.js';
+import { iterationContext } from './iteration-context.js';
+import { reloadTaskFile, storiesAddedDuringRun } from './task-file-edits.js';
+import type { TaskFileView } from './task-file-edits.js';
+import { withLateStoriesNote, withStoriesAddedDuringRun } from './late-stories.js';
+import { withMaxIterationsEdit } from './max-iterations.js';
 import { holdWhileExists, sleepCounted } from './waits.js';
 import type { IterationContext } from './iteration.js';
 import type { GitState } from '../git/changes.js';
@@ -37,6 +41,10 @@ export class TaskLoop {
   private lastText: string;
   private body: string;
   private prd: Prd | null = null;
+  /** The file's own `max_iterations` when last read, to apply the user's edit of it. */
+  private fileMax: number | null;
+  /** Stories added to the checklist during the last iteration that no iteration has worked on. */
+  private late: UserStory[] = [];
   private readonly started: string;
   /** History lines from before the task was last sent back; kept in every checkpoint of this run. */
   private readonly historyBase: number;
@@ -58,6 +66,7 @@ export class TaskLoop {
     this.file = task.file;
     this.lastText = task.text;
     this.body = task.body;
+    this.fileMax = task.frontmatter.max_iterations ?? null;
     this.log = deps.logger.child({ taskId: task.id });
     this.state = loopStateFromCheckpoint(task.frontmatter.persistence_loop, prepared.maxIterations);
     this.pauses = deps.pauses ?? new HarnessPauses();
@@ -66,33 +75,7 @@ export class TaskLoop {
     if (waitingUntil !== null) this.pauses.pause(prepared.harness.name, waitingUntil);
     this.started = task.frontmatter.persistence_loop?.started ?? isoSeconds(deps.clock.now());
     this.historyBase = historyBaseOf(task.frontmatter.persistence_loop);
-    this.ctx = {
-      taskId: task.id,
-      taskFile: task.file,
-      title: task.frontmatter.title ?? task.id,
-      workdir: prepared.workdir,
-      harness: prepared.harness,
-      driver: prepared.driver,
-      promise: prepared.promise,
-      verify: prepared.verify,
-      budget: prepared.loop.budget,
-      branch: prepared.branch,
-      git: prepared.git,
-      store: prepared.session.store,
-      config: deps.config,
-      clock: deps.clock,
-      processes: deps.processes ?? systemProcessHost,
-      logger: this.log,
-      env: deps.env,
-      stream: request.stream,
-      signal: request.signal,
-      onMarker: (marker) => {
-        if (prepared.harnessRecord !== null) recordHarnessMarker(prepared.harnessRecord, marker);
-      },
-      onSpawn: (pid, marker) => {
-        if (prepared.harnessRecord !== null) void recordHarness(prepared.harnessRecord, pid, marker).catch(() => undefined);
-      },
-    };
+    this.ctx = iterationContext(task, prepared, request, deps, this.log);
   }
 
   async run(): Promise<TaskRunResult> {
@@ -105,20 +88,12 @@ export class TaskLoop {
     this.state = fromHistory.state;
     this.prd = await store.loadPrd();
     const resumed = this.state.iteration > 0 || this.history.length > 0;
+    const { iteration, maxIterations } = this.state;
     this.log.info(
-      { iteration: this.state.iteration, maxIterations: this.state.maxIterations, harness: this.prepared.harness.name, workdir: this.prepared.workdir, durable: store.durable, session: this.prepared.session.sessionId },
-      resumed ? `resuming after iteration ${this.state.iteration}` : 'starting',
+      { iterations: iteration, maxIterations, harness: this.prepared.harness.name, workdir: this.prepared.workdir, durable: store.durable, session: this.prepared.session.sessionId },
+      resumed ? `resuming: ${describeIterations(iterationCount(iteration, maxIterations, false))}` : 'starting',
     );
-    this.request.onEvent?.({
-      type: 'started',
-      taskId: this.ctx.taskId,
-      file: this.file,
-      iteration: this.state.iteration,
-      maxIterations: this.state.maxIterations,
-      resumed,
-      durable: store.durable,
-      harness: this.prepared.harness.name,
-    });
+    this.request.onEvent?.({ type: 'started', taskId: this.ctx.taskId, file: this.file, iteration, maxIterations, resumed, durable: store.durable, harness: this.prepared.harness.name });
     // The iteration counted from the history had completed the task: a crash came between its
     // history line and the Done file. End it now rather than run the agent once more.
     if (fromHistory.countedIteration !== null && this.history.at(-1)?.action === 'done') return this.done();
@@ -127,7 +102,7 @@ export class TaskLoop {
     for (;;) {
       const verdict = gate(this.state, { stop: this.stopReason(), nowMs: this.deps.clock.now() }, this.prepared.loop);
       if (verdict.kind === 'stop') return this.stop(verdict.reason);
-      if (verdict.kind === 'reject') return this.reject(verdict.code, verdict.reason);
+      if (verdict.kind === 'reject') return this.reject(verdict.code, withLateStoriesNote(verdict.reason, this.late));
       if (verdict.warn) {
         this.state = { ...this.state, warned: true };
         this.log.warn(
@@ -147,9 +122,15 @@ export class TaskLoop {
         this.gitState = null;
         continue;
       }
-      const view = await reloadTaskFile(this.file, { body: this.body, text: this.lastText, prd: this.prd }, this.ctx.store, this.log);
+      const view = await reloadTaskFile(this.file, this.view(), this.ctx.store, this.log);
       if (view === null) return this.stop('task-gone');
-      ({ body: this.body, text: this.lastText, prd: this.prd } = view);
+      const bound = withMaxIterationsEdit(this.state, { fileBefore: this.fileMax, fileNow: view.fileMax, override: this.request.overrides?.maxIterations, configDefault: this.deps.config.loop.maxIterations }, this.log);
+      ({ body: this.body, text: this.lastText, prd: this.prd, fileMax: this.fileMax } = view);
+      // The user's edit of max_iterations takes effect before this iteration, which the gate checks again.
+      if (bound !== this.state) {
+        this.state = bound;
+        continue;
+      }
 
       this.request.onEvent?.({
         type: 'iteration',
@@ -169,7 +150,11 @@ export class TaskLoop {
       } finally {
         if (this.prepared.harnessRecord !== null) await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
       }
-      this.prd = run.prd;
+      // Stories the user added while the agent ran: a completion claim cannot cover them.
+      const after = await storiesAddedDuringRun(this.file, { ...this.view(), prd: run.prd }, this.ctx.store, this.log);
+      ({ body: this.body, text: this.lastText, prd: this.prd } = after.view);
+      this.late = after.added;
+      run = { ...run, ...withStoriesAddedDuringRun(run, after.added, this.prd ?? run.prd) };
       this.gitState = run.gitState;
       this.lastOutput = run.outputTail;
       this.lastStderr = run.stderrTail;
@@ -207,6 +192,10 @@ export class TaskLoop {
         if (action.kind === 'retry') this.state = { ...this.state, activeMs: this.state.activeMs + waited };
       }
     }
+  }
+
+  private view(): TaskFileView {
+    return { body: this.body, text: this.lastText, prd: this.prd, fileMax: this.fileMax };
   }
 
   private stopReason(): StopReason | null {
@@ -254,7 +243,9 @@ export class TaskLoop {
   private async checkpoint(status: LoopStatus, record?: IterationRecord, waitingUntilMs?: number): Promise<void> {
     const keys = checkpointData(this.checkpointKeys(status, record, undefined, waitingUntilMs));
     const text = await writeCheckpoint(this.file, this.lastText, { keys: { state: 'Approved', persistence_loop: keys } }, this.endingDeps());
-    if (text !== null) this.lastText = text;
+    if (text === null) return;
+    this.lastText = text;
+    this.request.onEvent?.({ type: 'checkpoint', taskId: this.ctx.taskId, iteration: keys.iteration, maxIterations: keys.max_iterations });
   }
 
   private endingDeps(): EndingDeps {

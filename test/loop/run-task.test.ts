@@ -176,6 +176,10 @@ describe('failures', () => {
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_TASK_SCHEMA' });
     expect(ran.text).toContain('- Memory: none yet (the task was refused before its first iteration).');
     expect(ran.text).not.toContain('not durable');
+    // One count: nothing ran, so the report names no iteration as failed and the checkpoint says 0.
+    expect(ran.text).toContain('- Refused before any iteration ran, at ');
+    expect(ran.text).not.toMatch(/iteration 1\b/);
+    expect(loopOf(ran.text)).toMatchObject({ status: 'rejected', iteration: 0 });
   });
 
   test('a non-zero exit is recorded and the loop goes on (seed 001)', async () => {
