@@ -4,6 +4,7 @@ import { isWiggumError } from '../errors.js';
 import { clearHarnessRecord } from '../harness/pid-record.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
+import { throughRunLink } from '../memory/run-link.js';
 import { addRun } from '../memory/spent.js';
 import { storySummary } from '../memory/prd.js';
 import type { Prd, UserStory } from '../memory/prd.js';
@@ -268,7 +269,8 @@ export class TaskLoop {
       activeMs: this.state.activeMs,
       spent: this.state.spent,
       stories: (this.prd?.userStories ?? []).map((story) => ({ id: story.id, title: story.title, passes: story.passes })),
-      sessionDir: store.paths === null ? null : relative(this.deps.layout.root, store.paths.dir) || '.',
+      // The run's own address (run-link.ts): it still holds this run's memory after the id runs again.
+      sessionDir: store.paths === null ? null : relative(this.deps.layout.root, this.prepared.session.runDir ?? store.paths.dir) || '.',
       history: this.history,
       lastOutput: this.lastOutput.split('\n').slice(-20).join('\n'),
     };
@@ -290,7 +292,7 @@ export class TaskLoop {
       failedIteration,
       errorDetail: this.lastStderr.split('\n').slice(-30).join('\n') || reason,
       checkpoint: { completed_steps: completedSteps, current_step: currentStep, state_data: { attempt: this.state.attempt, no_progress: this.state.noProgressStreak } },
-      logFile: lastRecord?.logFile === undefined ? null : relative(this.deps.layout.root, lastRecord.logFile),
+      logFile: lastRecord?.logFile === undefined ? null : relative(this.deps.layout.root, throughRunLink(lastRecord.logFile, this.prepared.session.store.paths?.dir ?? '', this.prepared.session.runDir)),
     }, this.endingDeps());
   }
 
