@@ -10,6 +10,7 @@ import { stopFlagFor } from '../vault/layout.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { onStopSignals } from './signals.js';
+import { describeIterations, iterationCount } from '../task/iteration-count.js';
 
 const FLAG_POLL_MS = 500;
 
@@ -75,7 +76,7 @@ function progressLines(): (event: LoopEvent) => void {
     if (event.type === 'iteration') {
       const elapsed = ((Date.now() - startedAt) / 1000).toFixed(1);
       const retry = event.attempt > 0 ? ` (retry ${event.attempt})` : '';
-      process.stderr.write(`\u25b6 iteration ${event.iteration}/${event.maxIterations}${retry} · ${event.step ?? 'no open story'} · ${elapsed} s elapsed\n`);
+      process.stderr.write(`\u25b6 ${describeIterations(iterationCount(event.iteration - 1, event.maxIterations, true))}${retry} · ${event.step ?? 'no open story'} · ${elapsed} s elapsed\n`);
     }
     if (event.type === 'waiting' && Number.isFinite(event.untilMs)) {
       process.stderr.write(`\u23f8 waiting ${((event.untilMs - Date.now()) / 1000).toFixed(1)} s (${event.why})\n`);

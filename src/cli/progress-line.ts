@@ -1,7 +1,9 @@
 import type { RunningDaemon } from '../daemon/daemon.js';
 import type { LiveLine } from '../log/live-line.js';
+import { countText, iterationCount } from '../task/iteration-count.js';
 
 interface Running {
+  /** The iteration running (the event's number): one more than the count done. */
   iteration: number;
   maxIterations: number;
   step: string | null;
@@ -12,7 +14,8 @@ interface Running {
 const REFRESH_MS = 1_000;
 
 /**
- * Keeps the terminal's status line showing every running task: `▶ bulk-7 3/10 US-003 12s`, or what
+ * Keeps the terminal's status line showing every running task: `▶ bulk-7 2 of 10 done, the 3rd
+ * running US-003 12s` (the one count, src/task/iteration-count.ts), or what
  * it waits for. Fed by the daemon's events; returns its release.
  */
 export function showRunningTasks(daemon: RunningDaemon, line: LiveLine, now: () => number = Date.now): () => void {
@@ -21,7 +24,7 @@ export function showRunningTasks(daemon: RunningDaemon, line: LiveLine, now: () 
     const parts = [...running].map(([id, task]) => {
       const seconds = Math.round((now() - task.sinceMs) / 1000);
       const what = task.waiting ?? `${task.step ?? 'no open story'} ${seconds}s`;
-      return `${id} ${task.iteration}/${task.maxIterations} ${what}`;
+      return `${id} ${countText(iterationCount(task.iteration - 1, task.maxIterations, true))} ${what}`;
     });
     line.set(parts.length === 0 ? '' : `▶ ${parts.join('  ·  ')}`);
   };

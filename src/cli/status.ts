@@ -3,6 +3,7 @@ import { elapsed } from '../daemon/dashboard.js';
 import type { TaskEntry } from '../daemon/status.js';
 import { inspectVault, taskEntry } from '../daemon/view.js';
 import type { VaultView } from '../daemon/view.js';
+import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
@@ -42,7 +43,7 @@ function renderView(view: VaultView, layout: VaultLayout, now: number): string {
     if (tasks.length === 0) continue;
     lines.push('', `${title}:`);
     for (const task of tasks) {
-      const progress = task.iteration === undefined ? '' : `  iteration ${task.iteration}/${task.maxIterations ?? '?'}`;
+      const progress = task.iteration === undefined ? '' : `  ${describeIterations(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))}`;
       const step = task.step ? `  ${task.step}` : '';
       const waitingForLimit = task.phase === 'waiting' && task.waitingFor === 'usage-limit';
       const time =

@@ -3,11 +3,14 @@ import { relative } from 'node:path';
 import type { TaskEntry } from '../daemon/status.js';
 import { readHistoryFile } from '../memory/history.js';
 import type { IterationRecord } from '../memory/history.js';
-import { sessionPaths } from '../memory/paths.js';
+import { pathsIn, sessionPaths } from '../memory/paths.js';
+import { findRunLink } from '../memory/run-link.js';
+import { parseSessionMeta, readMemoryText } from '../memory/session-meta.js';
 import { describeSpent } from '../memory/spent.js';
 import type { Spent } from '../memory/spent.js';
 import { spentOfTask } from '../loop/checkpoint.js';
 import type { SessionPaths } from '../memory/paths.js';
+import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { Task } from '../task/parse.js';
 import type { VaultLayout } from '../vault/layout.js';
 
@@ -15,9 +18,13 @@ const RECENT_ITERATIONS = 10;
 
 /** One task: its checkpoint, where its memory is, and its recent iterations (seed 001 `--status`). */
 export async function describeTask(task: Task, layout: VaultLayout, live: TaskEntry | null, json: boolean): Promise<string> {
-  const paths = sessionPaths(layout.sessions, task.id);
-  const history = await readHistoryFile(paths.history).catch(() => [] as IterationRecord[]);
-  const detail = taskDetail(task, history, live, paths);
+  // This run's memory: through its link when it has one, which still leads there after the id ran again.
+  const sessionId = task.frontmatter.persistence_loop?.session;
+  const run = sessionId === undefined ? null : await findRunLink(layout.sessions, task.id, sessionId).catch(() => null);
+  const paths = run === null ? sessionPaths(layout.sessions, task.id) : pathsIn(run.dir);
+  const own = run !== null || sessionId === undefined || sessionOf(paths) === sessionId;
+  const history = own ? await readHistoryFile(paths.history).catch(() => [] as IterationRecord[]) : [];
+  const detail = { ...taskDetail(task, history, live, paths, own), runLink: run?.link ?? null };
   return json ? `${JSON.stringify(detail, null, 2)}\n` : renderDetail(detail, layout);
 }
 
@@ -27,21 +34,34 @@ interface TaskDetail {
   state: string;
   loop: NonNullable<Task['frontmatter']['persistence_loop']> | null;
   live: TaskEntry | null;
+  /** The folder that holds this run's memory (null: none on disk, or only another run's). */
   session: string | null;
+  /** The run's permanent address in `.wiggum/runs/`, when it has one. */
+  runLink?: string | null;
   iterations: number;
   /** Tokens, cost, agent time, CPU and memory over every run of the task. */
   spent: Spent;
   recent: Pick<IterationRecord, 'iteration' | 'attempt' | 'durationMs' | 'completionFound' | 'exitCode' | 'signal' | 'outcome' | 'storiesPassing' | 'storiesTotal' | 'git' | 'endedAt' | 'usage' | 'resources' | 'agentSessionId'>[];
 }
 
-function taskDetail(task: Task, history: IterationRecord[], live: TaskEntry | null, paths: SessionPaths): TaskDetail {
+/** The session id a session folder belongs to, or null when it has none that reads. */
+function sessionOf(paths: SessionPaths): string | null {
+  try {
+    const text = readMemoryText(paths.sessionFile);
+    return text === null ? null : parseSessionMeta(text, paths.sessionFile).sessionId;
+  } catch {
+    return null;
+  }
+}
+
+function taskDetail(task: Task, history: IterationRecord[], live: TaskEntry | null, paths: SessionPaths, own: boolean): TaskDetail {
   return {
     id: task.id,
     file: task.file,
     state: task.frontmatter.state ?? 'Approved',
     loop: task.frontmatter.persistence_loop ?? null,
     live,
-    session: existsSync(paths.sessionFile) ? paths.dir : null,
+    session: own && existsSync(paths.sessionFile) ? paths.dir : null,
     iterations: task.frontmatter.persistence_loop?.iteration ?? 0,
     spent: spentOfTask(task.frontmatter.persistence_loop, history),
     recent: history.slice(-RECENT_ITERATIONS).map((r) => ({
@@ -68,11 +88,15 @@ function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
   const lines = [`${detail.id}  (${relative(layout.root, detail.file)})`];
   lines.push(
     `  state ${detail.state}` +
-      (loop === null || loop === undefined ? ', not started' : `, loop ${detail.live?.phase ?? loop.status}, iteration ${loop.iteration}/${loop.max_iterations}, step ${loop.checkpoint?.current_step ?? '—'}`),
+      (loop === null || loop === undefined
+        ? `, not started, ${describeIterations(iterationCount(0, undefined, false))}`
+        : `, loop ${detail.live?.phase ?? loop.status}, ${describeIterations(iterationCount(loop.iteration, loop.max_iterations, detail.live?.current !== undefined))}, step ${loop.checkpoint?.current_step ?? '—'}`),
   );
   if (loop?.checkpoint !== undefined) lines.push(`  completed: ${loop.checkpoint.completed_steps.length === 0 ? 'none' : loop.checkpoint.completed_steps.join(', ')}`);
   lines.push(`  spent: ${describeSpent(detail.spent)}`);
-  lines.push(`  memory: ${detail.session === null ? 'no session on disk' : relative(layout.root, detail.session)}${detail.live?.durable === false ? ' (NOT DURABLE: kept in memory only)' : ''}`);
+  const where = detail.session === null ? 'no session on disk' : relative(layout.root, detail.session);
+  const memory = detail.runLink === null || detail.runLink === undefined || detail.session === null ? where : `${relative(layout.root, detail.runLink)} (now ${where})`;
+  lines.push(`  memory: ${memory}${detail.live?.durable === false ? ' (NOT DURABLE: kept in memory only)' : ''}`);
   if (detail.recent.length === 0) {
     lines.push('  no iteration has finished yet');
   } else {

@@ -1,5 +1,6 @@
 import { basename, extname } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
+import { countText, describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { TaskEntry } from './status.js';
 import type { VaultView } from './view.js';
 
@@ -30,7 +31,7 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
   else {
     lines.push('| task | iteration | step | state | since | last outcome |', '| --- | --- | --- | --- | --- | --- |');
     for (const task of running) {
-      lines.push(`| ${link(folders.approved, task)} | ${task.iteration ?? '—'}/${task.maxIterations ?? '—'} | ${task.step ?? '—'} | ${phaseText(task, nowMs)} | ${elapsed(nowMs - task.sinceMs)} | ${task.lastOutcome ?? '—'} |`);
+      lines.push(`| ${link(folders.approved, task)} | ${task.iteration === undefined ? '—' : countText(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))} | ${task.step ?? '—'} | ${phaseText(task, nowMs)} | ${elapsed(nowMs - task.sinceMs)} | ${task.lastOutcome ?? '—'} |`);
     }
     lines.push('');
   }
@@ -44,7 +45,7 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
   const queued = view.tasks.filter((task) => task.phase === 'queued');
   const stopped = view.tasks.filter((task) => task.phase === 'stopped');
   if (queued.length > 0) lines.push('## Queued', '', ...queued.map((task) => `- ${link(folders.approved, task)}`), '');
-  if (stopped.length > 0) lines.push('## Stopped', '', 'Remove the `.stop` file (or run `wiggum resume ID`) to continue from the checkpoint.', '', ...stopped.map((task) => `- ${link(folders.approved, task)} at iteration ${task.iteration ?? 0}`), '');
+  if (stopped.length > 0) lines.push('## Stopped', '', 'Remove the `.stop` file (or run `wiggum resume ID`) to continue from the checkpoint.', '', ...stopped.map((task) => `- ${link(folders.approved, task)} with ${describeIterations(iterationCount(task.iteration, task.maxIterations, false))}`), '');
 
   if (view.recent.length > 0) {
     lines.push('## Recently finished', '');

@@ -10,8 +10,11 @@ export interface TaskEntry {
   file: string;
   phase: 'queued' | 'running' | 'waiting' | 'held' | 'stopped';
   harness?: string;
+  /** Iterations finished, as the task's checkpoint says (src/task/iteration-count.ts): the one count. */
   iteration?: number;
   maxIterations?: number;
+  /** The iteration running now (`iteration + 1`); absent between iterations. */
+  current?: number;
   attempt?: number;
   step?: string | null;
   /** When the current iteration (or wait) began / ends. */
@@ -112,10 +115,14 @@ export class StatusTracker {
         if (entry) Object.assign(entry, { phase: 'running', harness: event.harness, iteration: event.iteration, maxIterations: event.maxIterations, durable: event.durable, taskStartedMs: this.now(), file: event.file });
         break;
       case 'iteration':
-        if (entry) Object.assign(entry, { phase: 'running', iteration: event.iteration, attempt: event.attempt, step: event.step, sinceMs: event.startedAtMs, untilMs: undefined });
+        // `iteration` stays the checkpoint's count; the one running is said apart.
+        if (entry) Object.assign(entry, { phase: 'running', current: event.iteration, maxIterations: event.maxIterations, attempt: event.attempt, step: event.step, sinceMs: event.startedAtMs, untilMs: undefined });
         break;
       case 'iteration-end':
-        if (entry) entry.lastOutcome = event.record.outcome;
+        if (entry) Object.assign(entry, { lastOutcome: event.record.outcome, current: undefined });
+        break;
+      case 'checkpoint':
+        if (entry) Object.assign(entry, { iteration: event.iteration, maxIterations: event.maxIterations });
         break;
       case 'waiting':
         if (entry) Object.assign(entry, { phase: event.why === 'hold' ? 'held' : 'waiting', sinceMs: this.now(), untilMs: Number.isFinite(event.untilMs) ? event.untilMs : undefined, waitingFor: event.why === 'hold' ? undefined : event.why });

@@ -65,7 +65,7 @@ function notEnded(kind: 'done' | 'rejected', target: LoopFile, iterations: numbe
 }
 
 export async function finishRejected(target: LoopFile, loop: PersistenceLoopData, failure: FailureFacts, deps: EndingDeps): Promise<TaskRunResult> {
-  deps.logger.error({ code: failure.code, iteration: failure.failedIteration }, `rejected: ${failure.reason}`);
+  deps.logger.error({ code: failure.code, iterations: failure.iterations }, `rejected: ${failure.reason}`);
   const ended = await endTask('rejected', target, { keys: { state: 'Rejected', persistence_loop: loop }, section: failureReport(failure) }, deps);
   if (ended === null) return notEnded('rejected', target, failure.iterations, deps);
   return { status: 'rejected', taskId: target.taskId, file: ended, iterations: failure.iterations, reason: failure.reason, code: failure.code };

@@ -19,5 +19,7 @@ export type LoopEvent =
   | { type: 'started'; taskId: string; file: string; iteration: number; maxIterations: number; resumed: boolean; durable: boolean; harness: string; session: string }
   | { type: 'iteration'; taskId: string; iteration: number; attempt: number; maxIterations: number; step: string | null; startedAtMs: number }
   | { type: 'iteration-end'; taskId: string; record: IterationRecord }
+  /** The checkpoint in the task file now says `iteration` finished: the count every view shows. */
+  | { type: 'checkpoint'; taskId: string; iteration: number; maxIterations: number }
   | { type: 'waiting'; taskId: string; untilMs: number; why: 'retry' | 'usage-limit' | 'hold' }
   | { type: 'ended'; taskId: string | null; result: TaskRunResult };

@@ -65,9 +65,7 @@ export function failureReport(facts: FailureFacts): string {
     '## Failure report',
     '',
     `- Reason: ${facts.reason} (${facts.code}).`,
-    facts.code === 'E_MAX_ITERATIONS'
-      ? `- Used all ${facts.maxIterations} iterations without completing, at ${facts.endedAt}, after ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`
-      : `- Failed in iteration ${facts.failedIteration} of at most ${facts.maxIterations}, at ${facts.endedAt}, after ${seconds(facts.activeMs)} of work (started ${facts.startedAt}).`,
+    whenLine(facts),
     `- Harness: ${facts.harness}.`,
     `- Used: ${describeSpent(facts.spent)}.`,
     `- Stories: ${storyLine(facts.stories)}`,
@@ -118,6 +116,20 @@ export function invalidTaskReport(problems: Problem[], rejectedAt: string): stri
     '',
     'Fix the problems above (`wiggum validate FILE` checks the file), delete this report, and move the file back to Approved/.',
   ].join('\n');
+}
+
+/** When the task failed, counted as every view counts (iterations finished). */
+function whenLine(facts: FailureFacts): string {
+  const work = `after ${seconds(facts.activeMs)} of work (started ${facts.startedAt})`;
+  if (facts.code === 'E_MAX_ITERATIONS') return `- Used all ${facts.maxIterations} iterations without completing, at ${facts.endedAt}, ${work}.`;
+  // Refused before the loop could run (an unknown harness, a workdir outside the allowed folders):
+  // no iteration was attempted, so none is named as the one that failed.
+  if (facts.noMemoryYet === true) {
+    return facts.iterations === 0
+      ? `- Refused before any iteration ran, at ${facts.endedAt}: nothing was run.`
+      : `- Refused before its next iteration could run, at ${facts.endedAt}, with ${plural(facts.iterations, 'iteration')} of at most ${facts.maxIterations} done.`;
+  }
+  return `- Failed in iteration ${facts.failedIteration} of at most ${facts.maxIterations}, at ${facts.endedAt}, ${work}.`;
 }
 
 function nextStep(code: ErrorCode, taskId: string): string {

@@ -1,10 +1,11 @@
 import { isWiggumError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { withAddedStories } from '../memory/prd.js';
-import type { Prd } from '../memory/prd.js';
+import type { Prd, UserStory } from '../memory/prd.js';
 import type { MemoryStore } from '../memory/store.js';
 import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
+import { storiesAddedDuring } from './late-stories.js';
 
 /** What the loop keeps of its task file between iterations. */
 export interface TaskFileView {
@@ -12,6 +13,8 @@ export interface TaskFileView {
   /** The text last read or written: the base a checkpoint merges the user's edits onto. */
   text: string;
   prd: Prd | null;
+  /** The file's own `max_iterations` when last read (null: absent), to see the user change it. */
+  fileMax: number | null;
 }
 
 /**
@@ -32,7 +35,21 @@ export async function reloadTaskFile(file: string, view: TaskFileView, store: Me
     return view;
   }
   const task = read.result.task;
-  return { body: task.body, text: task.text, prd: await takeInAddedStories(task, view.prd, store, log) };
+  return { body: task.body, text: task.text, prd: await takeInAddedStories(task, view.prd, store, log), fileMax: task.frontmatter.max_iterations ?? null };
+}
+
+/**
+ * The task file read again right after a run, before its outcome is decided: stories the user
+ * added to the checklist while the agent worked are taken into prd.json and returned, so that a
+ * completion claim made without them is refused (late-stories.ts). `view.prd` is prd.json as the
+ * run left it. The file's `max_iterations` is left to the check before the next iteration.
+ */
+export async function storiesAddedDuringRun(file: string, view: TaskFileView & { prd: Prd }, store: MemoryStore, log: Logger): Promise<{ view: TaskFileView; added: UserStory[] }> {
+  const after = await reloadTaskFile(file, view, store, log);
+  // A file gone meanwhile: the next iteration's check stops the loop.
+  if (after === null) return { view, added: [] };
+  const added = after.prd === null ? [] : storiesAddedDuring(view.prd, after.prd);
+  return { view: { ...after, fileMax: view.fileMax }, added };
 }
 
 /**

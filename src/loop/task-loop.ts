@@ -2,14 +2,15 @@ import { existsSync } from 'node:fs';
 import { basename, relative } from 'node:path';
 import type { ErrorCode } from '../errors.js';
 import { isWiggumError } from '../errors.js';
-import { clearHarnessRecord, recordHarness, recordHarnessMarker } from '../harness/pid-record.js';
-import { systemProcessHost } from '../harness/process-host.js';
+import { clearHarnessRecord } from '../harness/pid-record.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
+import { throughRunLink } from '../memory/run-link.js';
 import { addRun } from '../memory/spent.js';
 import { storySummary } from '../memory/prd.js';
-import type { Prd } from '../memory/prd.js';
+import type { Prd, UserStory } from '../memory/prd.js';
 import type { Task } from '../task/parse.js';
+import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { LoopStatus } from '../task/vocabulary.js';
 import { isoSeconds } from '../time/clock.js';
 import { checkpointData, historyBaseOf, loopStateFromCheckpoint, resumeFromHistory, waitingUntilOf } from './checkpoint.js';
@@ -21,7 +22,11 @@ import type { EndingDeps, LoopFile } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { runIteration } from './iteration.js';
 import { findRenamedTaskFile } from './follow-file.js';
-import { reloadTaskFile } from './task-file-edits.js';
+import { iterationContext } from './iteration-context.js';
+import { reloadTaskFile, storiesAddedDuringRun } from './task-file-edits.js';
+import type { TaskFileView } from './task-file-edits.js';
+import { withLateStoriesNote, withStoriesAddedDuringRun } from './late-stories.js';
+import { withMaxIterationsEdit } from './max-iterations.js';
 import { holdWhileExists, sleepCounted } from './waits.js';
 import type { IterationContext } from './iteration.js';
 import type { GitState } from '../git/changes.js';
@@ -40,6 +45,10 @@ export class TaskLoop {
   private lastText: string;
   private body: string;
   private prd: Prd | null = null;
+  /** The file's own `max_iterations` when last read, to apply the user's edit of it. */
+  private fileMax: number | null;
+  /** Stories added to the checklist during the last iteration that no iteration has worked on. */
+  private late: UserStory[] = [];
   private readonly started: string;
   /** History lines from before the task was last sent back; kept in every checkpoint of this run. */
   private readonly historyBase: number;
@@ -61,6 +70,7 @@ export class TaskLoop {
     this.file = task.file;
     this.lastText = task.text;
     this.body = task.body;
+    this.fileMax = task.frontmatter.max_iterations ?? null;
     this.log = deps.logger.child({ taskId: task.id });
     this.state = loopStateFromCheckpoint(task.frontmatter.persistence_loop, prepared.maxIterations);
     this.pauses = deps.pauses ?? new HarnessPauses();
@@ -69,33 +79,7 @@ export class TaskLoop {
     if (waitingUntil !== null) this.pauses.pause(prepared.harness.name, waitingUntil);
     this.started = task.frontmatter.persistence_loop?.started ?? isoSeconds(deps.clock.now());
     this.historyBase = historyBaseOf(task.frontmatter.persistence_loop);
-    this.ctx = {
-      taskId: task.id,
-      taskFile: task.file,
-      title: task.frontmatter.title ?? task.id,
-      workdir: prepared.workdir,
-      harness: prepared.harness,
-      driver: prepared.driver,
-      promise: prepared.promise,
-      verify: prepared.verify,
-      budget: prepared.loop.budget,
-      branch: prepared.branch,
-      git: prepared.git,
-      store: prepared.session.store,
-      config: deps.config,
-      clock: deps.clock,
-      processes: deps.processes ?? systemProcessHost,
-      logger: this.log,
-      env: deps.env,
-      stream: request.stream,
-      signal: request.signal,
-      onMarker: (marker) => {
-        if (prepared.harnessRecord !== null) recordHarnessMarker(prepared.harnessRecord, marker);
-      },
-      onSpawn: (pid, marker) => {
-        if (prepared.harnessRecord !== null) void recordHarness(prepared.harnessRecord, pid, marker).catch(() => undefined);
-      },
-    };
+    this.ctx = iterationContext(task, prepared, request, deps, this.log);
   }
 
   async run(): Promise<TaskRunResult> {
@@ -108,21 +92,12 @@ export class TaskLoop {
     this.state = fromHistory.state;
     this.prd = await store.loadPrd();
     const resumed = this.state.iteration > 0 || this.history.length > 0;
+    const { iteration, maxIterations } = this.state;
     this.log.info(
-      { iteration: this.state.iteration, maxIterations: this.state.maxIterations, harness: this.prepared.harness.name, workdir: this.prepared.workdir, durable: store.durable, session: this.prepared.session.sessionId },
-      resumed ? `resuming after iteration ${this.state.iteration}` : 'starting',
+      { iterations: iteration, maxIterations, harness: this.prepared.harness.name, workdir: this.prepared.workdir, durable: store.durable, session: this.prepared.session.sessionId },
+      resumed ? `resuming: ${describeIterations(iterationCount(iteration, maxIterations, false))}` : 'starting',
     );
-    this.request.onEvent?.({
-      type: 'started',
-      taskId: this.ctx.taskId,
-      file: this.file,
-      iteration: this.state.iteration,
-      maxIterations: this.state.maxIterations,
-      resumed,
-      durable: store.durable,
-      harness: this.prepared.harness.name,
-      session: this.prepared.session.sessionId,
-    });
+    this.request.onEvent?.({ type: 'started', taskId: this.ctx.taskId, file: this.file, iteration, maxIterations, resumed, durable: store.durable, harness: this.prepared.harness.name, session: this.prepared.session.sessionId });
     // The iteration counted from the history had completed the task: a crash came between its
     // history line and the Done file. End it now rather than run the agent once more.
     if (fromHistory.countedIteration !== null && this.history.at(-1)?.action === 'done') return this.done();
@@ -131,7 +106,7 @@ export class TaskLoop {
     for (;;) {
       const verdict = gate(this.state, { stop: this.stopReason(), nowMs: this.deps.clock.now() }, this.prepared.loop);
       if (verdict.kind === 'stop') return this.stop(verdict.reason);
-      if (verdict.kind === 'reject') return this.reject(verdict.code, verdict.reason);
+      if (verdict.kind === 'reject') return this.reject(verdict.code, withLateStoriesNote(verdict.reason, this.late));
       if (verdict.warn) {
         this.state = { ...this.state, warned: true };
         this.log.warn(
@@ -152,9 +127,15 @@ export class TaskLoop {
         continue;
       }
       await this.follow();
-      const view = await reloadTaskFile(this.file, { body: this.body, text: this.lastText, prd: this.prd }, this.ctx.store, this.log);
+      const view = await reloadTaskFile(this.file, this.view(), this.ctx.store, this.log);
       if (view === null) return this.stop('task-gone');
-      ({ body: this.body, text: this.lastText, prd: this.prd } = view);
+      const bound = withMaxIterationsEdit(this.state, { fileBefore: this.fileMax, fileNow: view.fileMax, override: this.request.overrides?.maxIterations, configDefault: this.deps.config.loop.maxIterations }, this.log);
+      ({ body: this.body, text: this.lastText, prd: this.prd, fileMax: this.fileMax } = view);
+      // The user's edit of max_iterations takes effect before this iteration, which the gate checks again.
+      if (bound !== this.state) {
+        this.state = bound;
+        continue;
+      }
 
       this.request.onEvent?.({
         type: 'iteration',
@@ -174,7 +155,12 @@ export class TaskLoop {
       } finally {
         if (this.prepared.harnessRecord !== null) await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
       }
-      this.prd = run.prd;
+      // Stories the user added while the agent ran: a completion claim cannot cover them.
+      await this.follow();
+      const after = await storiesAddedDuringRun(this.file, { ...this.view(), prd: run.prd }, this.ctx.store, this.log);
+      ({ body: this.body, text: this.lastText, prd: this.prd } = after.view);
+      this.late = after.added;
+      run = { ...run, ...withStoriesAddedDuringRun(run, after.added, this.prd ?? run.prd) };
       this.gitState = run.gitState;
       this.lastOutput = run.outputTail;
       this.lastStderr = run.stderrTail;
@@ -212,6 +198,10 @@ export class TaskLoop {
         if (action.kind === 'retry') this.state = { ...this.state, activeMs: this.state.activeMs + waited };
       }
     }
+  }
+
+  private view(): TaskFileView {
+    return { body: this.body, text: this.lastText, prd: this.prd, fileMax: this.fileMax };
   }
 
   private stopReason(): StopReason | null {
@@ -260,7 +250,9 @@ export class TaskLoop {
     await this.follow();
     const keys = checkpointData(this.checkpointKeys(status, record, undefined, waitingUntilMs));
     const text = await writeCheckpoint(this.file, this.lastText, { keys: { state: 'Approved', persistence_loop: keys } }, this.endingDeps());
-    if (text !== null) this.lastText = text;
+    if (text === null) return;
+    this.lastText = text;
+    this.request.onEvent?.({ type: 'checkpoint', taskId: this.ctx.taskId, iteration: keys.iteration, maxIterations: keys.max_iterations });
   }
 
   private endingDeps(): EndingDeps {
@@ -283,7 +275,8 @@ export class TaskLoop {
       activeMs: this.state.activeMs,
       spent: this.state.spent,
       stories: (this.prd?.userStories ?? []).map((story) => ({ id: story.id, title: story.title, passes: story.passes })),
-      sessionDir: store.paths === null ? null : relative(this.deps.layout.root, store.paths.dir) || '.',
+      // The run's own address (run-link.ts): it still holds this run's memory after the id runs again.
+      sessionDir: store.paths === null ? null : relative(this.deps.layout.root, this.prepared.session.runDir ?? store.paths.dir) || '.',
       history: this.history,
       lastOutput: this.lastOutput.split('\n').slice(-20).join('\n'),
     };
@@ -316,7 +309,7 @@ export class TaskLoop {
       failedIteration,
       errorDetail: this.lastStderr.split('\n').slice(-30).join('\n') || reason,
       checkpoint: { completed_steps: completedSteps, current_step: currentStep, state_data: { attempt: this.state.attempt, no_progress: this.state.noProgressStreak } },
-      logFile: lastRecord?.logFile === undefined ? null : relative(this.deps.layout.root, lastRecord.logFile),
+      logFile: lastRecord?.logFile === undefined ? null : relative(this.deps.layout.root, throughRunLink(lastRecord.logFile, this.prepared.session.store.paths?.dir ?? '', this.prepared.session.runDir)),
     }, this.endingDeps());
   }
 

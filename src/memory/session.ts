@@ -11,6 +11,7 @@ import { checkSchema } from './json-text.js';
 import { InMemoryStore } from './memory-store.js';
 import type { SessionPaths } from './paths.js';
 import { pathsIn, sessionPaths } from './paths.js';
+import { pointRunLink } from './run-link.js';
 import type { Prd } from './prd.js';
 import { prdSchema, serializePrd } from './prd.js';
 import { progressHeader } from './progress.js';
@@ -43,6 +44,12 @@ export interface OpenedSession {
   created: boolean;
   /** Where an earlier session's folder was moved, if one was. */
   archivedTo: string | null;
+  /**
+   * This run's permanent address, `.wiggum/runs/<date>-<id>-<run>` (run-link.ts): the folder that
+   * holds its memory, now and after the id runs again. Null when the memory is not on disk or the
+   * link could not be made (the session folder is named instead).
+   */
+  runDir: string | null;
   /** Set when the memory is not durable: a message to show loudly. */
   warning: string | null;
 }
@@ -73,7 +80,9 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     if (existing.problem !== null) throw existing.problem;
     const meta = existing.meta;
     if (meta !== null && meta.sessionId === options.sessionId && meta.taskId === options.taskId && meta.branchName === options.branchName) {
-      return resume(paths, options.sessionId, options);
+      // A session from before runs had links gets one now; the link is best effort.
+      const runDir = await pointRunLink(options.sessionsRoot, meta, paths.dir).catch(() => null);
+      return { ...(await resume(paths, options.sessionId, options)), runDir };
     }
   }
 
@@ -86,12 +95,13 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     }
   }
   const prd = checkSchema(prdSchema, await options.initialPrd(), `${paths.prd} (initial)`);
+  let runDir: string | null;
   try {
-    await createSession(paths, options, prd, pendingContext ?? '');
+    runDir = await createSession(paths, options, prd, pendingContext ?? '');
   } catch (error) {
     return fallbackOr(error, options, `${paths.dir} cannot be written`, archivedTo, prd);
   }
-  return { store: new DiskMemoryStore(paths, options.clock), sessionId: options.newSessionId, created: true, archivedTo, warning: null };
+  return { store: new DiskMemoryStore(paths, options.clock), sessionId: options.newSessionId, created: true, archivedTo, runDir, warning: null };
 }
 
 /**
@@ -146,13 +156,16 @@ async function resume(paths: SessionPaths, sessionId: string, options: OpenSessi
       options.clock,
     );
     const warning = notDurable(options.taskId, `${paths.dir} can be read but not written (${reason})`, writableFix(paths.dir));
-    return { store, sessionId, created: false, archivedTo: null, warning };
+    return { store, sessionId, created: false, archivedTo: null, runDir: null, warning };
   }
-  return { store: disk, sessionId, created: false, archivedTo: null, warning: null };
+  return { store: disk, sessionId, created: false, archivedTo: null, runDir: null, warning: null };
 }
 
-/** Builds the session in a hidden folder and renames it into place, so a crash never leaves half a session. */
-async function createSession(paths: SessionPaths, options: OpenSessionOptions, prd: Prd, context: string): Promise<void> {
+/**
+ * Builds the session in a hidden folder and renames it into place, so a crash never leaves half a
+ * session. Returns the run's link (run-link.ts), or null when it could not be made.
+ */
+async function createSession(paths: SessionPaths, options: OpenSessionOptions, prd: Prd, context: string): Promise<string | null> {
   const temp = join(options.sessionsRoot, `.${options.taskId}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const now = options.clock.now();
   const meta: SessionMeta = {
@@ -189,6 +202,9 @@ async function createSession(paths: SessionPaths, options: OpenSessionOptions, p
     throw error;
   }
   await syncDirectory(options.sessionsRoot);
+  // After the session is in place: a crash before this leaves a session without a link, which its
+  // resume (or its archiving) makes; never a link to a folder that another run may take.
+  return pointRunLink(options.sessionsRoot, meta, paths.dir).catch(() => null);
 }
 
 async function probeWritable(dir: string): Promise<void> {
@@ -208,7 +224,7 @@ async function fallbackOr(error: unknown, options: OpenSessionOptions, what: str
 async function freshInMemory(options: OpenSessionOptions, reason: string, fix: string, archivedTo: string | null, prd?: Prd): Promise<OpenedSession> {
   const initial = prd ?? checkSchema(prdSchema, await options.initialPrd(), 'prd.json (initial)');
   const store = new InMemoryStore({ prd: initial, progress: progressHeader(options.clock.now()) }, options.clock);
-  return { store, sessionId: options.newSessionId, created: true, archivedTo, warning: notDurable(options.taskId, reason, fix) };
+  return { store, sessionId: options.newSessionId, created: true, archivedTo, runDir: null, warning: notDurable(options.taskId, reason, fix) };
 }
 
 function notDurable(taskId: string, reason: string, fix: string): string {

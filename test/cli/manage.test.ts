@@ -56,7 +56,7 @@ describe('wiggum status without the daemon', () => {
     ]);
 
     const one = await runCli(['status', 'finished', '--vault', vault.root]);
-    expect(one.stdout).toContain('state Done, loop done, iteration 3/100');
+    expect(one.stdout).toContain('state Done, loop done, iterations 3 of 100 done');
     expect(one.stdout).toMatch(/\n\s+3\s+0\s+\d+\.\ds\s+yes\s+0\s+complete\s+3\/3/);
   });
 
@@ -136,7 +136,7 @@ describe('wiggum status ID', () => {
 
     const text = await runCli(['status', 'counted', '--vault', vault.root]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('state Done, loop done, iteration 2/100');
+    expect(text.stdout).toContain('state Done, loop done, iterations 2 of 100 done');
     // The totals come from the checkpoint, written before the line above was edited.
     expect(text.stdout).toMatch(/^ {2}spent: no tokens reported · agent time \d+(\.\d)?s( · CPU \d+\.\d s)?( · peak memory \d+ MB)?$/m);
     expect(text.stdout).toMatch(/^ {4}1 {5}0 {4}\d+\.\ds {6}no {7}0 {5}continue {6}1\/2 +— +— +—$/m);

@@ -121,7 +121,7 @@ describe('wiggum ralph (seed 001)', () => {
     await r.ralph('Go', '--change', 'st', '--no-stream');
     const status = await r.ralph('--status', '--change', 'st');
     expect(status.code).toBe(0);
-    expect(status.stdout).toContain('iteration 2/100');
+    expect(status.stdout).toContain('iterations 2 of 100 done');
     expect(status.stdout).toMatch(/iter\s+try\s+duration\s+promise\s+exit\s+outcome/);
     expect(status.stdout).toMatch(/\n\s+1\s+0\s+\d+\.\ds\s+no\s+4\s+nonzero-exit/);
     expect(status.stdout).toMatch(/\n\s+2\s+0\s+\d+\.\ds\s+yes\s+0\s+complete/);

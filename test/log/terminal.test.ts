@@ -44,7 +44,7 @@ describe('the log of the real CLI', () => {
     expect(readdirSync(vault.layout.done)).toEqual(['compact.md']);
     const all = plain(output).split('\n').filter((line) => line !== '');
     // The status line under the log showed the running task's progress.
-    expect(all).toContainEqual(expect.stringMatching(/^▶ compact [12]\/100 S-[12] \d+s$/));
+    expect(all).toContainEqual(expect.stringMatching(/^▶ compact [01] of 100 done, the (1st|2nd) running S-[12] \d+s$/));
     const lines = all.filter((line) => !line.startsWith('▶'));
     expect(lines.length).toBeGreaterThan(5);
     for (const line of lines) {

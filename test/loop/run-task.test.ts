@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { TaskRunResult } from '../../src/loop/events.js';
@@ -141,7 +141,10 @@ describe('failures', () => {
     expect(ran.text).toContain('- Reason: the harness reported a temporary failure (exit 75): upstream 503; still failing after 3 retries (E_RETRIES_EXHAUSTED).');
     expect(ran.text).toMatch(/\| 1 \| 3 \| .* \| 75 \| transient: the harness reported a temporary failure \(exit 75\): upstream 503 \| no \| 0\/2 \| Rejected \(E_RETRIES_EXHAUSTED\) \|/);
     expect(ran.text).toContain('```text\nupstream 503\n```');
-    expect(ran.text).toContain('- Full output of the failing run: `.wiggum/sessions/down/logs/0001.retry3.log`.');
+    // Named through the run's own link, which leads to the log while the id is not run again, and after.
+    const named = /- Full output of the failing run: `(\.wiggum\/runs\/\d{4}-\d{2}-\d{2}-down-[0-9a-f]{8}\/logs\/0001\.retry3\.log)`\./.exec(ran.text)?.[1];
+    expect(named).toBeDefined();
+    expect(realpathSync(join(vault.root, named!))).toBe(realpathSync(join(vault.layout.sessions, 'down', 'logs', '0001.retry3.log')));
     expect(loopOf(ran.text)).toMatchObject({ status: 'rejected', exit_reason: 'E_RETRIES_EXHAUSTED' });
   });
 
@@ -176,6 +179,10 @@ describe('failures', () => {
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_TASK_SCHEMA' });
     expect(ran.text).toContain('- Memory: none yet (the task was refused before its first iteration).');
     expect(ran.text).not.toContain('not durable');
+    // One count: nothing ran, so the report names no iteration as failed and the checkpoint says 0.
+    expect(ran.text).toContain('- Refused before any iteration ran, at ');
+    expect(ran.text).not.toMatch(/iteration 1\b/);
+    expect(loopOf(ran.text)).toMatchObject({ status: 'rejected', iteration: 0 });
   });
 
   test('a non-zero exit is recorded and the loop goes on (seed 001)', async () => {

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isWiggumError } from '../../src/errors.js';
@@ -8,6 +8,7 @@ import type { IterationRecord } from '../../src/memory/history.js';
 import { sessionPaths } from '../../src/memory/paths.js';
 import type { Prd } from '../../src/memory/prd.js';
 import { progressHeader } from '../../src/memory/progress.js';
+import { findRunLink } from '../../src/memory/run-link.js';
 import { openSession } from '../../src/memory/session.js';
 import type { OpenSessionOptions } from '../../src/memory/session.js';
 import type { Clock } from '../../src/time/clock.js';
@@ -166,7 +167,7 @@ describe('resume', () => {
 });
 
 describe('archiving', () => {
-  test('a session id that belongs to another session moves the old folder, intact, to the archive', async () => {
+  test('a session id that belongs to another session moves the old folder, intact, to the archive under its run\'s name', async () => {
     const vault = tempDir();
     const first = await openSession(options(vault));
     await first.store.appendHistory(record(1));
@@ -175,7 +176,7 @@ describe('archiving', () => {
     const oldFiles = Object.fromEntries(['session.json', 'prd.json', 'progress.txt', 'context.md', 'history.jsonl'].map((f) => [f, readFileSync(join(oldPaths.dir, f), 'utf8')]));
 
     const second = await openSession(options(vault, { sessionId: 'someone-else', newSessionId: 'session-2' }));
-    const archived = join(vault, '.wiggum', 'archive', '2026-01-27-login');
+    const archived = join(vault, '.wiggum', 'archive', '2026-01-27-login-session1');
     expect(second).toMatchObject({ created: true, archivedTo: archived, sessionId: 'session-2', warning: null });
     for (const [file, text] of Object.entries(oldFiles)) expect(readFileSync(join(archived, file), 'utf8')).toBe(text);
     expect(statSync(join(archived, 'logs')).isDirectory()).toBe(true);
@@ -184,24 +185,61 @@ describe('archiving', () => {
     expect(await second.store.loadContext()).toBe('');
   });
 
-  test('a fresh start (no session id) and a branch change archive too, with -2 and -3 on a clash', async () => {
+  test('each run has a link of its own in runs/, leading to its memory before and after the id runs again', async () => {
+    const vault = tempDir();
+    const runs = join(vault, '.wiggum', 'runs');
+    const first = await openSession(options(vault));
+    expect(first.runDir).toBe(join(runs, '2026-01-27-login-session1'));
+    expect(readlinkSync(first.runDir!)).toBe('../sessions/login');
+    await first.store.addContext('FIRST run');
+
+    const second = await openSession(options(vault, { newSessionId: 'session-2' }));
+    expect(second.runDir).toBe(join(runs, '2026-01-27-login-session2'));
+    await second.store.addContext('SECOND run');
+    // The first run's link followed its folder into the archive; the second's leads to sessions/.
+    expect(readlinkSync(first.runDir!)).toBe('../archive/2026-01-27-login-session1');
+    expect(readFileSync(join(first.runDir!, 'context.md'), 'utf8')).toContain('FIRST run');
+    expect(readFileSync(join(second.runDir!, 'context.md'), 'utf8')).toContain('SECOND run');
+    expect(await findRunLink(join(vault, '.wiggum', 'sessions'), 'login', 'session-1')).toEqual({ link: first.runDir, dir: join(vault, '.wiggum', 'archive', '2026-01-27-login-session1') });
+    expect(await findRunLink(join(vault, '.wiggum', 'sessions'), 'login', 'session-2')).toEqual({ link: second.runDir, dir: join(vault, '.wiggum', 'sessions', 'login') });
+    // Resuming changes nothing; a session from before links were kept gets one.
+    rmSync(second.runDir!);
+    expect((await openSession(options(vault, { sessionId: 'session-2', newSessionId: 'unused' }))).runDir).toBe(second.runDir);
+    expect(readlinkSync(second.runDir!)).toBe('../sessions/login');
+  });
+
+  test('a fresh start (no session id) and a branch change archive too, each run under its own name', async () => {
     const vault = tempDir();
     await openSession(options(vault));
     const fresh = await openSession(options(vault, { newSessionId: 'session-2' }));
     const moved = await openSession(options(vault, { sessionId: 'session-2', newSessionId: 'session-3', branchName: 'wiggum/other' }));
     const archive = join(vault, '.wiggum', 'archive');
-    expect(fresh.archivedTo).toBe(join(archive, '2026-01-27-login'));
-    expect(moved.archivedTo).toBe(join(archive, '2026-01-27-login-2'));
-    expect(JSON.parse(readFileSync(join(archive, '2026-01-27-login', 'session.json'), 'utf8'))).toMatchObject({ sessionId: 'session-1' });
-    expect(JSON.parse(readFileSync(join(archive, '2026-01-27-login-2', 'session.json'), 'utf8'))).toMatchObject({ sessionId: 'session-2' });
+    expect(fresh.archivedTo).toBe(join(archive, '2026-01-27-login-session1'));
+    expect(moved.archivedTo).toBe(join(archive, '2026-01-27-login-session2'));
+    expect(JSON.parse(readFileSync(join(archive, '2026-01-27-login-session1', 'session.json'), 'utf8'))).toMatchObject({ sessionId: 'session-1' });
+    expect(JSON.parse(readFileSync(join(archive, '2026-01-27-login-session2', 'session.json'), 'utf8'))).toMatchObject({ sessionId: 'session-2' });
 
     // retry --fresh: archiveSession on its own, never overwriting what is there.
     const third = await archiveSession({ sessionsRoot: join(vault, '.wiggum', 'sessions'), archiveRoot: archive, taskId: 'login', clock });
-    expect(third).toBe(join(archive, '2026-01-27-login-3'));
+    expect(third).toBe(join(archive, '2026-01-27-login-session3'));
     expect(JSON.parse(readFileSync(join(third!, 'session.json'), 'utf8'))).toMatchObject({ sessionId: 'session-3', branchName: 'wiggum/other' });
-    expect(readdirSync(archive).sort()).toEqual(['2026-01-27-login', '2026-01-27-login-2', '2026-01-27-login-3']);
+    expect(readdirSync(archive).sort()).toEqual(['2026-01-27-login-session1', '2026-01-27-login-session2', '2026-01-27-login-session3']);
     expect(existsSync(join(vault, '.wiggum', 'sessions', 'login'))).toBe(false);
     expect(await archiveSession({ sessionsRoot: join(vault, '.wiggum', 'sessions'), archiveRoot: archive, taskId: 'login', clock })).toBeNull();
+  });
+
+  test('a folder whose session.json does not read is archived by date, with -2 and -3 on a clash', async () => {
+    const vault = tempDir();
+    const sessions = join(vault, '.wiggum', 'sessions');
+    const archive = join(vault, '.wiggum', 'archive');
+    const archived: (string | null)[] = [];
+    for (let n = 1; n <= 3; n += 1) {
+      mkdirSync(join(sessions, 'login'), { recursive: true });
+      writeFileSync(join(sessions, 'login', 'notes.txt'), `run ${n}`);
+      archived.push(await archiveSession({ sessionsRoot: sessions, archiveRoot: archive, taskId: 'login', clock }));
+    }
+    expect(archived).toEqual([join(archive, '2026-01-27-login'), join(archive, '2026-01-27-login-2'), join(archive, '2026-01-27-login-3')]);
+    expect(readFileSync(join(archive, '2026-01-27-login-3', 'notes.txt'), 'utf8')).toBe('run 3');
   });
 });
 

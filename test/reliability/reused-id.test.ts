@@ -1,10 +1,23 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runTask } from '../../src/loop/run-task.js';
 import { captureLogger } from '../helpers/capture-logger.js';
+import { requireBuild, runCli } from '../helpers/child.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { historyOf } from '../helpers/history.js';
 import { makeVault } from '../helpers/vault.js';
+
+/** The `.wiggum/…` folders a report names (in backticks), as paths inside the vault. */
+function memoryNamedIn(text: string): string[] {
+  const report = text.slice(text.indexOf('\n## '));
+  return [...report.matchAll(/`(\.wiggum\/[^`]*)`/g)].map((match) => match[1]!);
+}
+
+/** Whether the memory folder `dir` (followed through its link) holds `marker` in its prd.json. */
+function holds(root: string, dir: string, marker: string): boolean {
+  return readFileSync(join(root, dir, 'prd.json'), 'utf8').includes(marker);
+}
 
 describe('a task id used again while its old run is in Done/', () => {
   test('the new task runs from its own checklist with fresh memory, and its Done/ file does not replace the old one', async () => {
@@ -25,5 +38,23 @@ describe('a task id used again while its old run is in Done/', () => {
       [2, 'complete', 2, 2],
     ]);
     expect(readFileSync(second.file, 'utf8')).toContain('Stories: 2 of 2 passing (✓ US-001 Beta; ✓ US-002 Gamma)');
+
+    // Each report names the folder that holds its own run's memory, the old one's now archived.
+    const [firstMemory, secondMemory] = [memoryNamedIn(firstText), memoryNamedIn(readFileSync(second.file, 'utf8'))];
+    expect(firstMemory).toHaveLength(1);
+    expect(secondMemory).toHaveLength(1);
+    expect(firstMemory[0]).not.toBe(secondMemory[0]);
+    expect([holds(vault.root, firstMemory[0]!, 'Alpha'), holds(vault.root, firstMemory[0]!, 'Beta')]).toEqual([true, false]);
+    expect([holds(vault.root, secondMemory[0]!, 'Beta'), holds(vault.root, secondMemory[0]!, 'Alpha')]).toEqual([true, false]);
+
+    // `status ID` of the old run names its memory, not the new run's.
+    requireBuild();
+    const status = await runCli(['status', 'dup', '--vault', vault.root]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('(Done/dup.md)');
+    expect(status.stdout).toContain(`memory: ${firstMemory[0]} (now .wiggum/archive/`);
+    const json = JSON.parse((await runCli(['status', 'dup', '--json', '--vault', vault.root])).stdout) as { session: string; iterations: number; recent: unknown[] };
+    expect(holds(json.session, '.', 'Alpha')).toBe(true);
+    expect(json).toMatchObject({ iterations: 1, recent: [expect.objectContaining({ iteration: 1, outcome: 'complete', storiesTotal: 1 })] });
   });
 });
