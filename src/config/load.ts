@@ -7,6 +7,7 @@ import type { Problem } from '../problem.js';
 import { offsetOfPath } from '../yaml/locate.js';
 import { parseSafeYaml } from '../yaml/safe-yaml.js';
 import { compileConfig } from './config.js';
+import { didYouMeanSuffix } from './did-you-mean.js';
 import { DEFAULT_CONFIG_FILE, resolvePath } from './sources.js';
 import type { ConfigSources } from './sources.js';
 import type { WiggumConfig } from './config.js';
@@ -62,7 +63,7 @@ export async function checkConfig(sources: ConfigSources = {}): Promise<ConfigCh
   }
   const raw = parsed.data;
   if (raw.harness.default !== '' && !(raw.harness.default in raw.harnesses)) {
-    problems.push(locateIssue(layers, ['harness', 'default'], `no harness named "${raw.harness.default}" is defined under harnesses`));
+    problems.push(locateIssue(layers, ['harness', 'default'], `no harness named "${raw.harness.default}" is defined under harnesses${didYouMeanSuffix(raw.harness.default, Object.keys(raw.harnesses))}`));
   }
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, config: compileConfig(raw, layers.map((layer) => layer.file)) };
