@@ -9,6 +9,14 @@ export interface DaemonLine {
   [key: string]: unknown;
 }
 
+/** Another user, and the node and CLI that user runs: both at paths the user can reach. */
+export interface RunAs {
+  uid: number;
+  gid: number;
+  node: string;
+  cli: string;
+}
+
 /** The real daemon (`wiggum start`) as a child process, with its JSON log lines collected. */
 export class DaemonProcess {
   readonly lines: DaemonLine[] = [];
@@ -37,13 +45,16 @@ export class DaemonProcess {
   }
 
   /** `nodeArgs` go to node before the CLI (`--import` of a test-only preload such as crash-at.mjs). */
-  /** `user` runs it as another user (a test running as root that needs file modes to apply). */
-  static start(vault: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = [], user?: { uid: number; gid: number }): DaemonProcess {
+  /**
+   * `user` runs it as another user (a test running as root that needs file modes to apply), from
+   * a copy of the build that user can reach (see staged-build.ts).
+   */
+  static start(vault: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = [], user?: RunAs): DaemonProcess {
     requireBuild();
-    const child = spawn(process.execPath, [...nodeArgs, CLI, 'start', '--vault', vault, '--log-level', 'debug', ...args], {
+    const child = spawn(user?.node ?? process.execPath, [...nodeArgs, user?.cli ?? CLI, 'start', '--vault', vault, '--log-level', 'debug', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, JOURNAL_STREAM: '', ...env },
-      ...(user ?? {}),
+      ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
     });
     return new DaemonProcess(child);
   }

@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/child.js';
 import { DaemonProcess } from '../helpers/daemon.js';
-import type { DaemonLine } from '../helpers/daemon.js';
+import type { DaemonLine, RunAs } from '../helpers/daemon.js';
+import { stageBuildFor } from '../helpers/staged-build.js';
+import type { StagedBuild } from '../helpers/staged-build.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault, TestVaultOptions } from '../helpers/vault.js';
@@ -15,15 +17,22 @@ import { waitFor, waitForFile } from '../helpers/wait.js';
  * Permission errors. File modes do not bind root, so when the tests run as root the daemon runs
  * as `nobody` over a vault it owns, and the test takes rights away from it: a read-only Done/, an
  * unwritable .wiggum/sessions (memory falls back to RAM, and the log, `status` and the Dashboard
- * say it is not durable), a task file it cannot read.
+ * say it is not durable), a task file it cannot read. `nobody` runs a copy of the build (and of the
+ * fake agent) staged where it can reach them: the clone itself may sit in a folder only root can walk.
  */
 
 const NOBODY = { uid: 65534, gid: 65534 };
 const asRoot = process.getuid?.() === 0;
+let staged: StagedBuild | undefined;
+beforeAll(() => {
+  if (asRoot) staged = stageBuildFor(NOBODY);
+});
+afterAll(() => staged?.release());
+
 const TASK = '---\ntitle: Permissions\nnote: "user text ☕ stays"\n---\n# Permissions\n\n- [ ] US-001 Alpha\n';
 
 async function nobodysVault(options: TestVaultOptions = {}): Promise<TestVault> {
-  const vault = await makeVault({ ...options, config: { daemon: { failed_retry: '1s' }, ...options.config } });
+  const vault = await makeVault({ ...options, ...(staged === undefined ? {} : { agent: staged.fakeAgent }), config: { daemon: { failed_retry: '1s' }, ...options.config } });
   return vault;
 }
 
@@ -35,7 +44,8 @@ function startDaemon(vault: TestVault): DaemonProcess {
   const home = tempDir('wiggum-home-');
   giveToDaemonUser(home);
   giveToDaemonUser(vault.root);
-  return DaemonProcess.start(vault.root, [], { HOME: home }, [], asRoot ? NOBODY : undefined);
+  const user: RunAs | undefined = staged === undefined ? undefined : { ...NOBODY, node: staged.node, cli: staged.cli };
+  return DaemonProcess.start(vault.root, [], { HOME: home, ...staged?.env }, [], user);
 }
 
 const saysDenied = (line: DaemonLine): boolean => line.level >= 40 && /EACCES|permission denied/i.test(JSON.stringify(line));
