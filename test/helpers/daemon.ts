@@ -59,14 +59,36 @@ export class DaemonProcess {
     return new DaemonProcess(child);
   }
 
-  /** Resolves with the first log line (seen so far or to come) matching `match`. */
+  /** Resolves with the first log line (seen so far or to come) matching `match`; fails after `guardMs`. */
   waitForLog(match: (line: DaemonLine) => boolean, what = 'a log line', guardMs = 60_000): Promise<DaemonLine> {
+    return this.until(() => this.lines.find(match), what, guardMs);
+  }
+
+  /**
+   * Resolves once `count` lines match. Fails only when no further line has matched for `stallMs`
+   * (or the daemon exits first): a busy machine gets there later, a stuck daemon still fails.
+   */
+  async waitForCount(match: (line: DaemonLine) => boolean, count: number, what: string, stallMs = 120_000): Promise<void> {
+    let scanned = 0;
+    let matched = 0;
+    const scan = (): number => {
+      for (; scanned < this.lines.length; scanned += 1) if (match(this.lines[scanned] as DaemonLine)) matched += 1;
+      return matched;
+    };
+    while (scan() < count) {
+      const before = matched;
+      await this.until(() => (scan() > before ? true : undefined), `${count} × ${what} (${before} so far, none more for ${stallMs} ms)`, stallMs);
+    }
+  }
+
+  /** Resolves with what `probe` finds, checked now and after each chunk of output; fails after `guardMs` or when the daemon exits first. */
+  private until<T>(probe: () => T | undefined, what: string, guardMs: number): Promise<T> {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
-        const line = this.lines.find(match);
-        if (line === undefined) return false;
+        const found = probe();
+        if (found === undefined) return false;
         cleanup();
-        resolve(line);
+        resolve(found);
         return true;
       };
       const timer = setTimeout(() => {
@@ -87,11 +109,6 @@ export class DaemonProcess {
         }
       });
     });
-  }
-
-  /** Resolves once `count` lines match. */
-  async waitForCount(match: (line: DaemonLine) => boolean, count: number, what: string, guardMs = 120_000): Promise<void> {
-    await this.waitForLog(() => this.lines.filter(match).length >= count, `${count} × ${what}`, guardMs);
   }
 
   ready(): Promise<DaemonLine> {
