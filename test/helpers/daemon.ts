@@ -115,6 +115,18 @@ export class DaemonProcess {
     return this.waitForLog((line) => line.msg.startsWith('watching '), 'the daemon to be ready');
   }
 
+  /**
+   * SIGTERM, then SIGKILL should the drain hang for `guardMs`; resolves with how the daemon exited
+   * (a forced stop shows as signal SIGKILL, so a test that expects exit 0 fails on it).
+   */
+  async drain(guardMs = 120_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    this.kill('SIGTERM');
+    const forced = setTimeout(() => this.kill('SIGKILL'), guardMs);
+    const exit = await this.exited;
+    clearTimeout(forced);
+    return exit;
+  }
+
   kill(signal: NodeJS.Signals): void {
     this.child.kill(signal);
   }

@@ -89,12 +89,7 @@ describe('kill -9 of the daemon at random moments', () => {
     await daemon.ready();
     // What is left grows with the campaign and the machine's load: each task done moves the wait on.
     await waitForProgress(() => readdirSync(vault.layout.done).filter((name) => name.endsWith('.md')).length, TASKS, `all ${TASKS} tasks in Done/`, STALL_MS);
-    daemon.kill('SIGTERM');
-    // A drain that hangs is forced, and fails the exit code below.
-    const forced = setTimeout(() => daemon.kill('SIGKILL'), STALL_MS);
-    const exit = await daemon.exited;
-    clearTimeout(forced);
-    expect(exit).toEqual({ code: 0, signal: null });
+    expect(await daemon.drain(STALL_MS)).toEqual({ code: 0, signal: null });
     // Killed agents leave /proc once reaped; any still there after this are counted as orphans below.
     await waitFor(() => harnessesOf(vault.root).length === 0, 'every harness gone', 30_000).catch(() => undefined);
 

@@ -70,7 +70,7 @@ describe('permission errors', () => {
     await waitForFile(join(vault.layout.done, 'perm.md'));
     await stopped(daemon);
     expect({ ...findingsOf(vault.root, new Map([['perm.md', TASK]])) }).toMatchObject({ notDone: [], duplicated: [], corrupted: [], miscounted: [], tempsLeft: [] });
-  }, 60_000);
+  });
 
   test('an unwritable .wiggum/sessions: memory is kept in RAM, and the log, status and Dashboard say it is not durable', async () => {
     const gates = tempDir('wiggum-gates-');
@@ -91,7 +91,7 @@ describe('permission errors', () => {
     await waitForFile(join(vault.layout.done, 'fragile.md'));
     await stopped(daemon);
     expect(readFileSync(join(vault.layout.done, 'fragile.md'), 'utf8')).toContain('Memory: not durable');
-  }, 60_000);
+  });
 
   test('a task file the daemon cannot read: it says which and why, leaves the file as it is, and runs it once it can read it', async () => {
     const vault = await nobodysVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
@@ -116,5 +116,5 @@ describe('permission errors', () => {
     await waitForFile(join(vault.layout.done, 'secret.md'), 60_000);
     await stopped(daemon);
     expect(readFileSync(join(vault.layout.done, 'secret.md'), 'utf8')).toContain('note: "user text ☕ stays"');
-  }, 90_000);
+  });
 });
