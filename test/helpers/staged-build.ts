@@ -97,7 +97,7 @@ function copyPackage(from: string, to: string): void {
 
 /** Whether `user` can run `node` (the binary and every folder above it). */
 function canRun(user: OtherUser, node: string): boolean {
-  return spawnSync(node, ['-e', ''], { uid: user.uid, gid: user.gid, stdio: 'ignore' }).status === 0;
+  return spawnSync(node, ['-e', ''], { cwd: '/', uid: user.uid, gid: user.gid, stdio: 'ignore' }).status === 0;
 }
 
 function copyNode(root: string): string {

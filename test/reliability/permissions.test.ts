@@ -45,7 +45,13 @@ function startDaemon(vault: TestVault): DaemonProcess {
   giveToDaemonUser(home);
   giveToDaemonUser(vault.root);
   const user: RunAs | undefined = staged === undefined ? undefined : { ...NOBODY, node: staged.node, cli: staged.cli };
-  return DaemonProcess.start(vault.root, [], { HOME: home, ...staged?.env }, [], user);
+  const daemon = DaemonProcess.start(vault.root, [], { HOME: home, ...staged?.env }, [], user);
+  // The staged copy is the daemon under test, and it runs as nobody (not yet reaped, so /proc has it).
+  if (user !== undefined) {
+    expect(readFileSync(`/proc/${daemon.child.pid}/cmdline`, 'utf8').split('\0')).toContain(user.cli);
+    expect(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8'))?.[1]).toBe(String(NOBODY.uid));
+  }
+  return daemon;
 }
 
 const saysDenied = (line: DaemonLine): boolean => line.level >= 40 && /EACCES|permission denied/i.test(JSON.stringify(line));
