@@ -9,7 +9,7 @@ import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
-import { waitFor, waitForFile } from '../helpers/wait.js';
+import { NO_TOTAL_BUDGET, waitFor, waitForFile } from '../helpers/wait.js';
 
 const TASK = '---\ntitle: Two stories\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n';
 
@@ -106,6 +106,7 @@ describe('the daemon', () => {
     for (let i = 0; i < 50; i += 1) vault.task(`early-${i}`, TASK);
     const daemon = start(vault);
     for (let i = 0; i < 150; i += 1) vault.task(`late-${i}`, TASK);
+    // Each task done moves the wait on; only two minutes with none done fails it.
     await daemon.waitForCount((line) => line.msg.startsWith('done after'), 200, 'tasks done');
     expect(doneCount(vault)).toBe(200);
     expect(readdirSync(vault.layout.approved)).toEqual([]);
@@ -115,7 +116,7 @@ describe('the daemon', () => {
     const queued = daemon.lines.filter((line) => line.msg.startsWith('queued '));
     expect(new Set(queued.map((line) => line.taskId)).size).toBe(200);
     expect(queued).toHaveLength(200);
-  });
+  }, NO_TOTAL_BUDGET);
 
   test('a stop flag stops a running task at once; removing it resumes from the checkpoint', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });

@@ -112,8 +112,9 @@ describe('runProcess', () => {
   });
 
   test('output keeps the idle timeout from firing', async () => {
-    // 40 ticks 50 ms apart last about two seconds, twice the idle limit.
-    const result = await runProcess(agentSpec({ FAKE_MODE: 'tick', FAKE_TICKS: '40', FAKE_TICK_MS: '50', FAKE_PRINT: 'start\n' }, { idleTimeoutMs: 1000 }));
+    // 40 ticks 100 ms apart last over four seconds, more than the idle limit; the limit is 30 ticks
+    // long, so a busy machine that delays node's start-up or a few ticks does not reach it.
+    const result = await runProcess(agentSpec({ FAKE_MODE: 'tick', FAKE_TICKS: '40', FAKE_TICK_MS: '100', FAKE_PRINT: 'start\n' }, { idleTimeoutMs: 3_000 }));
     expect(result).toMatchObject({ idleTimedOut: false, exitCode: 0 });
     expect(result.stdoutTail).toContain('tick 40\n');
   });

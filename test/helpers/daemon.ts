@@ -9,6 +9,14 @@ export interface DaemonLine {
   [key: string]: unknown;
 }
 
+/** Another user, and the node and CLI that user runs: both at paths the user can reach. */
+export interface RunAs {
+  uid: number;
+  gid: number;
+  node: string;
+  cli: string;
+}
+
 /** The real daemon (`wiggum start`) as a child process, with its JSON log lines collected. */
 export class DaemonProcess {
   readonly lines: DaemonLine[] = [];
@@ -37,25 +45,50 @@ export class DaemonProcess {
   }
 
   /** `nodeArgs` go to node before the CLI (`--import` of a test-only preload such as crash-at.mjs). */
-  /** `user` runs it as another user (a test running as root that needs file modes to apply). */
-  static start(vault: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = [], user?: { uid: number; gid: number }): DaemonProcess {
+  /**
+   * `user` runs it as another user (a test running as root that needs file modes to apply), from
+   * a copy of the build that user can reach (see staged-build.ts).
+   */
+  static start(vault: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = [], user?: RunAs): DaemonProcess {
     requireBuild();
-    const child = spawn(process.execPath, [...nodeArgs, CLI, 'start', '--vault', vault, '--log-level', 'debug', ...args], {
+    const child = spawn(user?.node ?? process.execPath, [...nodeArgs, user?.cli ?? CLI, 'start', '--vault', vault, '--log-level', 'debug', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, JOURNAL_STREAM: '', ...env },
-      ...(user ?? {}),
+      ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
     });
     return new DaemonProcess(child);
   }
 
-  /** Resolves with the first log line (seen so far or to come) matching `match`. */
+  /** Resolves with the first log line (seen so far or to come) matching `match`; fails after `guardMs`. */
   waitForLog(match: (line: DaemonLine) => boolean, what = 'a log line', guardMs = 60_000): Promise<DaemonLine> {
+    return this.until(() => this.lines.find(match), what, guardMs);
+  }
+
+  /**
+   * Resolves once `count` lines match. Fails only when no further line has matched for `stallMs`
+   * (or the daemon exits first): a busy machine gets there later, a stuck daemon still fails.
+   */
+  async waitForCount(match: (line: DaemonLine) => boolean, count: number, what: string, stallMs = 120_000): Promise<void> {
+    let scanned = 0;
+    let matched = 0;
+    const scan = (): number => {
+      for (; scanned < this.lines.length; scanned += 1) if (match(this.lines[scanned] as DaemonLine)) matched += 1;
+      return matched;
+    };
+    while (scan() < count) {
+      const before = matched;
+      await this.until(() => (scan() > before ? true : undefined), `${count} × ${what} (${before} so far, none more for ${stallMs} ms)`, stallMs);
+    }
+  }
+
+  /** Resolves with what `probe` finds, checked now and after each chunk of output; fails after `guardMs` or when the daemon exits first. */
+  private until<T>(probe: () => T | undefined, what: string, guardMs: number): Promise<T> {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
-        const line = this.lines.find(match);
-        if (line === undefined) return false;
+        const found = probe();
+        if (found === undefined) return false;
         cleanup();
-        resolve(line);
+        resolve(found);
         return true;
       };
       const timer = setTimeout(() => {
@@ -78,13 +111,20 @@ export class DaemonProcess {
     });
   }
 
-  /** Resolves once `count` lines match. */
-  async waitForCount(match: (line: DaemonLine) => boolean, count: number, what: string, guardMs = 120_000): Promise<void> {
-    await this.waitForLog(() => this.lines.filter(match).length >= count, `${count} × ${what}`, guardMs);
-  }
-
   ready(): Promise<DaemonLine> {
     return this.waitForLog((line) => line.msg.startsWith('watching '), 'the daemon to be ready');
+  }
+
+  /**
+   * SIGTERM, then SIGKILL should the drain hang for `guardMs`; resolves with how the daemon exited
+   * (a forced stop shows as signal SIGKILL, so a test that expects exit 0 fails on it).
+   */
+  async drain(guardMs = 120_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    this.kill('SIGTERM');
+    const forced = setTimeout(() => this.kill('SIGKILL'), guardMs);
+    const exit = await this.exited;
+    clearTimeout(forced);
+    return exit;
   }
 
   kill(signal: NodeJS.Signals): void {

@@ -58,6 +58,17 @@ export function harnessesOf(root: string): number[] {
   return pids;
 }
 
+/** The harnesses of this vault that `daemon` (a pid) started itself: not those a killed daemon left behind. */
+export function harnessesStartedBy(root: string, daemon: number): number[] {
+  return harnessesOf(root).filter((pid) => {
+    try {
+      return /^PPid:\s*(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1] === String(daemon);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
+
 export interface FindingsOptions {
   /**
    * Each iteration of the agent passes one story (the fake agent's FAKE_STORY_PER_RUN and nothing

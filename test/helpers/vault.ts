@@ -27,6 +27,8 @@ export interface TestVaultOptions {
   config?: Record<string, unknown>;
   /** Where the vault goes (a folder to create); a fresh temp folder by default. */
   root?: string;
+  /** The fake agent the `fake` harness runs; FAKE_AGENT by default (another copy for another user). */
+  agent?: string;
 }
 
 /**
@@ -46,7 +48,7 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
     },
     harness: { default: 'fake', stop_grace: '500ms', ...(options.config?.harness as object | undefined) },
     harnesses: {
-      fake: { kind: 'command', command: FAKE_AGENT, env: { FAKE_MARK_DIR: marks, ...options.fake } },
+      fake: { kind: 'command', command: options.agent ?? FAKE_AGENT, env: { FAKE_MARK_DIR: marks, ...options.fake } },
       ...(options.config?.harnesses as object | undefined),
     },
     ...Object.fromEntries(Object.entries(options.config ?? {}).filter(([key]) => !['persistence_loop', 'harness', 'harnesses'].includes(key))),

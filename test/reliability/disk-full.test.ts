@@ -63,7 +63,7 @@ describe('disk full', () => {
     expectWhole(root);
     rmSync(filler);
     await endsDone(daemon, root);
-  }, 120_000);
+  });
 
   test.each([
     ['a checkpoint', String.raw`^\S+ .*/Approved/`],
@@ -84,5 +84,5 @@ describe('disk full', () => {
     expectWhole(vault.root);
     rmSync(full);
     await endsDone(daemon, vault.root);
-  }, 120_000);
+  });
 });

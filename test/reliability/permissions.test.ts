@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/child.js';
 import { DaemonProcess } from '../helpers/daemon.js';
-import type { DaemonLine } from '../helpers/daemon.js';
+import type { DaemonLine, RunAs } from '../helpers/daemon.js';
+import { stageBuildFor } from '../helpers/staged-build.js';
+import type { StagedBuild } from '../helpers/staged-build.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault, TestVaultOptions } from '../helpers/vault.js';
@@ -15,15 +17,22 @@ import { waitFor, waitForFile } from '../helpers/wait.js';
  * Permission errors. File modes do not bind root, so when the tests run as root the daemon runs
  * as `nobody` over a vault it owns, and the test takes rights away from it: a read-only Done/, an
  * unwritable .wiggum/sessions (memory falls back to RAM, and the log, `status` and the Dashboard
- * say it is not durable), a task file it cannot read.
+ * say it is not durable), a task file it cannot read. `nobody` runs a copy of the build (and of the
+ * fake agent) staged where it can reach them: the clone itself may sit in a folder only root can walk.
  */
 
 const NOBODY = { uid: 65534, gid: 65534 };
 const asRoot = process.getuid?.() === 0;
+let staged: StagedBuild | undefined;
+beforeAll(() => {
+  if (asRoot) staged = stageBuildFor(NOBODY);
+});
+afterAll(() => staged?.release());
+
 const TASK = '---\ntitle: Permissions\nnote: "user text ☕ stays"\n---\n# Permissions\n\n- [ ] US-001 Alpha\n';
 
 async function nobodysVault(options: TestVaultOptions = {}): Promise<TestVault> {
-  const vault = await makeVault({ ...options, config: { daemon: { failed_retry: '1s' }, ...options.config } });
+  const vault = await makeVault({ ...options, ...(staged === undefined ? {} : { agent: staged.fakeAgent }), config: { daemon: { failed_retry: '1s' }, ...options.config } });
   return vault;
 }
 
@@ -35,7 +44,14 @@ function startDaemon(vault: TestVault): DaemonProcess {
   const home = tempDir('wiggum-home-');
   giveToDaemonUser(home);
   giveToDaemonUser(vault.root);
-  return DaemonProcess.start(vault.root, [], { HOME: home }, [], asRoot ? NOBODY : undefined);
+  const user: RunAs | undefined = staged === undefined ? undefined : { ...NOBODY, node: staged.node, cli: staged.cli };
+  const daemon = DaemonProcess.start(vault.root, [], { HOME: home, ...staged?.env }, [], user);
+  // The staged copy is the daemon under test, and it runs as nobody (not yet reaped, so /proc has it).
+  if (user !== undefined) {
+    expect(readFileSync(`/proc/${daemon.child.pid}/cmdline`, 'utf8').split('\0')).toContain(user.cli);
+    expect(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8'))?.[1]).toBe(String(NOBODY.uid));
+  }
+  return daemon;
 }
 
 const saysDenied = (line: DaemonLine): boolean => line.level >= 40 && /EACCES|permission denied/i.test(JSON.stringify(line));
@@ -60,7 +76,7 @@ describe('permission errors', () => {
     await waitForFile(join(vault.layout.done, 'perm.md'));
     await stopped(daemon);
     expect({ ...findingsOf(vault.root, new Map([['perm.md', TASK]])) }).toMatchObject({ notDone: [], duplicated: [], corrupted: [], miscounted: [], tempsLeft: [] });
-  }, 60_000);
+  });
 
   test('an unwritable .wiggum/sessions: memory is kept in RAM, and the log, status and Dashboard say it is not durable', async () => {
     const gates = tempDir('wiggum-gates-');
@@ -81,7 +97,7 @@ describe('permission errors', () => {
     await waitForFile(join(vault.layout.done, 'fragile.md'));
     await stopped(daemon);
     expect(readFileSync(join(vault.layout.done, 'fragile.md'), 'utf8')).toContain('Memory: not durable');
-  }, 60_000);
+  });
 
   test('a task file the daemon cannot read: it says which and why, leaves the file as it is, and runs it once it can read it', async () => {
     const vault = await nobodysVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
@@ -106,5 +122,5 @@ describe('permission errors', () => {
     await waitForFile(join(vault.layout.done, 'secret.md'), 60_000);
     await stopped(daemon);
     expect(readFileSync(join(vault.layout.done, 'secret.md'), 'utf8')).toContain('note: "user text ☕ stays"');
-  }, 90_000);
+  });
 });

@@ -6,7 +6,7 @@ import { historyOf } from '../helpers/history.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 import { findingsOf } from '../helpers/vault-findings.js';
-import { waitFor } from '../helpers/wait.js';
+import { NO_TOTAL_BUDGET, waitForProgress } from '../helpers/wait.js';
 import { printFigures } from './figures.js';
 
 /**
@@ -42,10 +42,10 @@ async function runAll(vault: TestVault, originals: Map<string, string>, expected
   const daemon = DaemonProcess.start(vault.root, ['--concurrency', '4']);
   await daemon.ready();
   for (const [name, text] of originals) if (!readdirSync(vault.layout.approved).includes(name)) drop(vault, name, text);
-  await waitFor(() => mdCount(vault.layout.done) >= expectedDone, `${expectedDone} tasks in Done/`, 600_000);
+  // However long the machine takes: only two minutes without a task done fails the wait.
+  await waitForProgress(() => mdCount(vault.layout.done), expectedDone, `${expectedDone} tasks in Done/`);
   const peakMb = peakRssMb(daemon.child.pid!);
-  daemon.kill('SIGTERM');
-  expect((await daemon.exited).code).toBe(0);
+  expect(await daemon.drain()).toEqual({ code: 0, signal: null });
   return { peakMb, seconds: (Date.now() - started) / 1000 };
 }
 
@@ -65,7 +65,7 @@ describe('volume', () => {
     expect(mdCount(vault.layout.rejected)).toBe(0);
     expect(peakMb).toBeLessThan(PEAK_RSS_LIMIT_MB);
     Object.assign(figures, { 'burst tasks': BURST, 'burst lost': 0, 'burst ran twice': 0, 'burst peak RSS MB': Math.round(peakMb), 'burst seconds': Math.round(seconds) });
-  }, 900_000);
+  }, NO_TOTAL_BUDGET);
 
   test('a daemon started over 10,000 tasks runs those in Approved/ once each and leaves Done/ and Rejected/ as they are', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
@@ -86,5 +86,5 @@ describe('volume', () => {
     expect({ text: readFileSync(sample, 'utf8'), mtimeMs: statSync(sample).mtimeMs }).toEqual(sampleBefore);
     expect(peakMb).toBeLessThan(PEAK_RSS_LIMIT_MB);
     Object.assign(figures, { 'vault of 10,000: run': approved, 'vault of 10,000: lost': 0, 'vault of 10,000: peak RSS MB': Math.round(peakMb), 'vault of 10,000: seconds': Math.round(seconds) });
-  }, 900_000);
+  }, NO_TOTAL_BUDGET);
 });
