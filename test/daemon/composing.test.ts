@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/child.js';
-import { DaemonProcess } from '../helpers/daemon.js';
+import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault, TestVaultOptions } from '../helpers/vault.js';
@@ -14,15 +14,7 @@ import { waitFor } from '../helpers/wait.js';
  * the fake agent leaves a `run-N` mark holding the prompt it was given.
  */
 
-const daemons: DaemonProcess[] = [];
-afterEach(async () => {
-  for (const daemon of daemons.splice(0)) {
-    daemon.kill('SIGTERM');
-    const forced = setTimeout(() => daemon.kill('SIGKILL'), 30_000);
-    await daemon.exited;
-    clearTimeout(forced);
-  }
-});
+const daemons = drainedAfterEach();
 
 async function vaultAndDaemon(options: TestVaultOptions): Promise<{ vault: TestVault; daemon: DaemonProcess }> {
   const vault = await makeVault(options);

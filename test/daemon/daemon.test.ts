@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { parseTask } from '../../src/task/parse.js';
 import { CLI, REPO_ROOT, runCli, spawn } from '../helpers/child.js';
-import { DaemonProcess } from '../helpers/daemon.js';
+import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
@@ -13,16 +13,7 @@ import { NO_TOTAL_BUDGET, waitFor, waitForFile } from '../helpers/wait.js';
 
 const TASK = '---\ntitle: Two stories\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n';
 
-const daemons: DaemonProcess[] = [];
-afterEach(async () => {
-  // A drain, not SIGKILL: the daemon stops its harnesses, so no test leaves an agent running.
-  for (const daemon of daemons.splice(0)) {
-    daemon.kill('SIGTERM');
-    const forced = setTimeout(() => daemon.kill('SIGKILL'), 30_000);
-    await daemon.exited;
-    clearTimeout(forced);
-  }
-});
+const daemons = drainedAfterEach();
 
 function start(vault: TestVault, args: string[] = [], env: NodeJS.ProcessEnv = {}): DaemonProcess {
   const daemon = DaemonProcess.start(vault.root, args, env);

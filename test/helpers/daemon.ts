@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { afterEach } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { CLI, requireBuild } from './child.js';
 
@@ -130,4 +131,16 @@ export class DaemonProcess {
   kill(signal: NodeJS.Signals): void {
     this.child.kill(signal);
   }
+}
+
+/**
+ * The list a test file pushes the daemons it starts into; each is drained after its test (a drain,
+ * not SIGKILL: the daemon stops its harnesses, so no test leaves an agent running).
+ */
+export function drainedAfterEach(): DaemonProcess[] {
+  const daemons: DaemonProcess[] = [];
+  afterEach(async () => {
+    for (const daemon of daemons.splice(0)) await daemon.drain(30_000);
+  });
+  return daemons;
 }
