@@ -124,6 +124,13 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(await retryCommand(id, options));
     });
 
+  vaultOptions(program.command('doctor').description('check what a first run needs (config, agent commands and keys, vault, inotify, git, disk, Node) and say what to fix'))
+    .option('--json', 'machine-readable output')
+    .action(async (options: VaultOptions & { json?: boolean }) => {
+      const { doctorCommand } = await import('./doctor.js');
+      setExit(await doctorCommand(options));
+    });
+
   program
     .command('init')
     .description('scaffold a vault: folders, a config and a sample task')
