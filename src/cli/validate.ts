@@ -10,20 +10,25 @@ export interface ValidateOptions {
   config?: string;
 }
 
-/** `wiggum validate [FILE…]`: one `path:line:col: message` line per problem; 0 when clean, 2 otherwise. */
+/**
+ * `wiggum validate [FILE…]`: one `path:line:col: message` line per problem, then per warning (a
+ * harness command missing on this machine); 0 when no problem (warnings alone included), 2 otherwise.
+ */
 export async function validateCommand(files: string[], options: ValidateOptions): Promise<ExitCode> {
   const vault = options.vault ?? (files[0] === undefined ? process.cwd() : await findVaultRoot(files[0]));
   // Files named on their own may sit outside any vault (checked against the defaults); a vault
   // named with --vault, or the current folder checked whole, must be one.
   if (options.vault !== undefined || files.length === 0) await requireVault(vault);
-  const problems = await validateVault({
+  const { problems, warnings } = await validateVault({
     vault,
     files: files.map((file) => resolve(file)),
     config: { vault, ...(options.config === undefined ? {} : { file: options.config }) },
+    pathEnv: process.env.PATH ?? '',
   });
-  for (const problem of problems) process.stdout.write(`${formatProblem(problem)}\n`);
+  for (const problem of [...problems, ...warnings]) process.stdout.write(`${formatProblem(problem)}\n`);
   if (problems.length === 0) {
-    process.stdout.write(files.length === 0 ? `ok: the configuration and every task in ${vault} are valid\n` : `ok: ${files.length} file(s) valid\n`);
+    const noted = warnings.length === 0 ? '' : ` (${warnings.length} warning(s) above)`;
+    process.stdout.write(files.length === 0 ? `ok: the configuration and every task in ${vault} are valid${noted}\n` : `ok: ${files.length} file(s) valid${noted}\n`);
     return EXIT.complete;
   }
   process.stderr.write(`${problems.length} problem(s) found\n`);

@@ -1,12 +1,16 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkConfig } from '../config/load.js';
+import type { WiggumConfig } from '../config/config.js';
 import type { ConfigSources } from '../config/sources.js';
 import { isWiggumError, systemErrorCode } from '../errors.js';
+import { describeLocation, locateCommand } from '../harness/command-lookup.js';
+import type { CommandLocation } from '../harness/command-lookup.js';
 import { fileProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
 import { checkTaskAgainstConfig } from '../task/check.js';
-import { NO_HARNESS_TEXT } from '../task/harness-choice.js';
+import { NO_HARNESS_TEXT, chooseHarness } from '../task/harness-choice.js';
+import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
 import { waitReasonOf } from '../task/readiness.js';
 import { vaultLayout } from './layout.js';
@@ -17,12 +21,23 @@ export interface ValidateRequest {
   config: ConfigSources;
   /** Files to check; none means every task in Approved/. */
   files: string[];
+  /** The PATH a harness command is looked up on (wiggum's own); absent, commands are not looked up. */
+  pathEnv?: string | undefined;
 }
 
-/** Every problem in the configuration and the given task files (or all of Approved/). */
-export async function validateVault(request: ValidateRequest): Promise<Problem[]> {
+/**
+ * Problems make a vault invalid (exit 2). Warnings do not: they are about this machine, not the
+ * files (a harness command not installed here), and `wiggum doctor` is the check that fails on them.
+ */
+export interface ValidateReport {
+  problems: Problem[];
+  warnings: Problem[];
+}
+
+/** Every problem in the configuration and the given task files (or all of Approved/), and the warnings. */
+export async function validateVault(request: ValidateRequest): Promise<ValidateReport> {
   const checked = await checkConfig(request.config);
-  if (!checked.ok) return checked.problems;
+  if (!checked.ok) return { problems: checked.problems, warnings: [] };
   const layout = vaultLayout(request.vault, checked.config);
 
   let files = request.files;
@@ -31,11 +46,18 @@ export async function validateVault(request: ValidateRequest): Promise<Problem[]
       files = (await readdir(layout.approved)).filter(isTaskFileName).sort().map((name) => join(layout.approved, name));
     } catch (error) {
       if (systemErrorCode(error) !== 'ENOENT') throw error;
-      return [fileProblem(layout.approved, `there is no ${checked.config.folders.approved}/ folder here: run wiggum init, or pass --vault DIR`)];
+      return { problems: [fileProblem(layout.approved, `there is no ${checked.config.folders.approved}/ folder here: run wiggum init, or pass --vault DIR`)], warnings: [] };
     }
   }
 
   const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+  const locations = new Map<string, Promise<CommandLocation>>();
+  const locate = (command: string): Promise<CommandLocation> => {
+    const known = locations.get(command) ?? locateCommand(command, { pathEnv: request.pathEnv, cwd: request.vault });
+    locations.set(command, known);
+    return known;
+  };
   for (const file of files) {
     const stats = await lstat(file).catch(() => null);
     if (stats?.isSymbolicLink() === true) {
@@ -65,6 +87,26 @@ export async function validateVault(request: ValidateRequest): Promise<Problem[]
       continue;
     }
     problems.push(...(await checkTaskAgainstConfig(read.result.task, checked.config, layout)));
+    if (request.pathEnv !== undefined) {
+      const warning = await missingCommandWarning(read.result.task, checked.config, locate);
+      if (warning !== null) warnings.push(warning);
+    }
   }
-  return problems;
+  return { problems, warnings };
+}
+
+/** A warning when the harness a task runs with (its own or the default) has a command that is not here. */
+async function missingCommandWarning(task: Task, config: WiggumConfig, locate: (command: string) => Promise<CommandLocation>): Promise<Problem | null> {
+  const choice = chooseHarness(undefined, task.frontmatter.harness, config.harness.defaultName);
+  const harness = choice === null ? undefined : config.harnesses[choice.name];
+  if (choice === null || harness === undefined) return null;
+  const where = describeLocation(await locate(harness.command), `harnesses.${harness.name}.command`);
+  if (where.ok) return null;
+  const named = choice.from === 'default' ? `runs with harness.default "${harness.name}"` : `names harness "${harness.name}"`;
+  return {
+    file: task.file,
+    ...(task.keyPositions.harness ?? { line: 1, col: 1 }),
+    key: 'harness',
+    message: `warning: the task ${named}, whose command ${where.text}: ${where.fix ?? 'fix the command'} (wiggum doctor checks this machine)`,
+  };
 }
