@@ -6,6 +6,7 @@ import { checkConfig } from '../config/load.js';
 import { DEFAULT_CONFIG_FILE, resolvePath } from '../config/sources.js';
 import type { ConfigSources } from '../config/sources.js';
 import { locateCommand, readCommandVersion } from '../harness/command-lookup.js';
+import { harnessEnvironment } from '../harness/environment.js';
 import { formatProblem } from '../problem.js';
 import { readTaskFile } from '../task/read.js';
 import { vaultLayout } from '../vault/layout.js';
@@ -65,7 +66,9 @@ async function checkHarnesses(config: WiggumConfig, approved: string, request: D
       const use = uses.get(harness.name) ?? { tasks: [], isDefault: false };
       const location = await locateCommand(harness.command, { pathEnv: request.env.PATH, cwd: request.vault });
       const builtInDemo = harness.command === demoCommand;
-      const version = location.status === 'found' && !builtInDemo ? await readCommandVersion(location.path, VERSION_TIMEOUT_MS, request.env) : null;
+      // With the environment a run gives it: the allowlisted variables and the harness's own env.
+      const env = harnessEnvironment(request.env, config.harness.envAllowlist, harness.env);
+      const version = location.status === 'found' && !builtInDemo ? await readCommandVersion(location.path, VERSION_TIMEOUT_MS, env) : null;
       const lines = [judgeHarness({ name: harness.name, builtInDemo, use, location, version })];
       const credentials = judgeCredentials({
         harness: harness.name,
