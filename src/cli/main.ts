@@ -126,6 +126,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   vaultOptions(program.command('doctor').description('check what a first run needs (config, agent commands and keys, vault, inotify, git, disk, Node) and say what to fix'))
     .option('--json', 'machine-readable output')
+    .addHelpText('after', '\nOne ok / warn / FAIL line per check, each FAIL with its fix. Exit 1: something must be fixed; warnings alone exit 0.')
     .action(async (options: VaultOptions & { json?: boolean }) => {
       const { doctorCommand } = await import('./doctor.js');
       setExit(await doctorCommand(options));
