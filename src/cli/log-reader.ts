@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { systemErrorCode } from '../errors.js';
 import type { OutputReader } from '../harness/drivers/driver.js';
 
@@ -50,4 +50,13 @@ export class GrowingLog {
     this.reader.push(bytes, 'stdout');
     return this.reader.display(bytes, 'stdout');
   }
+}
+
+/** The last `bytes` of `path` (all of it when shorter); empty when it is gone. */
+export async function readTail(path: string, bytes: number): Promise<Buffer> {
+  const size = await stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
+  return readFrom(path, Math.max(0, size - bytes));
 }

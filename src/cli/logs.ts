@@ -6,6 +6,7 @@ import { throughRunLink } from '../memory/run-link.js';
 import { readTaskState } from '../task/state.js';
 import { findTask } from '../vault/find-task.js';
 import type { VaultLayout } from '../vault/layout.js';
+import { abortableSleep } from './abortable-sleep.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { GrowingLog } from './log-reader.js';
@@ -58,7 +59,7 @@ export async function logsCommand(ref: string, options: LogsOptions): Promise<Ex
       const ended = followEnded(state === null ? null : (state.loop?.status ?? 'queued'));
       await printer.pass(session);
       if (ended || stopped.signal.aborted) return EXIT.complete;
-      await sleep(POLL_MS, stopped.signal);
+      await abortableSleep(POLL_MS, stopped.signal);
     }
   } finally {
     process.off('SIGINT', stop);
@@ -107,16 +108,4 @@ class LogPrinter {
     if (text === '' || process.stdout.destroyed) return;
     if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -98,7 +98,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   vaultOptions(program.command('status').description('counts per folder, running, queued and stopped tasks; with ID, one task and its recent iterations'))
     .argument('[id]', TASK_REF)
     .option('--json', 'machine-readable output')
-    .action(async (id: string | undefined, options: VaultOptions & { json?: boolean }) => {
+    .option('--watch', 'a live view of the vault, drawn again every second (as wiggum top); Ctrl-C ends it')
+    .action(async (id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean }) => {
       const { statusCommand } = await import('./status.js');
       setExit(await statusCommand(id, options));
     });
@@ -111,6 +112,13 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       const { logsCommand } = await import('./logs.js');
       setExit(await logsCommand(id, options));
     });
+
+  vaultOptions(program.command('top').description('a live view of every task: iteration, time, tokens and cost, its agent\'s last event (as status --watch)')).action(
+    async (options: VaultOptions) => {
+      const { watchCommand } = await import('./watch.js');
+      setExit(await watchCommand(options));
+    },
+  );
 
   vaultOptions(program.command('stop').description('stop a task now: writes Approved/<name>.stop'))
     .argument('<id>', TASK_REF)
