@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
 import { taskEntry } from '../daemon/view.js';
@@ -50,13 +51,15 @@ export async function logsCommand(ref: string, options: LogsOptions): Promise<Ex
       return EXIT.complete;
     }
     for (;;) {
+      // A file that does not read as a task for a moment (its author saving it) has not ended: only a file gone has.
       const state = await readTaskState(task.file).catch(() => null);
+      const gone = state === null && !existsSync(task.file);
       // A run that starts after this command did gets its session id now: its memory is found through it.
       if (state?.loop?.session !== undefined && state.loop.session !== sessionId) {
         sessionId = state.loop.session;
         session = await taskSession({ id: task.id, sessionId }, layout);
       }
-      const ended = followEnded(state === null ? null : (state.loop?.status ?? 'queued'));
+      const ended = followEnded(gone ? null : (state?.loop?.status ?? 'queued'));
       await printer.pass(session);
       if (ended || stopped.signal.aborted) return EXIT.complete;
       await abortableSleep(POLL_MS, stopped.signal);
