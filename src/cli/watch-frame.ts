@@ -32,8 +32,9 @@ const EVENT_CHARS = 120;
 /**
  * One frame: a header whose shape never changes (frames printed one after another start alike),
  * the daemon, counts per folder, then running, waiting and held, queued and stopped tasks.
+ * `width` (a terminal's columns) cuts each line to fit, so a redraw in place never wraps.
  */
-export function renderFrame(snapshot: WatchSnapshot): string {
+export function renderFrame(snapshot: WatchSnapshot, width?: number): string {
   const now = snapshot.nowMs;
   const lines = [`wiggum ${clock(now)} · ${snapshot.vault}`];
   const daemon = snapshot.daemon;
@@ -60,7 +61,8 @@ export function renderFrame(snapshot: WatchSnapshot): string {
     for (const item of snapshot.recent.slice(0, RECENT_SHOWN)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? item.file}  after ${item.iterations} iterations`);
   }
   if (snapshot.tasks.length === 0 && snapshot.waitingForAuthor.length === 0) lines.push('', 'nothing running');
-  return `${lines.join('\n')}\n`;
+  const fitted = width === undefined || width < 20 ? lines : lines.map((line) => ([...line].length > width ? `${[...line].slice(0, width - 1).join('')}…` : line));
+  return `${fitted.join('\n')}\n`;
 }
 
 function taskLines(task: WatchedTask, now: number): string[] {

@@ -48,7 +48,7 @@ export async function watchCommand(options: VaultOptions): Promise<ExitCode> {
   if (tty) process.stdout.write(HIDE_CURSOR);
   try {
     for (let first = true; !stopped.signal.aborted; first = false) {
-      const frame = renderFrame(await collectSnapshot(layout, config, Date.now()));
+      const frame = renderFrame(await collectSnapshot(layout, config, Date.now()), tty ? process.stdout.columns : undefined);
       if (stopped.signal.aborted) break;
       process.stdout.write(tty ? `${CLEAR}${frame}` : `${first ? '' : '\n'}${frame}`);
       await abortableSleep(FRAME_MS, stopped.signal);

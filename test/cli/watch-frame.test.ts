@@ -71,6 +71,14 @@ describe('a frame of status --watch', () => {
     expect(frame).toBe(['wiggum 14:00:00 · /v', 'daemon: not running (wiggum start runs it)', 'Approved 0 · Done 2 · Rejected 1', '', 'recently finished:', '  done      a  after 3 iterations', '', 'nothing running', ''].join('\n'));
   });
 
+  test('on a terminal each line is cut to its width, so a redraw in place never wraps', () => {
+    const tasks = [watched({ entry: entry({ id: 'login', phase: 'running' }), lastEvent: `→ Bash: ${'x'.repeat(200)}` })];
+    const lines = renderFrame(snapshot({ tasks }), 40).trimEnd().split('\n');
+    expect(Math.max(...lines.map((line) => [...line].length))).toBe(40);
+    expect(lines).toContain('      → Bash: xxxxxxxxxxxxxxxxxxxxxxxxx…');
+    expect(renderFrame(snapshot({ tasks }))).toContain('x'.repeat(100));
+  });
+
   test('frames printed one after another start with a line of the same shape', () => {
     const shape = (frame: string) => (frame.split('\n')[0] ?? '').replace(/\d+/g, '#');
     expect(shape(renderFrame(snapshot({})))).toBe(shape(renderFrame(snapshot({ nowMs: NOW + 3_723_000, daemon: null }))));
