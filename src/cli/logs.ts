@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
 import { taskEntry } from '../daemon/view.js';
+import { isLockOwnerAlive, readLockOwner } from '../lock/owner-lock.js';
 import type { IterationRecord } from '../memory/history.js';
 import { throughRunLink } from '../memory/run-link.js';
 import { readTaskState } from '../task/state.js';
@@ -50,6 +51,7 @@ export async function logsCommand(ref: string, options: LogsOptions): Promise<Ex
       if (!printer.printedAny) process.stderr.write(`${task.id} has no harness log yet: no iteration has started (wiggum logs ${task.id} --follow waits for it)\n`);
       return EXIT.complete;
     }
+    let told = false;
     for (;;) {
       // A file that does not read as a task for a moment (its author saving it) has not ended: only a file gone has.
       const state = await readTaskState(task.file).catch(() => null);
@@ -62,12 +64,19 @@ export async function logsCommand(ref: string, options: LogsOptions): Promise<Ex
       const ended = followEnded(gone ? null : (state?.loop?.status ?? 'queued'));
       await printer.pass(session);
       if (ended || stopped.signal.aborted) return EXIT.complete;
+      if (!told && !(await daemonRuns(layout))) process.stderr.write(`no daemon runs in ${layout.root}: ${task.id} goes on once wiggum start runs it; waiting (Ctrl-C stops)\n`);
+      told = true;
       await abortableSleep(POLL_MS, stopped.signal);
     }
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   }
+}
+
+async function daemonRuns(layout: VaultLayout): Promise<boolean> {
+  const owner = await readLockOwner(layout.lockFile).catch(() => null);
+  return owner !== null && isLockOwnerAlive(owner);
 }
 
 /** Prints each log once, in order, and what the newest one gained since the last pass. */

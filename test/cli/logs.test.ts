@@ -88,7 +88,7 @@ describe('wiggum logs', () => {
     expect(ended.stdout).toMatch(/last log: \S+logs\/0003\.log/);
   });
 
-  test('an unknown task is a usage error that says what to do; a task that never ran has no log yet', async () => {
+  test('an unknown task is a usage error that says what to do; a task that never ran has no log yet, and --follow says no daemon runs', async () => {
     const vault = await makeVault();
     const unknown = await runCli(['logs', 'nope'], { cwd: vault.root });
     expect(unknown.code).toBe(2);
@@ -97,6 +97,12 @@ describe('wiggum logs', () => {
     const fresh = await runCli(['logs', 'fresh'], { cwd: vault.root });
     expect(fresh.code).toBe(0);
     expect(fresh.stderr).toContain('fresh has no harness log yet');
+    // --follow with no daemon says so and waits for it; Ctrl-C ends it with exit 0.
+    const waiting = watchCli(['logs', 'fresh', '--follow'], vault.root);
+    await waitFor(() => waiting.out().includes('no daemon runs in'), 'logs --follow to say that no daemon runs');
+    expect(waiting.out()).toContain('fresh goes on once wiggum start runs it');
+    waiting.child.kill('SIGINT');
+    expect(await waiting.exited).toBe(0);
   });
 
   test('a command harness\'s log is shown as the text it printed', async () => {
