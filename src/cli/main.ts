@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { InitOptions } from './init.js';
+import type { LogsOptions } from './logs.js';
 import type { VaultOptions } from './open-vault.js';
 import type { RalphOptions } from './ralph.js';
 import type { RunOptions } from './run.js';
@@ -97,10 +98,27 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   vaultOptions(program.command('status').description('counts per folder, running, queued and stopped tasks; with ID, one task and its recent iterations'))
     .argument('[id]', TASK_REF)
     .option('--json', 'machine-readable output')
-    .action(async (id: string | undefined, options: VaultOptions & { json?: boolean }) => {
+    .option('--watch', 'a live view of the vault, drawn again every second (as wiggum top); Ctrl-C ends it')
+    .action(async (id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean }) => {
       const { statusCommand } = await import('./status.js');
       setExit(await statusCommand(id, options));
     });
+
+  vaultOptions(program.command('logs').description("a task's agent output, every iteration in order, rendered as run shows it"))
+    .argument('<id>', TASK_REF)
+    .option('--follow', 'keep reading as the task runs, into its next iterations, until it ends')
+    .option('--raw', 'the raw stream as the agent wrote it (JSON lines for structured agents)')
+    .action(async (id: string, options: LogsOptions) => {
+      const { logsCommand } = await import('./logs.js');
+      setExit(await logsCommand(id, options));
+    });
+
+  vaultOptions(program.command('top').description('a live view of every task: iteration, time, tokens and cost, its agent\'s last event (as status --watch)')).action(
+    async (options: VaultOptions) => {
+      const { watchCommand } = await import('./watch.js');
+      setExit(await watchCommand(options));
+    },
+  );
 
   vaultOptions(program.command('stop').description('stop a task now: writes Approved/<name>.stop'))
     .argument('<id>', TASK_REF)

@@ -1,3 +1,4 @@
+import { WiggumError } from '../errors.js';
 import { relative } from 'node:path';
 import { elapsed } from '../daemon/dashboard.js';
 import type { TaskEntry } from '../daemon/status.js';
@@ -11,7 +12,12 @@ import { openVault } from './open-vault.js';
 import type { VaultOptions } from './open-vault.js';
 
 /** `wiggum status [ID] [--json]`: works whether or not the daemon runs. */
-export async function statusCommand(id: string | undefined, options: VaultOptions & { json?: boolean }): Promise<ExitCode> {
+export async function statusCommand(id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean }): Promise<ExitCode> {
+  if (options.watch === true) {
+    if (id !== undefined || options.json === true) throw new WiggumError('E_USAGE', 'status --watch shows the whole vault: drop the task id and --json (wiggum logs ID --follow follows one task)');
+    const { watchCommand } = await import('./watch.js');
+    return watchCommand(options);
+  }
   const { layout } = await openVault(options);
   const now = Date.now();
   if (id !== undefined) {

@@ -1,11 +1,8 @@
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { TaskEntry } from '../daemon/status.js';
-import { readHistoryFile } from '../memory/history.js';
 import type { IterationRecord } from '../memory/history.js';
-import { pathsIn, sessionPaths } from '../memory/paths.js';
-import { findRunLink } from '../memory/run-link.js';
-import { parseSessionMeta, readMemoryText } from '../memory/session-meta.js';
+import { throughRunLink } from '../memory/run-link.js';
 import { describeSpent } from '../memory/spent.js';
 import type { Spent } from '../memory/spent.js';
 import { spentOfTask } from '../loop/checkpoint.js';
@@ -13,18 +10,20 @@ import type { SessionPaths } from '../memory/paths.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { Task } from '../task/parse.js';
 import type { VaultLayout } from '../vault/layout.js';
+import { listLogs } from './task-logs.js';
+import { sessionHistory, taskSession } from './task-session.js';
 
 const RECENT_ITERATIONS = 10;
 
 /** One task: its checkpoint, where its memory is, and its recent iterations (seed 001 `--status`). */
 export async function describeTask(task: Task, layout: VaultLayout, live: TaskEntry | null, json: boolean): Promise<string> {
   // This run's memory: through its link when it has one, which still leads there after the id ran again.
-  const sessionId = task.frontmatter.persistence_loop?.session;
-  const run = sessionId === undefined ? null : await findRunLink(layout.sessions, task.id, sessionId).catch(() => null);
-  const paths = run === null ? sessionPaths(layout.sessions, task.id) : pathsIn(run.dir);
-  const own = run !== null || sessionId === undefined || sessionOf(paths) === sessionId;
-  const history = own ? await readHistoryFile(paths.history).catch(() => [] as IterationRecord[]) : [];
-  const detail = { ...taskDetail(task, history, live, paths, own), runLink: run?.link ?? null };
+  const session = await taskSession({ id: task.id, sessionId: task.frontmatter.persistence_loop?.session }, layout);
+  const { paths, own } = session;
+  const history = await sessionHistory(session);
+  const currentLog = own ? ((await listLogs(paths.logs)).at(-1) ?? null) : null;
+  const shownLog = currentLog === null ? null : throughRunLink(currentLog.path, paths.dir, session.runLink);
+  const detail = { ...taskDetail(task, history, live, paths, own), runLink: session.runLink, currentLog: shownLog };
   return json ? `${JSON.stringify(detail, null, 2)}\n` : renderDetail(detail, layout);
 }
 
@@ -38,20 +37,12 @@ interface TaskDetail {
   session: string | null;
   /** The run's permanent address in `.wiggum/runs/`, when it has one. */
   runLink?: string | null;
+  /** The newest harness log of this run (the one being written while an iteration runs), through the run's link. */
+  currentLog?: string | null;
   iterations: number;
   /** Tokens, cost, agent time, CPU and memory over every run of the task. */
   spent: Spent;
   recent: Pick<IterationRecord, 'iteration' | 'attempt' | 'durationMs' | 'completionFound' | 'exitCode' | 'signal' | 'outcome' | 'storiesPassing' | 'storiesTotal' | 'git' | 'endedAt' | 'usage' | 'resources' | 'agentSessionId'>[];
-}
-
-/** The session id a session folder belongs to, or null when it has none that reads. */
-function sessionOf(paths: SessionPaths): string | null {
-  try {
-    const text = readMemoryText(paths.sessionFile);
-    return text === null ? null : parseSessionMeta(text, paths.sessionFile).sessionId;
-  } catch {
-    return null;
-  }
 }
 
 function taskDetail(task: Task, history: IterationRecord[], live: TaskEntry | null, paths: SessionPaths, own: boolean): TaskDetail {
@@ -97,6 +88,10 @@ function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
   const where = detail.session === null ? 'no session on disk' : relative(layout.root, detail.session);
   const memory = detail.runLink === null || detail.runLink === undefined || detail.session === null ? where : `${relative(layout.root, detail.runLink)} (now ${where})`;
   lines.push(`  memory: ${memory}${detail.live?.durable === false ? ' (NOT DURABLE: kept in memory only)' : ''}`);
+  if (detail.currentLog !== null && detail.currentLog !== undefined) {
+    const running = detail.live?.current !== undefined;
+    lines.push(`  ${running ? 'current log' : 'last log'}: ${relative(layout.root, detail.currentLog)} (wiggum logs ${detail.id}${running ? ' --follow' : ''})`);
+  }
   if (detail.recent.length === 0) {
     lines.push('  no iteration has finished yet');
   } else {
