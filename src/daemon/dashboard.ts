@@ -15,7 +15,7 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
   lines.push(
     daemon === null
       ? `_Updated ${localStamp(nowMs)}. The daemon is not running._`
-      : `_Updated ${localStamp(view.updatedAtMs)} by the daemon (pid ${daemon.pid}, ${daemon.lifecycle} since ${localTime(daemon.startedAtMs, view.updatedAtMs)}, ${daemon.concurrency} at a time). Times are local. wiggum rewrites this page: edits are lost._`,
+      : `_Updated ${localStamp(view.updatedAtMs)} by the daemon (pid ${daemon.pid}, ${daemon.lifecycle}, started at ${localTime(daemon.startedAtMs, view.updatedAtMs)}, ${daemon.concurrency} at a time). Times are local. wiggum rewrites this page: edits are lost._`,
     '',
   );
   if (view.held) lines.push('> [!warning] The vault is on hold', '> `STOP` exists at the vault root: no iteration starts until it is removed.', '');
