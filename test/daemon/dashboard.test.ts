@@ -42,7 +42,7 @@ describe('Dashboard.md says absolute times only', () => {
 
   test('the header says when, with its offset from UTC, that times are local, and when the daemon started', () => {
     const header = renderDashboard(view([]), FOLDERS, NOW).split('\n')[2] ?? '';
-    expect(header).toMatch(/^_Updated 2026-11-25 14:20:00 UTC[+-]\d\d:\d\d by the daemon \(pid 42, running since 09:00:00, 2 at a time\)\. Times are local\./);
+    expect(header).toMatch(/^_Updated 2026-11-25 14:20:00 UTC[+-]\d\d:\d\d by the daemon \(pid 42, running, started at 09:00:00, 2 at a time\)\. Times are local\./);
   });
 
   test('recently finished: when each ended', () => {
