@@ -11,13 +11,13 @@
 import { spawn } from 'node:child_process';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const DUPLICATE_MS = 1000;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vault = join(root, '.demo', 'vault');
 const cli = join(root, 'dist', 'cli', 'main.js');
-const { demoSummary } = await import(join(root, 'dist', 'demo', 'summary.js'));
+const { demoSummary } = await import(pathToFileURL(join(root, 'dist', 'demo', 'summary.js')).href);
 rmSync(vault, { recursive: true, force: true });
 cpSync(join(root, 'vault-example'), vault, { recursive: true });
 const shown = relative(process.cwd(), vault) || '.';
