@@ -9,7 +9,7 @@
 // the first SIGINT or SIGTERM drains it; copies that arrive within DUPLICATE_MS of the first are the
 // same Ctrl-C delivered twice; a later one is passed on and ends the daemon at once.
 import { spawn } from 'node:child_process';
-import { cpSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -17,6 +17,10 @@ const DUPLICATE_MS = 1000;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vault = join(root, '.demo', 'vault');
 const cli = join(root, 'dist', 'cli', 'main.js');
+if (!existsSync(cli)) {
+  console.error(`wiggum demo: ${relative(process.cwd(), cli) || cli} is missing: run \`npm start\` (it builds first) or \`npm run build\``);
+  process.exit(2);
+}
 const { demoSummary } = await import(pathToFileURL(join(root, 'dist', 'demo', 'summary.js')).href);
 rmSync(vault, { recursive: true, force: true });
 cpSync(join(root, 'vault-example'), vault, { recursive: true });
