@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { runCli } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
@@ -38,5 +39,9 @@ describe('Dashboard.md across a restart', () => {
     expect(finished).toMatch(/- ✅ \[\[Done\/after\]\]: done after 1 iteration, at \d\d:\d\d:\d\d\n- ✅ \[\[Done\/before\]\]: done after 1 iteration, at \d\d:\d\d:\d\d\n/);
     second.kill('SIGTERM');
     expect(await second.exited).toEqual({ code: 0, signal: null });
+
+    // With no daemon running, status still lists them, from the last daemon's status.json.
+    const status = await runCli(['status', '--vault', vault.root]);
+    expect(status.stdout).toMatch(/recently finished:\n {2}done +after .*\n {2}done +before /);
   });
 });
