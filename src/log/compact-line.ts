@@ -74,9 +74,14 @@ export function formatCompactLine(record: Record<string, unknown>, options: Omit
   return `${head} ${width === undefined ? rest : fit(rest, width)}`.trimEnd();
 }
 
-/** The message contains the value (a path, a number with letters around it is not matched by a bare digit). */
+/** The message already says the value as a whole word: the path in "moved to Done/x.md", the 12 in "watching 12 folders" (not the 2 in it). */
 function saysAlready(message: string, value: string): boolean {
-  const bare = value.startsWith('"') ? (JSON.parse(value) as string) : value;
+  let bare = value;
+  try {
+    if (value.startsWith('"')) bare = JSON.parse(value) as string;
+  } catch {
+    // Not a whole JSON string: compared as it is.
+  }
   if (bare === '') return false;
   return new RegExp(`(^|[^\\w])${bare.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w])`).test(message);
 }
