@@ -25,9 +25,10 @@ import { applyActions } from './apply-actions.js';
 import type { ActionTarget } from './apply-actions.js';
 import { acquireVaultLock } from './lock.js';
 import { Scheduler } from './scheduler.js';
-import type { Lifecycle, StatusTracker } from './status.js';
+import type { FinishedEntry, Lifecycle, StatusTracker } from './status.js';
 import { AuthorWaits } from './author-waits.js';
 import { RunningSessions } from './renames.js';
+import { readRecent } from './recent.js';
 import { StatusPublisher } from './status-publisher.js';
 import type { Job, TaskQueue, TaskQueueFactory } from './task-queue.js';
 
@@ -89,7 +90,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     await finishCutMoves({ layout, logger, clock: options.clock }).catch((error: unknown) =>
       logger.error({ err: error }, 'could not finish a move to Done/ or Rejected/ that a crash cut short; the file stays in Approved/ beside its twin'),
     );
-    const daemon = new Daemon(options, config, layout, logger, events, releasers);
+    // Read before this daemon writes its own status.json: the tasks the last one saw finish.
+    const recent = await readRecent(layout.statusFile);
+    const daemon = new Daemon(options, config, layout, logger, events, releasers, recent);
     await daemon.start();
     return daemon;
   } catch (error) {
@@ -127,11 +130,13 @@ class Daemon implements RunningDaemon {
     private readonly logger: Logger,
     readonly events: TypedEvents<DaemonEvents>,
     private readonly releasers: Releasers,
+    recent: readonly FinishedEntry[] = [],
   ) {
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
     this.authorWaits = new AuthorWaits(layout, logger);
     this.status = new StatusPublisher(layout, config.folders, config, options.clock, logger);
     this.tracker = this.status.tracker;
+    this.tracker.restoreRecent(recent);
     releasers.add('status.json and Dashboard.md', () => this.status.flush());
     releasers.add('lifecycle', () => this.setLifecycle('stopped'));
 

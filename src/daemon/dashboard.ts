@@ -1,6 +1,7 @@
 import { basename, extname } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
 import { countText, describeIterations, iterationCount } from '../task/iteration-count.js';
+import { localStamp, localTime } from '../time/local-time.js';
 import type { TaskEntry } from './status.js';
 import type { VaultView } from './view.js';
 
@@ -13,8 +14,8 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
   const daemon = view.daemon;
   lines.push(
     daemon === null
-      ? `_Updated ${stamp(nowMs)}. The daemon is not running._`
-      : `_Updated ${stamp(view.updatedAtMs)} by the daemon (pid ${daemon.pid}, ${daemon.lifecycle} since ${stamp(daemon.startedAtMs)}, ${daemon.concurrency} at a time). wiggum rewrites this page: edits are lost._`,
+      ? `_Updated ${localStamp(nowMs)}. The daemon is not running._`
+      : `_Updated ${localStamp(view.updatedAtMs)} by the daemon (pid ${daemon.pid}, ${daemon.lifecycle}, started at ${localTime(daemon.startedAtMs, view.updatedAtMs)}, ${daemon.concurrency} at a time). Times are local. wiggum rewrites this page: edits are lost._`,
     '',
   );
   if (view.held) lines.push('> [!warning] The vault is on hold', '> `STOP` exists at the vault root: no iteration starts until it is removed.', '');
@@ -31,7 +32,7 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
   else {
     lines.push('| task | iteration | step | state | since | last outcome |', '| --- | --- | --- | --- | --- | --- |');
     for (const task of running) {
-      lines.push(`| ${link(folders.approved, task)} | ${task.iteration === undefined ? '—' : countText(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))} | ${task.step ?? '—'} | ${phaseText(task, nowMs)} | ${elapsed(nowMs - task.sinceMs)} | ${task.lastOutcome ?? '—'} |`);
+      lines.push(`| ${link(folders.approved, task)} | ${task.iteration === undefined ? '—' : countText(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))} | ${task.step ?? '—'} | ${phaseText(task, nowMs)} | ${localTime(task.sinceMs, nowMs)} | ${task.lastOutcome ?? '—'} |`);
     }
     lines.push('');
   }
@@ -52,7 +53,7 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
     for (const item of view.recent) {
       const folder = item.status === 'done' ? folders.done : folders.rejected;
       const target = `[[${folder}/${basename(item.file, extname(item.file))}]]`;
-      lines.push(item.status === 'done' ? `- ✅ ${target}: done after ${item.iterations} iterations, ${stamp(item.atMs)}` : `- ❌ ${target}: ${oneLine(item.reason ?? 'rejected')}, ${stamp(item.atMs)}`);
+      lines.push(item.status === 'done' ? `- ✅ ${target}: done after ${item.iterations} iteration${item.iterations === 1 ? '' : 's'}, at ${localTime(item.atMs, nowMs)}` : `- ❌ ${target}: ${oneLine(item.reason ?? 'rejected')}, at ${localTime(item.atMs, nowMs)}`);
     }
     lines.push('');
   }
@@ -63,11 +64,12 @@ function link(folder: string, task: TaskEntry): string {
   return `[[${folder}/${basename(task.name, extname(task.name))}]]`;
 }
 
+/** What a task does now; times are absolute (`retries at 14:02:10`): the page is not rewritten every second. */
 function phaseText(task: TaskEntry, nowMs: number): string {
   if (task.phase === 'waiting' && task.waitingFor === 'usage-limit') {
-    return task.untilMs === undefined ? 'waiting for the usage limit' : `waiting for the usage limit (resets in ${elapsed(task.untilMs - nowMs)})`;
+    return task.untilMs === undefined ? 'waiting for the usage limit' : `waiting for the usage limit (resets at ${localTime(task.untilMs, nowMs)})`;
   }
-  if (task.phase === 'waiting') return task.untilMs === undefined ? 'waiting' : `waiting ${elapsed(task.untilMs - nowMs)} to retry`;
+  if (task.phase === 'waiting') return task.untilMs === undefined ? 'waiting' : `waiting to retry at ${localTime(task.untilMs, nowMs)}`;
   if (task.phase === 'held') return 'held by STOP';
   return task.attempt !== undefined && task.attempt > 0 ? `running (retry ${task.attempt})` : 'running';
 }
@@ -77,10 +79,6 @@ export function elapsed(ms: number): string {
   if (seconds < 60) return `${seconds}s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
   return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
-}
-
-function stamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function oneLine(text: string): string {

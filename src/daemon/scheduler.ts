@@ -46,6 +46,11 @@ export class Scheduler implements TaskQueue {
   /** Stops every task (drain): queued ones are dropped, running ones aborted with `reason`. */
   stopAll(reason: string): void {
     for (const id of [...this.entries.keys()]) this.stop(id, reason);
+    // The dropped jobs leave p-queue too: a paused queue (a drain, a vault on STOP) that still holds
+    // them would never be idle, and the drain would wait out its whole grace for nothing.
+    this.queue.clear();
+    this.busyWorkdirs.clear();
+    for (const entry of this.entries.values()) if (entry.state === 'running') this.busyWorkdirs.add(entry.job.workdir);
   }
 
   /** While paused nothing new starts; running jobs go on. */

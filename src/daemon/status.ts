@@ -62,7 +62,8 @@ export interface DaemonStatus {
   recent: FinishedEntry[];
 }
 
-const RECENT = 20;
+/** How many finished tasks the status (and Dashboard.md) lists. */
+export const RECENT = 20;
 
 /**
  * Folds the loop's events and the scheduler's changes into a DaemonStatus. It holds only tasks
@@ -102,6 +103,12 @@ export class StatusTracker {
     const same = waits.length === this.authorWaits.length && waits.every((wait, i) => wait.name === this.authorWaits[i]?.name && wait.reason === this.authorWaits[i]?.reason);
     this.authorWaits = waits;
     if (!same) this.onChange();
+  }
+
+  /** The tasks an earlier daemon saw finish (newest first), listed below any that finish now. */
+  restoreRecent(entries: readonly FinishedEntry[]): void {
+    this.recent.push(...entries.slice(0, RECENT - this.recent.length));
+    this.onChange();
   }
 
   forget(id: string): void {

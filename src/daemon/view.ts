@@ -8,6 +8,7 @@ import type { VaultLayout } from '../vault/layout.js';
 import { stopFlagFor } from '../vault/layout.js';
 import { flagStemOf, isStopFlagName, isTaskFileName, stemOf } from '../vault/names.js';
 import { isLockOwnerAlive, readLockOwner } from '../lock/owner-lock.js';
+import { readRecent } from './recent.js';
 import type { AuthorWait, DaemonStatus, FinishedEntry, TaskEntry } from './status.js';
 
 /** Everything `wiggum status` and Dashboard.md show, from the daemon's live status or the files. */
@@ -52,13 +53,14 @@ export function viewFromStatus(status: DaemonStatus, counts: VaultView['counts']
 
 /**
  * The view without asking the daemon: its status file if it is alive, otherwise what the task
- * files in Approved/ say (their checkpoints and stop flags). Done/ and Rejected/ are only counted,
+ * files in Approved/ say (their checkpoints and stop flags) and the tasks the last daemon saw finish. Done/ and Rejected/ are only counted,
  * so a vault of 10,000 finished tasks costs two readdirs.
  */
 export async function inspectVault(layout: VaultLayout, now: number): Promise<VaultView> {
   const [counts, status] = await Promise.all([folderCounts(layout), liveStatus(layout)]);
   if (status !== null) return viewFromStatus(status, counts);
-  return { counts, daemon: null, held: await exists(layout.stopFile), tasks: await tasksFromFiles(layout), waitingForAuthor: [], recent: [], updatedAtMs: now };
+  // The last daemon's status.json still lists what it saw finish (its files still there).
+  return { counts, daemon: null, held: await exists(layout.stopFile), tasks: await tasksFromFiles(layout), waitingForAuthor: [], recent: await readRecent(layout.statusFile), updatedAtMs: now };
 }
 
 /** One task's entry as `inspectVault` would list it, without reading the rest of the vault. */

@@ -6,6 +6,14 @@ export interface CompactOptions {
   relativeTo?: string;
   /** ANSI colours for the level. */
   colors?: boolean;
+  /**
+   * false (a terminal at `info` and above): the line says what happened once and leaves the
+   * details to `--log-level debug` and the JSON lines: fields that restate the message or only
+   * detail it (DETAILS) are left out. Default true: every field.
+   */
+  details?: boolean;
+  /** The terminal's width: a longer line is cut to one column less, ending in `…`, so it never wraps. */
+  columns?: () => number | undefined;
 }
 
 const LABELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
@@ -14,6 +22,12 @@ const COLORS: Record<number, string> = { 10: '90', 20: '34', 30: '32', 40: '33',
 const NOT_A_FIELD = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'taskId', 'iteration']);
 /** A longer field value is cut: the JSON lines of a non-terminal run keep everything. */
 const MAX_VALUE_CHARS = 160;
+/**
+ * Fields that restate an event's message or only detail it: shown with `details` only. An
+ * iteration's message already says its outcome and what comes next (`iteration 3: continue → next
+ * iteration`), so outcome, action and next would say it twice more.
+ */
+export const DETAILS: ReadonlySet<string> = new Set(['attempt', 'exitCode', 'signal', 'outcome', 'promise', 'action', 'next', 'durationMs', 'session', 'workdir', 'durable', 'maxIterations', 'iterations', 'file', 'graceMs', 'running']);
 
 /**
  * Writes each pino JSON line as one short human line:
@@ -29,17 +43,20 @@ export function compactStream(destination: { write(text: string): unknown }, opt
         destination.write(line);
         return;
       }
-      destination.write(`${formatCompactLine(record as Record<string, unknown>, options)}\n`);
+      const columns = options.columns?.();
+      destination.write(`${formatCompactLine(record as Record<string, unknown>, { ...options, ...(columns === undefined ? {} : { width: columns }) })}\n`);
     },
   };
 }
 
-/** One pino record (parsed) as one line, without its newline. */
-export function formatCompactLine(record: Record<string, unknown>, options: CompactOptions = {}): string {
+/** One pino record (parsed) as one line, without its newline; `width`: the terminal's columns. */
+export function formatCompactLine(record: Record<string, unknown>, options: Omit<CompactOptions, 'columns'> & { width?: number } = {}): string {
   const relative = relativizer(options.relativeTo);
   const level = typeof record.level === 'number' ? record.level : 30;
   const label = (LABELS[level] ?? `L${level}`).padEnd(5);
-  const head = [clockTime(record.time), options.colors === true ? `\u001b[${COLORS[level] ?? '0'}m${label}\u001b[39m` : label].filter((part) => part !== '').join(' ');
+  const time = clockTime(record.time);
+  const head = [time, options.colors === true ? `\u001b[${COLORS[level] ?? '0'}m${label}\u001b[39m` : label].filter((part) => part !== '').join(' ');
+  const headWidth = [time, label].filter((part) => part !== '').join(' ').length;
 
   const subject = [typeof record.taskId === 'string' ? oneLine(record.taskId) : '', typeof record.iteration === 'number' ? `#${record.iteration}` : ''].filter((part) => part !== '').join(' ');
   const message = typeof record.msg === 'string' ? oneLine(relative(record.msg)) : '';
@@ -47,9 +64,32 @@ export function formatCompactLine(record: Record<string, unknown>, options: Comp
   for (const [key, value] of Object.entries(record)) {
     if (NOT_A_FIELD.has(key)) continue;
     const text = fieldValue(key, value, relative);
-    if (text !== undefined) fields.push(`${key}=${text}`);
+    if (text === undefined) continue;
+    // Without details: no field that only details the event, or whose value the message already says.
+    if (options.details === false && (DETAILS.has(key) || saysAlready(message, text))) continue;
+    fields.push(`${key}=${text}`);
   }
-  return `${head} ${[subject, message, fields.join(' ')].filter((part) => part !== '').join('  ')}`.trimEnd();
+  const rest = [subject, message, fields.join(' ')].filter((part) => part !== '').join('  ').trimEnd();
+  const width = options.width === undefined || options.width <= 0 ? undefined : Math.max(20, options.width - 1) - headWidth - 1;
+  return `${head} ${width === undefined ? rest : fit(rest, width)}`.trimEnd();
+}
+
+/** The message already says the value as a whole word: the path in "moved to Done/x.md", the 12 in "watching 12 folders" (not the 2 in it). */
+function saysAlready(message: string, value: string): boolean {
+  let bare = value;
+  try {
+    if (value.startsWith('"')) bare = JSON.parse(value) as string;
+  } catch {
+    // Not a whole JSON string: compared as it is.
+  }
+  if (bare === '') return false;
+  return new RegExp(`(^|[^\\w])${bare.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w])`).test(message);
+}
+
+/** At most `width` characters (code points), the last one `…` when cut. */
+function fit(text: string, width: number): string {
+  const chars = [...text];
+  return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
 }
 
 /** `HH:MM:SS` in local time, from pino's ISO time or epoch milliseconds; '' when there is none. */

@@ -8,13 +8,13 @@ export class LiveLine {
 
   constructor(
     private readonly out: { write(text: string): unknown },
-    private readonly columns: () => number | undefined = () => 120,
+    private readonly columns: () => number | undefined = () => 100,
   ) {}
 
   /** Replaces the status line. */
   set(text: string): void {
-    // A terminal that does not say its width (0, or none under some pseudo-terminals) counts as 120.
-    const width = Math.max(20, (this.columns() || 120) - 1);
+    // A terminal that does not say its width (0, or none under some pseudo-terminals) counts as 100, as for the log lines above it.
+    const width = Math.max(20, (this.columns() || 100) - 1);
     const next = text.length > width ? `${text.slice(0, width - 1)}…` : text;
     if (next === this.text) return;
     this.out.write(`\r\u001b[K${next}`);

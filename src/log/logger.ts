@@ -34,14 +34,22 @@ export function createLogger(options: LoggerOptions): Logger {
   const base = { level: options.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
   const destination = pino.destination({ fd: options.fd, sync: true });
   if (pretty) {
+    const stream = options.fd === 1 ? process.stdout : process.stderr;
     const colors = tty && (env.NO_COLOR === undefined || env.NO_COLOR === '');
     const live = options.liveLine;
     const out = live === undefined ? destination : { write: (text: string) => live.writeAbove(text) };
-    return pino(base, compactStream(out, { colors, ...(options.relativeTo === undefined ? {} : { relativeTo: options.relativeTo }) }));
+    // At info and above a terminal gets one line per event that fits its width; debug and trace
+    // show every field, as the JSON lines do.
+    const details = options.level === 'debug' || options.level === 'trace';
+    const columns = tty && !details ? { columns: () => stream.columns || TERMINAL_COLUMNS } : {};
+    return pino(base, compactStream(out, { colors, details, ...columns, ...(options.relativeTo === undefined ? {} : { relativeTo: options.relativeTo }) }));
   }
   if (env.JOURNAL_STREAM !== undefined && env.JOURNAL_STREAM !== '') return pino(base, withSyslogPriority(destination));
   return pino(base, destination);
 }
+
+/** A terminal that does not say its width (0, or none under some pseudo-terminals). */
+const TERMINAL_COLUMNS = 100;
 
 const PRIORITY_BY_LEVEL: Record<number, number> = { 10: 7, 20: 7, 30: 6, 40: 4, 50: 3, 60: 2 };
 

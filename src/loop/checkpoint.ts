@@ -33,11 +33,17 @@ interface SpentData {
   cost_usd?: number;
   agent_ms: number;
   cpu_ms: number;
-  peak_rss_bytes: number;
+  /**
+   * Megabytes (one decimal): Obsidian's Properties pane shows this frontmatter, where 62 reads and
+   * 65044480 does not. Checkpoints of older wiggums wrote `peak_rss_bytes`, which is still read.
+   */
+  peak_rss_mb: number;
 }
 
+const MB = 1024 * 1024;
+
 function spentData(spent: Spent): SpentData {
-  const data: SpentData = { input_tokens: spent.inputTokens, output_tokens: spent.outputTokens, agent_ms: Math.round(spent.agentMs), cpu_ms: Math.round(spent.cpuMs), peak_rss_bytes: spent.peakRssBytes };
+  const data: SpentData = { input_tokens: spent.inputTokens, output_tokens: spent.outputTokens, agent_ms: Math.round(spent.agentMs), cpu_ms: Math.round(spent.cpuMs), peak_rss_mb: Math.round((spent.peakRssBytes / MB) * 10) / 10 };
   if (spent.costUsd !== null) data.cost_usd = Number(spent.costUsd.toFixed(6));
   return data;
 }
@@ -45,7 +51,7 @@ function spentData(spent: Spent): SpentData {
 /** The totals in a checkpoint, or null when it has none (a task that never ran, or checkpointed before totals were kept). */
 function spentFromData(value: unknown): Spent | null {
   if (typeof value !== 'object' || value === null) return null;
-  const data = value as Partial<Record<keyof SpentData, unknown>>;
+  const data = value as Partial<Record<keyof SpentData | 'peak_rss_bytes', unknown>>;
   const amount = (field: unknown): number => (typeof field === 'number' && Number.isFinite(field) && field >= 0 ? field : 0);
   return {
     inputTokens: amount(data.input_tokens),
@@ -53,7 +59,7 @@ function spentFromData(value: unknown): Spent | null {
     costUsd: typeof data.cost_usd === 'number' && Number.isFinite(data.cost_usd) && data.cost_usd >= 0 ? data.cost_usd : null,
     agentMs: amount(data.agent_ms),
     cpuMs: amount(data.cpu_ms),
-    peakRssBytes: amount(data.peak_rss_bytes),
+    peakRssBytes: data.peak_rss_mb === undefined ? amount(data.peak_rss_bytes) : Math.round(amount(data.peak_rss_mb) * MB),
   };
 }
 

@@ -138,4 +138,16 @@ describe('Scheduler', () => {
     expect(h.started).toEqual(['a']);
     expect(h.aborted).toEqual(['a:interrupted']);
   });
+
+  test('a drain pauses, then stops everything: it is idle once the running job ends, queued ones never start', async () => {
+    const h = harness(1);
+    for (const id of ['a', 'b', 'c']) h.scheduler.add(job(id));
+    await h.startedCount(1);
+    h.scheduler.pause();
+    h.scheduler.stopAll('interrupted');
+    await h.scheduler.idle();
+    expect(h.started).toEqual(['a']);
+    expect(h.aborted).toEqual(['a:interrupted']);
+    expect(h.scheduler.waiting()).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { pino } from 'pino';
 import { describe, expect, test } from 'vitest';
 import { WiggumError } from '../../src/errors.js';
-import { compactStream } from '../../src/log/compact-line.js';
+import { compactStream, formatCompactLine } from '../../src/log/compact-line.js';
 import type { CompactOptions } from '../../src/log/compact-line.js';
 import type { Logger } from '../../src/log/logger.js';
 
@@ -101,5 +101,41 @@ describe('compact log lines', () => {
     const writes: string[] = [];
     compactStream({ write: (text: string) => writes.push(text) }).write('not json\n');
     expect(writes).toEqual(['not json\n']);
+  });
+
+  const TIME = '2026-01-07T10:30:00.000Z';
+  const clock = (time: string): string => {
+    const date = new Date(time);
+    return [date.getHours(), date.getMinutes(), date.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+  };
+  const iteration = { level: 30, time: TIME, pid: 1, taskId: 'add-dark-mode', iteration: 3, attempt: 0, exitCode: 0, signal: null, outcome: 'complete', promise: true, stories: '3/3', durationMs: 1124, action: 'done', next: 'Done', msg: 'iteration 3: complete → Done' };
+  test.each<[string, Record<string, unknown>, { details?: boolean; width?: number }, string]>([
+    ['details: every field', iteration, { details: true }, 'INFO  add-dark-mode #3  iteration 3: complete → Done  attempt=0 exitCode=0 outcome=complete promise=true stories=3/3 durationMs=1124 action=done next=Done'],
+    ['on a terminal: the outcome once', iteration, { details: false, width: 100 }, 'INFO  add-dark-mode #3  iteration 3: complete → Done  stories=3/3'],
+    [
+      'a field the message already says is left out',
+      { level: 30, time: TIME, taskId: 'a', file: `${VAULT}/Done/a.md`, msg: `moved to ${VAULT}/Done/a.md` },
+      { details: false, width: 100 },
+      'INFO  a  moved to Done/a.md',
+    ],
+    ['a number is only left out when the message says it as a word', { level: 30, time: TIME, msg: 'watching 12 folders', concurrency: 2, folders: 12 }, { details: false }, 'INFO  watching 12 folders  concurrency=2'],
+    ['errors keep their code', { level: 50, time: TIME, taskId: 't', code: 'E_HARNESS_FATAL', msg: 'rejected: exit 78' }, { details: false, width: 100 }, 'ERROR t  rejected: exit 78  code=E_HARNESS_FATAL'],
+    [
+      'a long line is cut to one column less than the terminal, ending in …',
+      { level: 50, time: TIME, taskId: 'migrate-billing-db', msg: `rejected: ${'the billing database refused the migration user '.repeat(3)}` },
+      { details: false, width: 80 },
+      'ERROR migrate-billing-db  rejected: the billing database refused the …',
+    ],
+    ['a width that says nothing (0) cuts nothing', { level: 30, time: TIME, msg: 'x'.repeat(150) }, { details: false, width: 0 }, `INFO  ${'x'.repeat(150)}`],
+  ])('%s', (_name, record, options, expected) => {
+    const line = formatCompactLine(record, { relativeTo: VAULT, ...options });
+    expect(line).toBe(`${clock(TIME)} ${expected}`);
+    if (options.width !== undefined && options.width > 0) expect([...line].length).toBeLessThanOrEqual(options.width - 1);
+  });
+
+  test('with colours, the cut counts only what shows', () => {
+    const line = formatCompactLine({ level: 40, time: TIME, msg: 'y'.repeat(200) }, { colors: true, details: false, width: 60 });
+    expect(line.replace(/\u001b\[\d+m/g, '')).toHaveLength(59);
+    expect(line.endsWith('…')).toBe(true);
   });
 });

@@ -17,14 +17,14 @@ function shellQuote(word: string): string {
  * Runs a command line under a pseudo-terminal with util-linux `script`, so that the CLI's stdout
  * is a TTY; resolves with everything it printed and its exit code (`-e` passes the child's on).
  */
-function underTerminal(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; output: string }> {
+function underTerminal(args: string[], env: NodeJS.ProcessEnv = {}, columns?: number): Promise<{ code: number | null; output: string }> {
   requireBuild();
   try {
     execFileSync('script', ['--version'], { stdio: 'ignore' });
   } catch {
     throw new Error('these tests need util-linux `script` (Debian/Ubuntu: apt-get install bsdutils)');
   }
-  const command = [process.execPath, CLI, ...args].map(shellQuote).join(' ');
+  const command = `${columns === undefined ? '' : `stty cols ${columns} && `}${[process.execPath, CLI, ...args].map(shellQuote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, JOURNAL_STREAM: '', ...env } });
     let output = '';
@@ -57,6 +57,25 @@ describe('the log of the real CLI', () => {
     expect(lines).toContainEqual(expect.stringMatching(/ INFO {2}compact {2}done after 2 iterations {2}iterations=2 file=Done\/compact\.md$/));
     expect(lines).toContainEqual(expect.stringMatching(/ INFO {2}watching Approved {2}vault=\. /));
     expect(output).not.toContain(vault.root);
+  });
+
+  test('on a terminal 100 columns wide, at the default level: every line fits, an iteration says its outcome once', async () => {
+    const vault = await makeVault();
+    vault.task('narrow', '---\ntitle: Retried\nharness: demo\ndemo:\n  transient_failures: 1\n---\n- [ ] S-1 one\n- [ ] S-2 two\n');
+    const { code, output } = await underTerminal(['start', '--vault', vault.root, '--exit-when-idle'], {}, 100);
+    expect(code).toBe(0);
+    const lines = plain(output).split('\n').filter((line) => line.trim() !== '');
+    const iterations = lines.filter((line) => /iteration \d+/.test(line) && !line.startsWith('▶'));
+    expect(iterations.length).toBeGreaterThanOrEqual(3);
+    for (const line of lines) {
+      expect([...line].length, line).toBeLessThanOrEqual(99);
+      expect(line).not.toMatch(/^\s*\{"/);
+    }
+    for (const line of iterations) {
+      for (const word of ['continue', 'complete', 'transient']) expect(line.match(new RegExp(`\\b${word}\\b`, 'g'))?.length ?? 0, line).toBeLessThanOrEqual(1);
+    }
+    expect(iterations).toContainEqual(expect.stringMatching(/ INFO {2}narrow #1 {2}iteration 1: transient → retry 1 in [\d.]+ s {2}stories=0\/2$/));
+    expect(iterations).toContainEqual(expect.stringMatching(/ INFO {2}narrow #2 {2}iteration 2: complete → Done {2}stories=2\/2$/));
   });
 
   test('not on a terminal: one JSON object per line, paths absolute', async () => {

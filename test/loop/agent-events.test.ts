@@ -114,7 +114,7 @@ describe('events of a structured agent', () => {
       '  checkpoint:',
       '    completed_steps: []',
       '    current_step: US-001',
-      '    state_data: {attempt: 0, active_ms: 1000, no_progress: 0, usage_waits: 0, warned: false, spent: {input_tokens: 60, output_tokens: 30, agent_ms: 1000, cpu_ms: 0, peak_rss_bytes: 0}}',
+      '    state_data: {attempt: 0, active_ms: 1000, no_progress: 0, usage_waits: 0, warned: false, spent: {input_tokens: 60, output_tokens: 30, agent_ms: 1000, cpu_ms: 0, peak_rss_mb: 0}}',
       '    timestamp: 2026-11-23T10:01:00Z',
       '---',
       '# Dark mode',
