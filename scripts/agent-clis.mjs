@@ -2,7 +2,7 @@
 // Installs the real agent CLIs the end-to-end tests run (test/agent-clis/: claude, codex, gemini,
 // opencode) with `npm ci` when their node_modules is missing or older than their lockfile. They are
 // a test-only package so that the root `npm ci && npm start` stays light (docs/decisions.md).
-// `npm test` runs this before vitest; run it yourself before `npx vitest run test/harness`.
+// `npm test` runs this before vitest; `npm run test:agent-clis` runs it before `npx vitest run test/harness`.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ if (installed) {
   const npm = process.env['npm_execpath'] ? [process.execPath, process.env['npm_execpath']] : ['npm'];
   const result = spawnSync(npm[0], [...npm.slice(1), 'ci', '--prefix', dir, '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
   if (result.status !== 0) {
-    console.error(`agent-clis: npm ci in ${dir} failed (exit ${result.status ?? result.signal}); fix what it printed above and run node scripts/agent-clis.mjs again`);
+    console.error(`agent-clis: npm ci in ${dir} failed (exit ${result.status ?? result.signal}); fix what it printed above and run npm run test:agent-clis again`);
     process.exit(1);
   }
   writeFileSync(stamp, `${lockHash}\n`);

@@ -149,7 +149,7 @@ export function agentCli(name: 'claude' | 'codex' | 'gemini' | 'opencode'): stri
 }
 
 /** What to run when an agent CLI of test/agent-clis is missing. */
-export const INSTALL_AGENT_CLIS = 'run node scripts/agent-clis.mjs (npm test does) to install test/agent-clis';
+export const INSTALL_AGENT_CLIS = 'run npm run test:agent-clis (npm test does) to install test/agent-clis';
 
 /** Fails (for a `beforeAll`) unless `command --version` runs; `hint` says what to do. */
 export function requireRunnable(command: string, hint: string): void {
