@@ -161,13 +161,11 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   }
   program.addHelpText('after', 'A harness of kind: command speaks by exit code (75 retry, 77/78 reject) and gets WIGGUM_* variables: wiggum help harness.');
   // A help topic rather than a command: `wiggum help harness` (and `wiggum harness`) print it.
-  program
+  const harness = program
     .command('harness')
     .description('how a kind: command harness talks to wiggum: its input, WIGGUM_* variables, exit codes')
-    .addHelpText('after', HARNESS_HELP)
-    .action(() => {
-      program.commands.find((command) => command.name() === 'harness')?.outputHelp();
-    });
+    .addHelpText('after', HARNESS_HELP);
+  harness.action(() => harness.outputHelp());
   return program;
 }
 
