@@ -4,7 +4,8 @@
 // default, held another 14 MB idle and 20 MB under a burst: 4 MB brought the daemon over 10,000
 // tasks from 116 to 102 MB idle and its burst peak from 166 to 144 MB: docs/performance.md.)
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { HARNESS_HELP } from './harness-help.js';
 import type { InitOptions } from './init.js';
 import type { LogsOptions } from './logs.js';
 import type { VaultOptions } from './open-vault.js';
@@ -24,7 +25,13 @@ import type { ExitCode } from './exit-codes.js';
 function buildProgram(setExit: (code: ExitCode) => void): Command {
   const program = new Command('wiggum')
     .description('Drives Markdown tasks in a vault through a bounded, crash-safe agent persistence loop.')
-    .version(packageVersion(), '-V, --version', 'print the version')
+    .version(packageVersion(), '-v, --version', 'print the version')
+    // -V printed the version before -v did (commander's default); it still does, unlisted.
+    .addOption(new Option('-V').hideHelp())
+    .on('option:V', () => {
+      process.stdout.write(`${packageVersion()}\n`);
+      throw new CommanderError(0, 'commander.version', packageVersion());
+    })
     .showHelpAfterError('(run wiggum --help for usage)')
     .exitOverride();
 
@@ -178,6 +185,13 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   for (const command of [program, ...program.commands, ...context.commands]) {
     command.addHelpText('after', EXIT_CODES_HELP);
   }
+  program.addHelpText('after', 'A harness of kind: command speaks by exit code (75 retry, 77/78 reject) and gets WIGGUM_* variables: wiggum help harness.');
+  // A help topic rather than a command: `wiggum help harness` (and `wiggum harness`) print it.
+  const harness = program
+    .command('harness')
+    .description('how a kind: command harness talks to wiggum: its input, WIGGUM_* variables, exit codes')
+    .addHelpText('after', HARNESS_HELP);
+  harness.action(() => harness.outputHelp());
   return program;
 }
 

@@ -1,24 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { PROMISE, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, expectRetriedThenDone, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
+import { INSTALL_AGENT_CLIS, PROMISE, agentCli, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, expectRetriedThenDone, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
 import type { AgentSandbox } from '../helpers/agent-sandbox.js';
 import { apiError, bash, reply, startAnthropicServer, userText, write } from '../helpers/anthropic-server.js';
 import type { AnthropicServer, ScriptTurn } from '../helpers/anthropic-server.js';
-import { REPO_ROOT } from '../helpers/child.js';
 
 /**
- * The real Claude Code CLI (the pinned devDependency), run by the built `wiggum run` against a
+ * The real Claude Code CLI (pinned in test/agent-clis), run by the built `wiggum run` against a
  * scripted Messages API on 127.0.0.1: real tool calls in a real git repository, real output, real
  * failure texts. Nothing leaves the machine (CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC turns off
  * telemetry, error reports and update checks), and CLAUDE_CODE_MAX_RETRIES=0 turns off Claude
  * Code's own backoff (10 retries over about 3 minutes), so wiggum's retry is what is tested.
  */
-const CLAUDE = join(REPO_ROOT, 'node_modules', '.bin', 'claude');
+const CLAUDE = agentCli('claude');
 
 beforeAll(() => {
   // The package's postinstall copies the native binary over a stub that only prints an error.
-  requireRunnable(CLAUDE, 'run node node_modules/@anthropic-ai/claude-code/install.cjs (npm ci --ignore-scripts skips it)');
+  requireRunnable(CLAUDE, INSTALL_AGENT_CLIS);
 });
 
 let server: AnthropicServer | null = null;

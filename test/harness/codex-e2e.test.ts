@@ -1,21 +1,20 @@
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { PROMISE, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, expectRetriedThenDone, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
+import { INSTALL_AGENT_CLIS, PROMISE, agentCli, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, expectRetriedThenDone, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
 import type { AgentSandbox } from '../helpers/agent-sandbox.js';
-import { REPO_ROOT } from '../helpers/child.js';
 import { apiError, callOutputs, exec, inputText, reply, say, startOpenAIServer, writeCodexHome } from '../helpers/openai-server.js';
 import type { OpenAIServer, ScriptTurn } from '../helpers/openai-server.js';
 
 /**
- * The real Codex CLI (the pinned devDependency), run by the built `wiggum run` with the default
+ * The real Codex CLI (pinned in test/agent-clis), run by the built `wiggum run` with the default
  * `codex` harness args, against a scripted Responses API on 127.0.0.1 (a `model_provider` in
  * CODEX_HOME/config.toml): real shell calls in a real git repository, real JSON events, real
  * failure texts. Codex's own retries are off, so wiggum's retry is what is tested.
  */
-const CODEX = join(REPO_ROOT, 'node_modules', '.bin', 'codex');
+const CODEX = agentCli('codex');
 
 beforeAll(() => {
-  requireRunnable(CODEX, 'run npm ci (it installs @openai/codex and its platform binary)');
+  requireRunnable(CODEX, INSTALL_AGENT_CLIS);
 });
 
 let server: OpenAIServer | null = null;

@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { PROMISE, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
+import { INSTALL_AGENT_CLIS, PROMISE, agentCli, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
 import type { AgentSandbox } from '../helpers/agent-sandbox.js';
-import { REPO_ROOT } from '../helpers/child.js';
 import { GEMINI_TEST_MODEL, apiError, reply, say, shell, startGeminiServer, toolResponses, userText, writeFile, writeGeminiHome } from '../helpers/gemini-server.js';
 import type { GeminiServer, ScriptTurn } from '../helpers/gemini-server.js';
 
 /**
- * The real Gemini CLI (the pinned devDependency), run by the built `wiggum run` with the default
+ * The real Gemini CLI (pinned in test/agent-clis), run by the built `wiggum run` with the default
  * `gemini` harness args, against a scripted Gemini API on 127.0.0.1: real `run_shell_command` and
  * `write_file` calls in a real git repository, real stream-json events, real failure texts.
  * settings.json picks the API key, turns usage statistics off and makes one attempt per request
@@ -16,10 +14,10 @@ import type { GeminiServer, ScriptTurn } from '../helpers/gemini-server.js';
  * `auto` model makes before every turn; GEMINI_CLI_NO_RELAUNCH keeps Gemini from restarting itself
  * in a child process.
  */
-const GEMINI = join(REPO_ROOT, 'node_modules', '.bin', 'gemini');
+const GEMINI = agentCli('gemini');
 
 beforeAll(() => {
-  requireRunnable(GEMINI, 'run npm ci (it installs @google/gemini-cli)');
+  requireRunnable(GEMINI, INSTALL_AGENT_CLIS);
 });
 
 let server: GeminiServer | null = null;

@@ -1,25 +1,23 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { PROMISE, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
+import { INSTALL_AGENT_CLIS, PROMISE, agentCli, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
 import type { AgentSandbox } from '../helpers/agent-sandbox.js';
 import { apiError, reply, startAnthropicServer, userText } from '../helpers/anthropic-server.js';
 import type { AnthropicServer, RecordedRequest, ScriptBlock, ScriptTurn } from '../helpers/anthropic-server.js';
-import { REPO_ROOT } from '../helpers/child.js';
 
 /**
- * The real OpenCode CLI (the pinned devDependency), run by the built `wiggum run` with the default
+ * The real OpenCode CLI (pinned in test/agent-clis), run by the built `wiggum run` with the default
  * `opencode` harness args, against a scripted Messages API on 127.0.0.1 as its `anthropic`
  * provider (OPENCODE_CONFIG_CONTENT): real `bash`, `read` and `write` calls in a real git
  * repository, real JSON events, real failure texts. OpenCode retries a 429 or 5xx five times
  * itself (22 s to 90 s) with no setting to turn that off, so only a failure it does not retry
  * (401) is run here.
  */
-const OPENCODE = join(REPO_ROOT, 'node_modules', '.bin', 'opencode');
+const OPENCODE = agentCli('opencode');
 
 beforeAll(() => {
   // The package's postinstall links the platform binary over a stub.
-  requireRunnable(OPENCODE, 'run npm ci (its postinstall puts the opencode-linux-x64 binary in place; npm ci --ignore-scripts skips it)');
+  requireRunnable(OPENCODE, INSTALL_AGENT_CLIS);
 });
 
 let server: AnthropicServer | null = null;

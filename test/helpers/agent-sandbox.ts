@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { IterationRecord } from '../../src/memory/history.js';
-import { runCli } from './child.js';
+import { REPO_ROOT, runCli } from './child.js';
 import type { CliResult } from './child.js';
 import { gitRepo } from './git-repo.js';
 import { historyOf } from './history.js';
@@ -139,6 +139,17 @@ export async function runToAuthRejection(sandbox: AgentSandbox): Promise<string>
   expect(sandbox.history().map((record) => [record.outcome, record.action])).toEqual([['hard', 'reject']]);
   return report;
 }
+
+/**
+ * A real agent CLI of the test-only package test/agent-clis (its own lockfile, kept out of the root
+ * `npm ci`); `npm test` installs it with scripts/agent-clis.mjs.
+ */
+export function agentCli(name: 'claude' | 'codex' | 'gemini' | 'opencode'): string {
+  return join(REPO_ROOT, 'test', 'agent-clis', 'node_modules', '.bin', name);
+}
+
+/** What to run when an agent CLI of test/agent-clis is missing. */
+export const INSTALL_AGENT_CLIS = 'run npm run test:agent-clis (npm test does) to install test/agent-clis';
 
 /** Fails (for a `beforeAll`) unless `command --version` runs; `hint` says what to do. */
 export function requireRunnable(command: string, hint: string): void {
