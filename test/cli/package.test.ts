@@ -54,12 +54,14 @@ describe('the packed package', () => {
     expect((await wiggum(['--version'])).stdout.trim()).toBe(VERSION);
     expect((await wiggum(['-v'])).stdout.trim()).toBe(VERSION);
     const help = (await wiggum(['--help'])).stdout;
-    for (const command of ['init', 'start', 'run']) expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['init', 'start', 'run', 'doctor']) expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
     expect((await wiggum(['help', 'harness'])).stdout).toContain('WIGGUM_PROMISE');
 
     const vault = join(work, 'vault');
     await wiggum(['init', vault]);
     await wiggum(['validate', '--vault', vault]);
+    // run() rejects on a non-zero exit: doctor finds nothing to fix in a fresh vault (warnings aside).
+    expect((await wiggum(['doctor', '--vault', vault])).stdout).toMatch(/^ok {4}harness demo: /m);
     const sample = readdirSync(join(vault, 'Approved')).find((name) => name.endsWith('.md'));
     expect(sample).toBeDefined();
     await wiggum(['run', join('Approved', sample ?? ''), '--no-stream'], vault);
