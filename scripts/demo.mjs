@@ -27,7 +27,7 @@ cpSync(join(root, 'vault-example'), vault, { recursive: true });
 const shown = relative(process.cwd(), vault) || '.';
 console.error(`wiggum demo: a fresh copy of vault-example/ is in ${shown}/`);
 console.error('  it runs until every task is in Done/ or Rejected/, then says where to look and exits');
-console.error(`  drop more tasks into ${shown}/Approved/ while it runs; one Ctrl-C stops it (tasks are checkpointed)\n`);
+console.error(`  drop more tasks into ${shown}/Approved/ while it runs;\n  one Ctrl-C stops it (running tasks are checkpointed)\n`);
 
 const child = spawn(process.execPath, [cli, 'start', '--vault', vault, '--exit-when-idle', ...process.argv.slice(2)], { stdio: 'inherit', detached: true });
 let firstSignalAt = null;

@@ -30,7 +30,7 @@ export function demoSummary(end: DemoEnd): string[] {
   lines.push(`  ${count(end.rejected.length, 'task')} went to Rejected/${end.rejected.length === 0 ? '' : ' (each file ends with a report of why):'}`);
   for (const name of end.rejected) lines.push(`    ${end.vault}/Rejected/${name}`);
   lines.push(`  the overview: ${end.vault}/Dashboard.md`);
-  lines.push(left === 0 ? `The demo has exited. To watch the vault again (drop a task into Approved/): ${end.again}` : `To go on from the checkpoints: ${end.again}`);
+  lines.push(...(left === 0 ? ['The demo has exited. To watch the vault again (and drop tasks into Approved/):', `  ${end.again}`] : [`To go on from the checkpoints: ${end.again}`]));
   return lines;
 }
 

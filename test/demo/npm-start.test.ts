@@ -51,7 +51,7 @@ describe('npm start (scripts/demo.mjs)', () => {
     expect(tasks(join(vault, 'Done')).sort()).toEqual(['add-dark-mode.md', 'write-release-notes.md']);
     expect(tasks(join(vault, 'Rejected'))).toEqual(['migrate-billing-db.md']);
     const tail = demo.output().slice(demo.output().indexOf('wiggum demo: every task ran to its end'));
-    expect(tail.split('\n').slice(0, 9)).toEqual([
+    expect(tail.split('\n').slice(0, 10)).toEqual([
       'wiggum demo: every task ran to its end; nothing is left in Approved/.',
       '  2 tasks went to Done/:',
       '    .demo/vault/Done/add-dark-mode.md',
@@ -59,7 +59,8 @@ describe('npm start (scripts/demo.mjs)', () => {
       '  1 task went to Rejected/ (each file ends with a report of why):',
       '    .demo/vault/Rejected/migrate-billing-db.md',
       '  the overview: .demo/vault/Dashboard.md',
-      'The demo has exited. To watch the vault again (drop a task into Approved/): node dist/cli/main.js start --vault .demo/vault',
+      'The demo has exited. To watch the vault again (and drop tasks into Approved/):',
+      '  node dist/cli/main.js start --vault .demo/vault',
       '',
     ]);
   });

@@ -26,7 +26,8 @@ describe('demoSummary', () => {
         '  1 task went to Rejected/ (each file ends with a report of why):',
         '    .demo/vault/Rejected/migrate-billing-db.md',
         '  the overview: .demo/vault/Dashboard.md',
-        'The demo has exited. To watch the vault again (drop a task into Approved/): node dist/cli/main.js start --vault .demo/vault',
+        'The demo has exited. To watch the vault again (and drop tasks into Approved/):',
+        '  node dist/cli/main.js start --vault .demo/vault',
       ],
     ],
     [
