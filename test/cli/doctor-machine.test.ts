@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { runCli } from '../helpers/child.js';
+import { outputOf, runCli } from '../helpers/child.js';
 import type { CliResult } from '../helpers/child.js';
 import { mountSmallDisk } from '../helpers/small-disk.js';
 import type { SmallDisk } from '../helpers/small-disk.js';
@@ -38,15 +38,7 @@ function makeVaultAt(vault: string): void {
 function runDoctorAsOther(vault: string): Promise<CliResult> {
   if (staged === undefined) return runCli(['doctor', '--vault', vault], { env: { PATH: '/usr/bin:/bin' } });
   const { node, cli, env } = staged;
-  return new Promise((resolve, reject) => {
-    const child = spawn(node, [cli, 'doctor', '--vault', vault], { env: { ...env, HOME: vault }, uid: NOBODY.uid, gid: NOBODY.gid });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return outputOf(spawn(node, [cli, 'doctor', '--vault', vault], { env: { ...env, HOME: vault }, uid: NOBODY.uid, gid: NOBODY.gid }));
 }
 
 describe('wiggum doctor, on the machine', () => {
