@@ -224,7 +224,6 @@ class Daemon implements RunningDaemon {
   }
 
   private ended(job: Job, result: TaskRunResult): void {
-    this.sessions.release(job);
     if (result.status === 'stopped' && result.reason === 'stop-flag') {
       this.watcher.markStopped(job.name); // the tracker already shows it stopped: the loop's 'ended' event said so
     } else if (result.status !== 'interrupted') {
@@ -234,6 +233,7 @@ class Daemon implements RunningDaemon {
   }
 
   private settled(job: Job, error: unknown): void {
+    // Every run ends here (after `ended`, or with the error that ended it): its session is free.
     this.sessions.release(job);
     if (isWiggumError(error, 'E_NO_HARNESS') || isWiggumError(error, 'E_TASK_EMPTY')) {
       // Changed between the scan and the run: the watcher reads it again, and it waits there.
