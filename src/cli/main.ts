@@ -105,8 +105,9 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   vaultOptions(program.command('status').description('counts per folder, running, queued and stopped tasks; with ID, one task and its recent iterations'))
     .argument('[id]', TASK_REF)
     .option('--json', 'machine-readable output')
+    .option('--all', 'list every task (by default a long group shows its first few and a count)')
     .option('--watch', 'a live view of the vault, drawn again every second (as wiggum top); Ctrl-C ends it')
-    .action(async (id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean }) => {
+    .action(async (id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean; all?: boolean }) => {
       const { statusCommand } = await import('./status.js');
       setExit(await statusCommand(id, options));
     });

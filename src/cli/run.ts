@@ -12,6 +12,7 @@ import { ambiguous, folderName, resolveTask } from '../vault/find-task.js';
 import type { VaultFolder } from '../vault/find-task.js';
 import { vaultLayout } from '../vault/layout.js';
 import type { VaultLayout } from '../vault/layout.js';
+import { linkRefusalOf, linkRefusalText } from '../vault/links.js';
 import type { ExitCode } from './exit-codes.js';
 import { runInForeground } from './foreground.js';
 
@@ -33,6 +34,7 @@ export async function runCommand(file: string, options: RunOptions): Promise<Exi
   const config = await loadConfig({ vault, ...(options.config === undefined ? {} : { file: options.config }) });
   const layout = vaultLayout(vault, config);
   const path = (await exists(given)) ? given : ((await fileInVault(file, layout)) ?? given);
+  await refuseLink(path, layout);
   await refuseEnded(path, layout);
   const overrides = checkedOverrides(options, config);
   const logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 2, relativeTo: vault });
@@ -63,6 +65,16 @@ async function refuseEnded(file: string, layout: VaultLayout): Promise<void> {
       throw new WiggumError('E_USAGE', endedRunMessage(file, key, layout), { details: { file } });
     }
   }
+}
+
+/**
+ * Refuses a link (exit 2, before any session is opened) exactly as the daemon and `validate` do
+ * (src/vault/links.ts), so that a file never runs one way and is left the other.
+ */
+async function refuseLink(file: string, layout: VaultLayout): Promise<void> {
+  const stats = await lstat(file).catch(() => null);
+  const reason = stats === null ? null : linkRefusalOf(stats);
+  if (reason !== null) throw new WiggumError('E_USAGE', `${relative(layout.root, file)} is ${linkRefusalText(reason)}`, { details: { file, reason } });
 }
 
 /** The file a name, id or vault-relative path stands for, or null when none does. */

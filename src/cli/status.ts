@@ -1,24 +1,23 @@
-import { WiggumError } from '../errors.js';
-import { relative } from 'node:path';
-import { elapsed } from '../daemon/dashboard.js';
-import type { TaskEntry } from '../daemon/status.js';
+import { resolve } from 'node:path';
+import { WiggumError, isWiggumError } from '../errors.js';
 import { inspectVault, taskEntry } from '../daemon/view.js';
-import type { VaultView } from '../daemon/view.js';
-import { describeIterations, iterationCount } from '../task/iteration-count.js';
+import { requireVault } from '../vault/find-root.js';
 import type { VaultLayout } from '../vault/layout.js';
+import { vaultLayout } from '../vault/layout.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { openVault } from './open-vault.js';
 import type { VaultOptions } from './open-vault.js';
+import { renderStatus } from './status-text.js';
 
 /** `wiggum status [ID] [--json]`: works whether or not the daemon runs. */
-export async function statusCommand(id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean }): Promise<ExitCode> {
+export async function statusCommand(id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean; all?: boolean }): Promise<ExitCode> {
   if (options.watch === true) {
     if (id !== undefined || options.json === true) throw new WiggumError('E_USAGE', 'status --watch shows the whole vault: drop the task id and --json (wiggum logs ID --follow follows one task)');
     const { watchCommand } = await import('./watch.js');
     return watchCommand(options);
   }
-  const { layout } = await openVault(options);
+  const { layout, configProblem } = await openForStatus(options);
   const now = Date.now();
   if (id !== undefined) {
     // One task needs the full parse and its history: loaded only then.
@@ -29,44 +28,29 @@ export async function statusCommand(id: string | undefined, options: VaultOption
     return EXIT.complete;
   }
   const view = await inspectVault(layout, now);
-  process.stdout.write(options.json === true ? `${JSON.stringify({ vault: layout.root, ...view }, null, 2)}\n` : renderView(view, layout, now));
+  if (options.json === true) process.stdout.write(`${JSON.stringify({ vault: layout.root, ...view, ...(configProblem === null ? {} : { configProblem }) }, null, 2)}\n`);
+  else process.stdout.write(renderStatus(view, layout, now, { all: options.all === true, configProblem }));
   return EXIT.complete;
 }
 
-function renderView(view: VaultView, layout: VaultLayout, now: number): string {
-  const lines: string[] = [];
-  const daemon = view.daemon;
-  lines.push(`vault ${layout.root}`);
-  lines.push(daemon === null ? 'daemon: not running' : `daemon: ${daemon.lifecycle} (pid ${daemon.pid}, up ${elapsed(now - daemon.startedAtMs)}, ${daemon.concurrency} at a time)`);
-  lines.push(`Approved ${view.counts.approved} · Done ${view.counts.done} · Rejected ${view.counts.rejected}`);
-  if (view.held) lines.push('STOP exists: nothing new starts; running tasks hold before their next iteration');
-  const groups: [string, TaskEntry[]][] = [
-    ['running', view.tasks.filter((t) => t.phase === 'running' || t.phase === 'waiting' || t.phase === 'held')],
-    ['queued', view.tasks.filter((t) => t.phase === 'queued')],
-    ['stopped', view.tasks.filter((t) => t.phase === 'stopped')],
-  ];
-  for (const [title, tasks] of groups) {
-    if (tasks.length === 0) continue;
-    lines.push('', `${title}:`);
-    for (const task of tasks) {
-      const progress = task.iteration === undefined ? '' : `  ${describeIterations(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))}`;
-      const step = task.step ? `  ${task.step}` : '';
-      const waitingForLimit = task.phase === 'waiting' && task.waitingFor === 'usage-limit';
-      const time =
-        title !== 'running' ? '' : waitingForLimit ? `  waiting for the usage limit${task.untilMs === undefined ? '' : ` (resets in ${elapsed(task.untilMs - now)})`}` : `  ${task.phase} ${elapsed(now - task.sinceMs)}`;
-      const last = task.lastOutcome === undefined ? '' : `  last: ${task.lastOutcome}`;
-      lines.push(`  ${task.id}${progress}${step}${time}${last}${task.durable === false ? '  (memory NOT durable)' : ''}`);
-    }
+/**
+ * The vault and its layout, even while its configuration is invalid: status is what a user runs to
+ * see what is going on, and a running daemon that refused a bad reload keeps working. The folders
+ * are then read under their default names, and the problem is said.
+ */
+async function openForStatus(options: VaultOptions): Promise<{ layout: VaultLayout; configProblem: string | null }> {
+  try {
+    return { ...(await openVault(options)), configProblem: null };
+  } catch (error) {
+    if (!isWiggumError(error, 'E_CONFIG')) throw error;
+    const root = resolve(options.vault ?? process.cwd());
+    await requireVault(root);
+    const { loadConfig } = await import('../config/load.js');
+    const defaults = await loadConfig({});
+    const problems = error.message.split('\n').slice(1).filter((line) => line.trim() !== '');
+    const first = problems[0] ?? error.message;
+    const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
+    return { layout: vaultLayout(root, defaults), configProblem: `INVALID: ${first}${more} (wiggum validate lists every problem; the folders are read under their default names)` };
   }
-  if (view.waitingForAuthor.length > 0) {
-    lines.push('', 'waiting for you (not run until fixed):');
-    for (const wait of view.waitingForAuthor) lines.push(`  ${wait.name}: ${wait.message}`);
-  }
-  if (view.recent.length > 0) {
-    lines.push('', 'recently finished:');
-    for (const item of view.recent.slice(0, 10)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${item.iterations} iterations` : `  ${item.reason.slice(0, 100)}`}`);
-  }
-  const fragile = view.tasks.filter((t) => t.durable === false).map((t) => t.id);
-  if (fragile.length > 0) lines.push('', `WARNING: session memory is NOT durable for ${fragile.join(', ')}; see the daemon log`);
-  return `${lines.join('\n')}\n`;
 }
+

@@ -4,12 +4,14 @@ import { noHarnessMessage } from '../task/harness-choice.js';
 import { waitReasonText } from '../task/readiness.js';
 import type { WaitReason } from '../task/readiness.js';
 import type { VaultLayout } from '../vault/layout.js';
+import { linkRefusalText } from '../vault/links.js';
+import type { LinkRefusal } from '../vault/links.js';
 import type { KnownTask } from '../vault/reconcile.js';
 import type { AuthorWait } from './status.js';
 
 /**
- * Files in Approved/ that wait for their author (empty, or naming no harness with no default
- * configured), as the watcher's latest reconciliation saw them. Each file that names no harness is
+ * Files in Approved/ that wait for their author (empty, naming no harness with no default
+ * configured, or a link wiggum refuses), as the watcher's latest reconciliation saw them. Each file that names no harness is
  * said once in the log while it waits; an empty one is a note being started, not worth a line.
  */
 export class AuthorWaits {
@@ -21,8 +23,10 @@ export class AuthorWaits {
   ) {}
 
   /** The waiting files, sorted by name, for status and the Dashboard. */
-  update(known: ReadonlyMap<string, KnownTask>): AuthorWait[] {
+  update(known: ReadonlyMap<string, KnownTask>, refused: ReadonlyMap<string, LinkRefusal> = new Map()): AuthorWait[] {
     const waits: AuthorWait[] = [];
+    // The watcher says each refused link once in the log; here they are only listed.
+    for (const [name, reason] of refused) waits.push({ name, file: join(this.layout.approved, name), reason, message: linkRefusalText(reason) });
     const said = new Map<string, WaitReason>();
     for (const task of known.values()) {
       if (task.waiting === null) continue;

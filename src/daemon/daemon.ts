@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { WiggumConfig } from '../config/config.js';
 import { checkConfig, loadConfig } from '../config/load.js';
@@ -150,7 +151,7 @@ class Daemon implements RunningDaemon {
         settleMs: config.daemon.settleMs,
         composeQuietMs: config.daemon.composeQuietMs,
         defaultHarness: () => this.config.harness.defaultName,
-        onReconcile: (reconciled) => (this.tracker.waitingForAuthor = this.authorWaits.update(reconciled.known)),
+        onReconcile: (reconciled) => (this.tracker.waitingForAuthor = this.authorWaits.update(reconciled.known, reconciled.refused)),
         rescanIntervalMs: config.daemon.rescanIntervalMs,
         goneGraceMs: Math.max(1000, config.daemon.settleMs * 5),
         malformedGraceMs: Math.max(2000, config.daemon.settleMs * 10),
@@ -243,8 +244,11 @@ class Daemon implements RunningDaemon {
     } else if (isWiggumError(error, 'E_LOCKED')) {
       if (!this.busyElsewhere.has(job.name)) this.logger.warn({ taskId: job.id, owner: error.details.owner }, `${error.message}; it is taken here once that run ends`);
       this.busyElsewhere.add(job.name);
-      this.tracker.forget(job.id);
-      this.retryLater(job.name, BUSY_TASK_RETRY_MS);
+      const owner = error.details.owner as { pid?: unknown } | undefined;
+      // Listed as running in that process (status, Dashboard), never as queued here.
+      if (typeof owner?.pid === 'number') this.tracker.runningElsewhere(job.id, job.name, job.file, owner.pid);
+      else this.tracker.forget(job.id);
+      this.retryLater(job, BUSY_TASK_RETRY_MS);
     } else if (error !== null) {
       // Tried again after daemon.failed_retry, not in a hot loop. A file the daemon may not read is
       // the user's to fix, not a failure of the daemon: said once, then tried again quietly.
@@ -255,8 +259,9 @@ class Daemon implements RunningDaemon {
         this.unreadable.add(job.name);
         this.logger.warn({ taskId: job.id, err: error }, `${error.message} (every ${every})`);
       }
-      this.tracker.forget(job.id);
-      this.retryLater(job.name, this.config.daemon.failedRetryMs);
+      // Still listed, with why, until it runs or its file goes: a task the daemon keeps failing on is never hidden.
+      this.tracker.failed(job.id, job.name, job.file, error instanceof Error ? error.message : "an unknown failure", this.options.clock.now() + this.config.daemon.failedRetryMs);
+      this.retryLater(job, this.config.daemon.failedRetryMs);
     } else {
       this.busyElsewhere.delete(job.name);
       this.unreadable.delete(job.name);
@@ -270,10 +275,11 @@ class Daemon implements RunningDaemon {
     if (this.options.exitWhenIdle === true) this.checkIdleSoon();
   }
 
-  /** Lets the watcher offer the task again after `delayMs`. */
-  private retryLater(name: string, delayMs: number): void {
+  /** Lets the watcher offer the task again after `delayMs`; a task whose file has gone meanwhile is no longer listed. */
+  private retryLater(job: Job, delayMs: number): void {
     setTimeout(() => {
-      this.watcher.markFinished(name);
+      if (!existsSync(job.file)) this.tracker.forget(job.id);
+      this.watcher.markFinished(job.name);
       void this.watcher.rescan();
     }, delayMs).unref();
   }

@@ -1,5 +1,6 @@
 import type { LoopEvent, TaskRunResult } from '../loop/events.js';
 import type { WaitReason } from '../task/readiness.js';
+import type { LinkRefusal } from '../vault/links.js';
 
 export type Lifecycle = 'starting' | 'running' | 'draining' | 'stopped';
 
@@ -25,13 +26,17 @@ export interface TaskEntry {
   taskStartedMs?: number;
   lastOutcome?: string;
   durable?: boolean;
+  /** Another process runs it: a foreground `wiggum run` (or `ralph`) holding its task lock. */
+  foreground?: { pid: number };
+  /** The daemon's last attempt to run it failed before the loop could (the disk full, …): why, and when it tries again. */
+  failure?: { message: string; retryAtMs: number };
 }
 
-/** A file in Approved/ that does not run until its author fixes it (it names no harness). */
+/** A file in Approved/ that does not run until its author fixes it (empty, names no harness, a link). */
 export interface AuthorWait {
   name: string;
   file: string;
-  reason: WaitReason;
+  reason: WaitReason | LinkRefusal;
   /** What is wrong and how to fix it, for status and the Dashboard. */
   message: string;
 }
@@ -89,7 +94,22 @@ export class StatusTracker {
   }
 
   queued(id: string, name: string, file: string): void {
-    this.tasks.set(id, { id, name, file, phase: 'queued', sinceMs: this.now() });
+    // A failure or a foreground run seen before stays said until the task runs here.
+    const before = this.tasks.get(id);
+    const kept = { ...(before?.failure === undefined ? {} : { failure: before.failure }), ...(before?.foreground === undefined ? {} : { foreground: before.foreground }) };
+    this.tasks.set(id, { id, name, file, phase: before?.foreground === undefined ? 'queued' : 'running', sinceMs: this.now(), ...kept });
+    this.onChange();
+  }
+
+  /** Another process (a foreground `wiggum run`) holds the task's lock: listed as running there. */
+  runningElsewhere(id: string, name: string, file: string, pid: number): void {
+    this.tasks.set(id, { id, name, file, phase: 'running', sinceMs: this.tasks.get(id)?.sinceMs ?? this.now(), foreground: { pid } });
+    this.onChange();
+  }
+
+  /** The daemon could not run the task (it tries again at `retryAtMs`): listed with why. */
+  failed(id: string, name: string, file: string, message: string, retryAtMs: number): void {
+    this.tasks.set(id, { id, name, file, phase: 'queued', sinceMs: this.now(), failure: { message, retryAtMs } });
     this.onChange();
   }
 
@@ -119,7 +139,10 @@ export class StatusTracker {
     const entry = event.taskId === null ? undefined : this.tasks.get(event.taskId);
     switch (event.type) {
       case 'started':
-        if (entry) Object.assign(entry, { phase: 'running', harness: event.harness, iteration: event.iteration, maxIterations: event.maxIterations, durable: event.durable, taskStartedMs: this.now(), file: event.file });
+        if (entry) {
+          Object.assign(entry, { phase: 'running', harness: event.harness, iteration: event.iteration, maxIterations: event.maxIterations, durable: event.durable, taskStartedMs: this.now(), file: event.file });
+          delete entry.foreground;
+        }
         break;
       case 'iteration':
         // `iteration` stays the checkpoint's count; the one running is said apart.

@@ -8,6 +8,8 @@ import type { VaultLayout } from '../vault/layout.js';
 import { stopFlagFor } from '../vault/layout.js';
 import { flagStemOf, isStopFlagName, isTaskFileName, stemOf } from '../vault/names.js';
 import { isLockOwnerAlive, readLockOwner } from '../lock/owner-lock.js';
+import { linkRefusalOf, linkRefusalText } from '../vault/links.js';
+import { mapLimited, FILES_AT_ONCE } from '../vault/limited.js';
 import { readRecent } from './recent.js';
 import type { AuthorWait, DaemonStatus, FinishedEntry, TaskEntry } from './status.js';
 
@@ -17,7 +19,7 @@ export interface VaultView {
   daemon: { pid: number; lifecycle: DaemonStatus['lifecycle']; startedAtMs: number; concurrency: number } | null;
   held: boolean;
   tasks: TaskEntry[];
-  /** Files in Approved/ that wait for their author (a running daemon's view only). */
+  /** Files in Approved/ that wait for their author: empty, no harness named (a running daemon's view only), or a link refused. */
   waitingForAuthor: AuthorWait[];
   recent: FinishedEntry[];
   updatedAtMs: number;
@@ -57,10 +59,51 @@ export function viewFromStatus(status: DaemonStatus, counts: VaultView['counts']
  * so a vault of 10,000 finished tasks costs two readdirs.
  */
 export async function inspectVault(layout: VaultLayout, now: number): Promise<VaultView> {
-  const [counts, status] = await Promise.all([folderCounts(layout), liveStatus(layout)]);
-  if (status !== null) return viewFromStatus(status, counts);
+  const [counts, status, runs] = await Promise.all([folderCounts(layout), liveStatus(layout), foregroundRuns(layout)]);
+  if (status !== null) return withForegroundRuns(viewFromStatus(status, counts), runs, layout.approved);
   // The last daemon's status.json still lists what it saw finish (its files still there).
-  return { counts, daemon: null, held: await exists(layout.stopFile), tasks: await tasksFromFiles(layout), waitingForAuthor: [], recent: await readRecent(layout.statusFile), updatedAtMs: now };
+  const files = await tasksFromFiles(layout);
+  const view: VaultView = { counts, daemon: null, held: await exists(layout.stopFile), tasks: files.tasks, waitingForAuthor: files.refused, recent: await readRecent(layout.statusFile), updatedAtMs: now };
+  return withForegroundRuns(view, runs, layout.approved);
+}
+
+/**
+ * The tasks that another wiggum (a foreground `wiggum run`, or `ralph`) runs now, by id, with its
+ * pid: the live owners of `.wiggum/locks/<id>.lock` (src/loop/task-lock.ts). Only those files are
+ * read, so the cost is the number of runs, not of tasks.
+ */
+export async function foregroundRuns(layout: VaultLayout): Promise<Map<string, number>> {
+  const runs = new Map<string, number>();
+  let names: string[];
+  try {
+    names = (await readdir(layout.taskLocks)).filter((name) => name.endsWith('.lock'));
+  } catch {
+    return runs;
+  }
+  await mapLimited(names, FILES_AT_ONCE, async (name) => {
+    const owner = await readLockOwner(join(layout.taskLocks, name)).catch(() => null);
+    if (owner !== null && owner.pid !== process.pid && isLockOwnerAlive(owner)) runs.set(name.slice(0, -'.lock'.length), owner.pid);
+  });
+  return runs;
+}
+
+/**
+ * Marks the tasks another process runs. A daemon's own runs hold their locks too, under its pid;
+ * any other live owner is a foreground run, never "queued", whatever the daemon last saw.
+ */
+export function withForegroundRuns(view: VaultView, runs: ReadonlyMap<string, number>, approved: string): VaultView {
+  const daemonPid = view.daemon?.pid ?? null;
+  const elsewhere = new Map([...runs].filter(([, pid]) => pid !== daemonPid));
+  if (elsewhere.size === 0) return view;
+  const tasks = view.tasks.map((task) => {
+    const pid = elsewhere.get(task.id);
+    if (pid === undefined) return task;
+    elsewhere.delete(task.id);
+    return { ...task, phase: 'running' as const, foreground: { pid } };
+  });
+  // A run the daemon has not listed (it let the task go when it found it locked).
+  for (const [id, pid] of [...elsewhere].sort()) tasks.unshift({ id, name: `${id}.md`, file: join(approved, `${id}.md`), phase: 'running', sinceMs: 0, foreground: { pid } });
+  return { ...view, tasks };
 }
 
 /** One task's entry as `inspectVault` would list it, without reading the rest of the vault. */
@@ -84,21 +127,33 @@ async function liveStatus(layout: VaultLayout): Promise<DaemonStatus | null> {
   }
 }
 
-async function tasksFromFiles(layout: VaultLayout): Promise<TaskEntry[]> {
+/** The tasks in Approved/ as their files say, and the links there that are refused (src/vault/links.ts). */
+async function tasksFromFiles(layout: VaultLayout): Promise<{ tasks: TaskEntry[]; refused: AuthorWait[] }> {
   let listing: string[];
   try {
     listing = await readdir(layout.approved);
   } catch {
-    return [];
+    return { tasks: [], refused: [] };
   }
   // One listing gives the tasks and their stop flags: no failed lookup per task.
   const stopFlags = new Set(listing.filter(isStopFlagName).map(flagStemOf));
-  const entries: TaskEntry[] = [];
-  for (const name of listing.filter(isTaskFileName).sort()) {
-    const state = await readTaskState(join(layout.approved, name)).catch(() => null);
-    if (state !== null) entries.push(entryFromFile(name, state, stopFlags.has(stemOf(name))));
+  const names = listing.filter(isTaskFileName).sort();
+  const tasks: TaskEntry[] = [];
+  const refused: AuthorWait[] = [];
+  const found = await mapLimited(names, FILES_AT_ONCE, async (name): Promise<{ task: TaskEntry } | { refused: AuthorWait } | null> => {
+    const file = join(layout.approved, name);
+    const stats = await lstat(file).catch(() => null);
+    const refusal = stats === null ? null : linkRefusalOf(stats);
+    if (refusal !== null) return { refused: { name, file, reason: refusal, message: linkRefusalText(refusal) } };
+    const state = await readTaskState(file).catch(() => null);
+    return state === null ? null : { task: entryFromFile(name, state, stopFlags.has(stemOf(name))) };
+  });
+  for (const item of found) {
+    if (item === null) continue;
+    if ('task' in item) tasks.push(item.task);
+    else refused.push(item.refused);
   }
-  return entries;
+  return { tasks, refused };
 }
 
 function entryFromFile(name: string, state: TaskStateView, stopFlagged: boolean): TaskEntry {

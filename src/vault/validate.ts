@@ -15,6 +15,7 @@ import { readTaskFile } from '../task/read.js';
 import { waitReasonOf } from '../task/readiness.js';
 import { vaultLayout } from './layout.js';
 import { isTaskFileName } from './names.js';
+import { linkRefusalOf, linkRefusalText } from './links.js';
 
 export interface ValidateRequest {
   vault: string;
@@ -60,8 +61,10 @@ export async function validateVault(request: ValidateRequest): Promise<ValidateR
   };
   for (const file of files) {
     const stats = await lstat(file).catch(() => null);
-    if (stats?.isSymbolicLink() === true) {
-      problems.push(fileProblem(file, 'a symbolic link: wiggum never runs a link (it could point anywhere); move the task file itself into Approved/'));
+    const refusal = stats === null ? null : linkRefusalOf(stats);
+    if (refusal !== null) {
+      // The daemon and `wiggum run` refuse it too (src/vault/links.ts).
+      problems.push(fileProblem(file, linkRefusalText(refusal)));
       continue;
     }
     if (stats?.isDirectory() === true) {

@@ -10,6 +10,8 @@ import { isDueForRead, markFinished, markStopped, plan } from './reconcile.js';
 import type { KnownTask, ReconcileAction } from './reconcile.js';
 import { scanApproved } from './scan.js';
 import type { VaultSnapshot } from './scan.js';
+import { linkRefusalText } from './links.js';
+import type { LinkRefusal } from './links.js';
 
 export interface WatchVaultOptions {
   settleMs: number;
@@ -37,6 +39,8 @@ export interface Reconciled {
   snapshot: VaultSnapshot;
   actions: ReconcileAction[];
   known: ReadonlyMap<string, KnownTask>;
+  /** Files in Approved/ that are never run because they are links (src/vault/links.ts), by name. */
+  refused: ReadonlyMap<string, LinkRefusal>;
   nextCheckAtMs: number | null;
 }
 
@@ -69,8 +73,8 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
   const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   let known: Map<string, KnownTask> = new Map();
   let globalStopWas = false;
-  /** Symlinks already reported, so each is said once while it stays. */
-  let symlinksSeen = new Set<string>();
+  /** Links already reported, so each is said once while it stays. */
+  let refusedSeen: ReadonlyMap<string, LinkRefusal> = new Map();
   let last: VaultSnapshot | null = null;
   let closed = false;
   let live = false;
@@ -106,19 +110,18 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
     const result = plan(snapshot, known, nowMs, settings);
     known = result.known;
     globalStopWas = snapshot.globalStop;
-    for (const name of snapshot.symlinks) {
-      if (!symlinksSeen.has(name)) {
-        logger.warn({ file: join(layout.approved, name) }, `${name} in Approved/ is a symbolic link and is not run: a link could point anywhere. Move the task file itself into Approved/`);
-      }
+    const refused = refusedLinks(snapshot, known);
+    for (const [name, reason] of refused) {
+      if (refusedSeen.get(name) !== reason) logger.warn({ file: join(layout.approved, name), reason }, `${name} in Approved/ is ${linkRefusalText(reason)}`);
     }
-    symlinksSeen = snapshot.symlinks;
+    refusedSeen = refused;
     last = snapshot;
     armCheck(result.nextCheckAtMs);
     if (result.actions.length > 0) {
       logger.debug({ actions: result.actions }, 'vault reconciled');
       guarded('onActions', () => onActions(result.actions));
     }
-    guarded('onReconcile', () => options.onReconcile?.({ snapshot, actions: result.actions, known, nextCheckAtMs: result.nextCheckAtMs }));
+    guarded('onReconcile', () => options.onReconcile?.({ snapshot, actions: result.actions, known, refused, nextCheckAtMs: result.nextCheckAtMs }));
   };
   const reconcile = coalesce(async () => {
     try {
@@ -250,4 +253,16 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
     },
     snapshot: () => last,
   };
+}
+
+/**
+ * The links in Approved/ that are refused: every symbolic link, and every file with another hard
+ * link that is not a task already handed over (a backup tool linking a running task's file, or
+ * wiggum's own move to Done/ under way, leaves that task alone).
+ */
+export function refusedLinks(snapshot: VaultSnapshot, known: ReadonlyMap<string, KnownTask>): Map<string, LinkRefusal> {
+  const refused = new Map<string, LinkRefusal>();
+  for (const name of [...snapshot.symlinks].sort()) refused.set(name, 'symlink');
+  for (const name of [...snapshot.linked].sort()) if (!known.has(name)) refused.set(name, 'hard-link');
+  return refused;
 }

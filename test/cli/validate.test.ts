@@ -1,8 +1,9 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { linkRefusalText } from '../../src/vault/links.js';
 
 function vault(): string {
   const root = tempDir();
@@ -79,7 +80,17 @@ describe('wiggum validate', () => {
     writeFileSync(join(root, 'Approved', 'good.md~'), 'not: [valid');
     const result = await runCli(['validate', '--vault', root]);
     expect(result.code).toBe(2);
-    expect(result.stdout.trim().split('\n')).toEqual([`${join(root, 'Approved', 'link.md')}:1:1: a symbolic link: wiggum never runs a link (it could point anywhere); move the task file itself into Approved/`]);
+    expect(result.stdout.trim().split('\n')).toEqual([`${join(root, 'Approved', 'link.md')}:1:1: ${linkRefusalText('symlink')}`]);
+  });
+
+  test('a hard-linked task in Approved/ is a problem naming it, as the daemon and run refuse it', async () => {
+    const root = vault();
+    const outside = join(root, 'elsewhere.md');
+    writeFileSync(outside, '---\ntitle: fine\nharness: demo\n---\nbody\n');
+    linkSync(outside, join(root, 'Approved', 'twin.md'));
+    const result = await runCli(['validate', '--vault', root]);
+    expect(result.code).toBe(2);
+    expect(result.stdout.trim().split('\n')).toEqual([`${join(root, 'Approved', 'twin.md')}:1:1: ${linkRefusalText('hard-link')}`]);
   });
 
   test('a bad vault config is reported at its line and column', async () => {

@@ -1,0 +1,96 @@
+import { relative } from 'node:path';
+import { elapsed } from '../daemon/dashboard.js';
+import type { TaskEntry } from '../daemon/status.js';
+import type { VaultView } from '../daemon/view.js';
+import { describeIterations, iterationCount } from '../task/iteration-count.js';
+import type { VaultLayout } from '../vault/layout.js';
+
+/** A group longer than this shows its first `SHOWN` lines and a count, unless `--all`. */
+const LONG_GROUP = 20;
+const SHOWN = 10;
+
+export interface StatusTextOptions {
+  /** List every task of every group. */
+  all: boolean;
+  /** Why the vault's configuration cannot be used (status then reads the folders with the defaults). */
+  configProblem: string | null;
+}
+
+/**
+ * `wiggum status` as text: every task in Approved/ under what it is doing or why not (running here
+ * or in a foreground run, waiting, held, failing, queued, stopped, refused), a long group cut to
+ * its first lines and a count so that 4,000 queued tasks do not print 4,000 lines.
+ */
+export function renderStatus(view: VaultView, layout: VaultLayout, nowMs: number, options: StatusTextOptions): string {
+  const lines: string[] = [];
+  const daemon = view.daemon;
+  lines.push(`vault ${layout.root}`);
+  lines.push(daemon === null ? 'daemon: not running' : `daemon: ${daemon.lifecycle} (pid ${daemon.pid}, up ${elapsed(nowMs - daemon.startedAtMs)}, ${daemon.concurrency} at a time)`);
+  if (options.configProblem !== null) lines.push(`config: ${options.configProblem}`);
+  lines.push(`Approved ${view.counts.approved} · Done ${view.counts.done} · Rejected ${view.counts.rejected}`);
+  if (view.held) lines.push('STOP exists: nothing new starts; running tasks hold before their next iteration');
+
+  const failing = (t: TaskEntry): boolean => t.phase === 'queued' && t.failure !== undefined;
+  const groups: [string, TaskEntry[]][] = [
+    ['running', view.tasks.filter((t) => t.phase === 'running' || t.phase === 'waiting' || t.phase === 'held')],
+    ['failing, tried again', view.tasks.filter(failing)],
+    ['queued', view.tasks.filter((t) => t.phase === 'queued' && !failing(t))],
+    ['stopped', view.tasks.filter((t) => t.phase === 'stopped')],
+  ];
+  for (const [title, tasks] of groups) {
+    if (tasks.length === 0) continue;
+    lines.push('', `${title}:`);
+    lines.push(...cut(tasks.map((task) => `  ${taskLine(task, title, nowMs)}`), options.all, `${title.split(',')[0] ?? title}`));
+  }
+  if (view.waitingForAuthor.length > 0) {
+    lines.push('', 'waiting for you (not run until fixed):');
+    // The file's stem names it as the task lists do (`hl`), the message says what to fix.
+    lines.push(...cut(view.waitingForAuthor.map((wait) => `  ${wait.name.replace(/\.md$/i, '')}: ${wait.message}`), options.all, 'waiting for you'));
+  }
+  if (view.recent.length > 0) {
+    lines.push('', 'recently finished:');
+    for (const item of view.recent.slice(0, 10)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${describeCount(item.iterations)}` : `  ${item.reason.slice(0, 100)}`}`);
+  }
+  const fragile = view.tasks.filter((t) => t.durable === false).map((t) => t.id);
+  if (fragile.length > 0) lines.push('', `WARNING: session memory is NOT durable for ${fragile.join(', ')}; see the daemon log`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The first lines of a long group and how many more there are. */
+function cut(lines: string[], all: boolean, what: string): string[] {
+  if (all || lines.length <= LONG_GROUP) return lines;
+  return [...lines.slice(0, SHOWN), `  … and ${lines.length - SHOWN} more ${what} (${lines.length} in all; wiggum status --all lists them)`];
+}
+
+function taskLine(task: TaskEntry, group: string, nowMs: number): string {
+  const progress = task.iteration === undefined ? '' : `  ${describeIterations(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))}`;
+  const step = task.step ? `  ${task.step}` : '';
+  const last = task.lastOutcome === undefined ? '' : `  last: ${task.lastOutcome}`;
+  const fragile = task.durable === false ? '  (memory NOT durable)' : '';
+  return `${task.id}${progress}${step}${doing(task, group, nowMs)}${last}${fragile}`;
+}
+
+/** What the task is doing, or why not, for the lines that say more than their group's title. */
+function doing(task: TaskEntry, group: string, nowMs: number): string {
+  if (task.foreground !== undefined) return `  running in a foreground wiggum run (pid ${task.foreground.pid})`;
+  if (task.failure !== undefined) return `  the last attempt failed: ${oneLine(task.failure.message)}; tried again in ${elapsed(task.failure.retryAtMs - nowMs)}`;
+  if (task.phase === 'stopped') return '  held by its stop flag (wiggum resume ID continues it)';
+  if (group !== 'running') return '';
+  if (task.phase === 'held') return '  held by the vault STOP';
+  if (task.phase === 'waiting') {
+    if (task.waitingFor === 'usage-limit') return `  waiting for the usage limit${task.untilMs === undefined ? '' : ` (resets in ${elapsed(task.untilMs - nowMs)})`}`;
+    if (task.waitingFor === 'retry') return `  waiting to retry${task.untilMs === undefined ? '' : ` (in ${elapsed(task.untilMs - nowMs)})`}`;
+    // A reason this wiggum does not know by name (a newer daemon's): said as it is.
+    return `  waiting${task.waitingFor === undefined ? '' : ` (${String(task.waitingFor)})`}${task.untilMs === undefined ? '' : ` until ${elapsed(task.untilMs - nowMs)} from now`}`;
+  }
+  return `  ${task.phase} ${elapsed(nowMs - task.sinceMs)}`;
+}
+
+function describeCount(iterations: number): string {
+  return `${iterations} iteration${iterations === 1 ? '' : 's'}`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > 160 ? `${flat.slice(0, 157)}…` : flat;
+}
