@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { WiggumError, isWiggumError } from '../errors.js';
+import { correctStaleDashboard } from '../daemon/stale-dashboard.js';
 import { inspectVault, taskEntry } from '../daemon/view.js';
 import { requireVault } from '../vault/find-root.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -28,6 +29,8 @@ export async function statusCommand(id: string | undefined, options: VaultOption
     return EXIT.complete;
   }
   const view = await inspectVault(layout, now);
+  // A daemon killed without its drain left the page saying it runs: set it right (never fatal to status).
+  await correctStaleDashboard(layout, view, now).catch(() => false);
   if (options.json === true) process.stdout.write(`${JSON.stringify({ vault: layout.root, ...view, ...(configProblem === null ? {} : { configProblem }) }, null, 2)}\n`);
   else process.stdout.write(renderStatus(view, layout, now, { all: options.all === true, configProblem }));
   return EXIT.complete;

@@ -260,7 +260,7 @@ class Daemon implements RunningDaemon {
         this.logger.warn({ taskId: job.id, err: error }, `${error.message} (every ${every})`);
       }
       // Still listed, with why, until it runs or its file goes: a task the daemon keeps failing on is never hidden.
-      this.tracker.failed(job.id, job.name, job.file, error instanceof Error ? error.message : "an unknown failure", this.options.clock.now() + this.config.daemon.failedRetryMs);
+      this.tracker.failed(job.id, job.name, job.file, error instanceof Error ? error.message : 'an unknown failure', this.options.clock.now() + this.config.daemon.failedRetryMs);
       this.retryLater(job, this.config.daemon.failedRetryMs);
     } else {
       this.busyElsewhere.delete(job.name);

@@ -12,12 +12,7 @@ import type { VaultView } from './view.js';
 export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'], nowMs: number): string {
   const lines: string[] = ['# wiggum', ''];
   const daemon = view.daemon;
-  lines.push(
-    daemon === null
-      ? `_Updated ${localStamp(nowMs)}. The daemon is not running._`
-      : `_Updated ${localStamp(view.updatedAtMs)} by the daemon (pid ${daemon.pid}, ${daemon.lifecycle}, started at ${localTime(daemon.startedAtMs, view.updatedAtMs)}, ${daemon.concurrency} at a time). Times are local. wiggum rewrites this page: edits are lost._`,
-    '',
-  );
+  lines.push(headerLine(view, nowMs), '');
   if (view.held) lines.push('> [!warning] The vault is on hold', '> `STOP` exists at the vault root: no iteration starts until it is removed.', '');
   const fragile = view.tasks.filter((task) => task.durable === false);
   if (fragile.length > 0) {
@@ -45,7 +40,8 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
 
   const queued = view.tasks.filter((task) => task.phase === 'queued');
   const stopped = view.tasks.filter((task) => task.phase === 'stopped');
-  if (queued.length > 0) lines.push('## Queued', '', ...queued.map((task) => `- ${link(folders.approved, task)}`), '');
+  const failure = (task: TaskEntry): string => (task.failure === undefined ? '' : `: the last attempt failed (${oneLine(task.failure.message)}); tried again at ${localTime(task.failure.retryAtMs, nowMs)}`);
+  if (queued.length > 0) lines.push('## Queued', '', ...queued.map((task) => `- ${link(folders.approved, task)}${failure(task)}`), '');
   if (stopped.length > 0) lines.push('## Stopped', '', 'Remove the `.stop` file (or run `wiggum resume ID`) to continue from the checkpoint.', '', ...stopped.map((task) => `- ${link(folders.approved, task)} with ${describeIterations(iterationCount(task.iteration, task.maxIterations, false))}`), '');
 
   if (view.recent.length > 0) {
@@ -60,12 +56,26 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
+/**
+ * Who wrote the page and the daemon's true state. A daemon that stopped says when it stopped (its
+ * last write is its stop), never its start time next to "stopped".
+ */
+function headerLine(view: VaultView, nowMs: number): string {
+  const daemon = view.daemon;
+  if (daemon === null) return `_Updated ${localStamp(nowMs)}. The daemon is not running._`;
+  if (daemon.lifecycle === 'stopped') {
+    return `_The daemon stopped at ${localStamp(view.updatedAtMs)} (pid ${daemon.pid}; it had run from ${localTime(daemon.startedAtMs, view.updatedAtMs)}). It is not running: \`wiggum start\` starts it again. Times are local._`;
+  }
+  return `_Updated ${localStamp(view.updatedAtMs)} by the daemon (pid ${daemon.pid}, ${daemon.lifecycle}, started at ${localTime(daemon.startedAtMs, view.updatedAtMs)}, ${daemon.concurrency} at a time). Times are local. wiggum rewrites this page: edits are lost._`;
+}
+
 function link(folder: string, task: TaskEntry): string {
   return `[[${folder}/${basename(task.name, extname(task.name))}]]`;
 }
 
 /** What a task does now; times are absolute (`retries at 14:02:10`): the page is not rewritten every second. */
 function phaseText(task: TaskEntry, nowMs: number): string {
+  if (task.foreground !== undefined) return `running in a foreground wiggum run (pid ${task.foreground.pid})`;
   if (task.phase === 'waiting' && task.waitingFor === 'usage-limit') {
     return task.untilMs === undefined ? 'waiting for the usage limit' : `waiting for the usage limit (resets at ${localTime(task.untilMs, nowMs)})`;
   }

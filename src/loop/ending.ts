@@ -75,9 +75,18 @@ export async function finishRejected(target: LoopFile, loop: PersistenceLoopData
  * Stopped by its flag, interrupted by a signal, or gone because the user moved or deleted the file.
  * The checkpoint (`loop`) is written unless the file is gone; the memory is kept in every case.
  */
-export async function finishStopped(target: LoopFile, loop: PersistenceLoopData | null, reason: StopReason, iterations: number, deps: EndingDeps): Promise<TaskRunResult> {
+export async function finishStopped(target: LoopFile, loop: PersistenceLoopData | null, reason: StopReason, iterations: number, deps: EndingDeps, movedTo: string | null = null): Promise<TaskRunResult> {
   const status = stoppedStatus(reason);
   if (reason !== 'task-gone' && loop !== null) await writeCheckpoint(target.file, target.lastText, { keys: { state: 'Approved', persistence_loop: loop } }, deps);
+  if (reason === 'task-gone' && movedTo !== null && loop !== null) {
+    // Its `state:` is left as it is: the folder it is in now says where it stands.
+    const written = await writeCheckpoint(movedTo, target.lastText, { keys: { persistence_loop: loop } }, deps).catch((error: unknown) => {
+      deps.logger.warn({ file: movedTo, err: error }, `could not write the final status into ${relative(deps.layout.root, movedTo)}; it may still say running`);
+      return null;
+    });
+    deps.logger.info({ iteration: iterations, reason, file: movedTo }, `the task file was moved to ${relative(deps.layout.root, movedTo)}: stopped${written === null ? '' : ' (status: stopped written there)'}, memory kept`);
+    return { status, taskId: target.taskId, file: movedTo, iterations, reason };
+  }
   deps.logger.info({ iteration: iterations, reason }, reason === 'task-gone' ? 'the task file was moved or deleted: stopped, memory kept' : `${status} after iteration ${iterations}`);
   return { status, taskId: target.taskId, file: target.file, iterations, reason };
 }

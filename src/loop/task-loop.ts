@@ -21,7 +21,7 @@ import { finishDone, finishRejected, finishStopped, writeCheckpoint } from './en
 import type { EndingDeps, LoopFile } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { runIteration } from './iteration.js';
-import { findRenamedTaskFile } from './follow-file.js';
+import { findMovedTaskFile, findRenamedTaskFile } from './follow-file.js';
 import { iterationContext } from './iteration-context.js';
 import { reloadTaskFile, storiesAddedDuringRun } from './task-file-edits.js';
 import type { TaskFileView } from './task-file-edits.js';
@@ -315,7 +315,10 @@ export class TaskLoop {
 
   private async stop(reason: StopReason): Promise<TaskRunResult> {
     await this.follow();
-    const loop = checkpointData(this.checkpointKeys(reason === 'stop-flag' ? 'stopped' : 'interrupted'));
-    return finishStopped(this.target(), loop, reason, this.state.iteration, this.endingDeps());
+    // A file moved out of Approved/ is no longer the loop's to run, but it must not keep saying
+    // `status: running` where it went: its final state is written there (stopped, memory kept).
+    const movedTo = reason === 'task-gone' && !existsSync(this.file) ? await findMovedTaskFile(this.deps.layout.root, this.file, this.prepared.session.sessionId) : null;
+    const loop = checkpointData(this.checkpointKeys(reason === 'stop-flag' || movedTo !== null ? 'stopped' : 'interrupted'));
+    return finishStopped(this.target(), loop, reason, this.state.iteration, this.endingDeps(), movedTo);
   }
 }
