@@ -11,7 +11,6 @@ import type { VaultView } from './view.js';
  */
 export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'], nowMs: number): string {
   const lines: string[] = ['# wiggum', ''];
-  const daemon = view.daemon;
   lines.push(headerLine(view, nowMs), '');
   if (view.held) lines.push('> [!warning] The vault is on hold', '> `STOP` exists at the vault root: no iteration starts until it is removed.', '');
   const fragile = view.tasks.filter((task) => task.durable === false);
