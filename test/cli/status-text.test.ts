@@ -18,7 +18,7 @@ describe('wiggum status says what each task does, or why not', () => {
     ['failing, tried again', entry('a', { failure: { message: 'ENOSPC: no space left on device', retryAtMs: NOW + 30_000 } }), 'failing, tried again:\n  a  the last attempt failed: ENOSPC: no space left on device; tried again in 30s'],
     ['held by its stop flag', entry('a', { phase: 'stopped' }), 'stopped:\n  a  held by its stop flag (wiggum resume ID continues it)'],
     ['held by the vault STOP', entry('a', { phase: 'held' }), 'running:\n  a  held by the vault STOP'],
-    ['waiting on a reason this wiggum does not name', entry('a', { phase: 'waiting', waitingFor: 'outage' as TaskEntry['waitingFor'] }), 'running:\n  a  waiting (outage)'],
+    ['waiting on a reason this wiggum does not name', entry('a', { phase: 'waiting', waitingFor: 'outage' as NonNullable<TaskEntry['waitingFor']> }), 'running:\n  a  waiting (outage)'],
     ['queued', entry('a'), 'queued:\n  a\n'],
   ])('%s', (_name, task, expected) => {
     expect(render(view([task]))).toContain(expected);
