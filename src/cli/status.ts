@@ -53,7 +53,13 @@ function renderView(view: VaultView, layout: VaultLayout, now: number): string {
       const step = task.step ? `  ${task.step}` : '';
       const waitingForLimit = task.phase === 'waiting' && task.waitingFor === 'usage-limit';
       const time =
-        title !== 'running' ? '' : waitingForLimit ? `  waiting for the usage limit${task.untilMs === undefined ? '' : ` (resets in ${elapsed(task.untilMs - now)})`}` : `  ${task.phase} ${elapsed(now - task.sinceMs)}`;
+        title !== 'running'
+          ? ''
+          : task.outage !== undefined
+            ? `  ${outageWords(task, task.outage, now)}`
+            : waitingForLimit
+              ? `  waiting for the usage limit${task.untilMs === undefined ? '' : ` (resets in ${elapsed(task.untilMs - now)})`}`
+              : `  ${task.phase} ${elapsed(now - task.sinceMs)}`;
       const last = task.lastOutcome === undefined ? '' : `  last: ${task.lastOutcome}`;
       lines.push(`  ${task.id}${progress}${step}${time}${last}${task.durable === false ? '  (memory NOT durable)' : ''}`);
     }
@@ -69,4 +75,10 @@ function renderView(view: VaultView, layout: VaultLayout, now: number): string {
   const fragile = view.tasks.filter((t) => t.durable === false).map((t) => t.id);
   if (fragile.length > 0) lines.push('', `WARNING: session memory is NOT durable for ${fragile.join(', ')}; see the daemon log`);
   return `${lines.join('\n')}\n`;
+}
+
+/** A task waiting on its harness's outage: paused, not failed, and when it probes again. */
+function outageWords(task: TaskEntry, outage: NonNullable<TaskEntry['outage']>, now: number): string {
+  const next = task.phase === 'running' ? 'probing it now' : task.untilMs === undefined ? 'paused' : `paused, probing again in ${elapsed(task.untilMs - now)}`;
+  return `waiting on harness ${outage.harness} (outage for ${elapsed(now - outage.sinceMs)}): ${next}`;
 }
