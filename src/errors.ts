@@ -38,6 +38,10 @@ export type ErrorCode =
   | 'E_HARNESS_NETWORK'
   | 'E_HARNESS_EXIT'
   | 'E_HARNESS_TEMPFAIL'
+  /** A failure the user declared transient (persistence_loop.retry.retriable_errors). */
+  | 'E_HARNESS_RETRIABLE'
+  /** The harness kept failing with network or overload errors for longer than persistence_loop.outage_max_wait. */
+  | 'E_HARNESS_OUTAGE'
   | 'E_HARNESS_FATAL'
   | 'E_WORKDIR'
   | 'E_GIT'

@@ -76,6 +76,7 @@ function doing(task: TaskEntry, group: string, nowMs: number): string {
   if (task.failure !== undefined) return `  the last attempt failed: ${oneLine(task.failure.message)}; tried again in ${elapsed(task.failure.retryAtMs - nowMs)}`;
   if (task.phase === 'stopped') return '  held by its stop flag (wiggum resume ID continues it)';
   if (group !== 'running') return '';
+  if (task.outage !== undefined) return `  ${outageWords(task, task.outage, nowMs)}`;
   if (task.phase === 'held') return '  held by the vault STOP';
   if (task.phase === 'waiting') {
     if (task.waitingFor === 'usage-limit') return `  waiting for the usage limit${task.untilMs === undefined ? '' : ` (resets in ${elapsed(task.untilMs - nowMs)})`}`;
@@ -84,6 +85,12 @@ function doing(task: TaskEntry, group: string, nowMs: number): string {
     return `  waiting${task.waitingFor === undefined ? '' : ` (${String(task.waitingFor)})`}${task.untilMs === undefined ? '' : ` until ${elapsed(task.untilMs - nowMs)} from now`}`;
   }
   return `  ${task.phase} ${elapsed(nowMs - task.sinceMs)}`;
+}
+
+/** A task waiting on its harness's outage: paused, not failed, and when it probes again. */
+function outageWords(task: TaskEntry, outage: NonNullable<TaskEntry['outage']>, nowMs: number): string {
+  const next = task.phase === 'running' ? 'probing it now' : task.untilMs === undefined ? 'paused' : `paused, probing again in ${elapsed(task.untilMs - nowMs)}`;
+  return `waiting on harness ${outage.harness} (outage for ${elapsed(nowMs - outage.sinceMs)}): ${next}`;
 }
 
 function describeCount(iterations: number): string {

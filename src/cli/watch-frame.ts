@@ -86,6 +86,7 @@ export function why(task: WatchedTask, now: number): string {
       return `running ${since}${entry.taskStartedMs === undefined ? '' : ` (task ${duration(now - entry.taskStartedMs)})`}${entry.harness === undefined ? '' : ` · ${entry.harness}`}`;
     case 'waiting': {
       const left = entry.untilMs === undefined ? '' : `, ${duration(entry.untilMs - now)} left`;
+      if (entry.waitingFor === 'outage') return `waiting on harness ${entry.outage?.harness ?? entry.harness ?? '?'} (outage), probing again${left}`;
       return entry.waitingFor === 'usage-limit' ? `waiting for the usage limit to reset${left}` : `waiting to retry${left}`;
     }
     case 'held':

@@ -23,6 +23,14 @@ export interface RetryPolicyConfig {
   baseDelayMs: number;
   maxDelayMs: number;
   jitter: number;
+  /** What a user declares transient besides what the drivers recognise (persistence_loop.retry.retriable_errors). */
+  retriable: RetriableErrors;
+}
+
+/** Exit codes and output patterns of a failed run that are retried like a network error. */
+export interface RetriableErrors {
+  exitCodes: readonly number[];
+  patterns: readonly RegExp[];
 }
 
 export interface LoopConfig {
@@ -39,6 +47,8 @@ export interface LoopConfig {
   totalTimeoutMs: number;
   idleTimeoutMs: number;
   usageLimitMaxWaitMs: number;
+  /** How long a harness that keeps failing with network or overload errors is waited for before its tasks are rejected. */
+  outageMaxWaitMs: number;
   budget: Budget;
 }
 
@@ -112,11 +122,13 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
         baseDelayMs: loop.retry.base_delay,
         maxDelayMs: loop.retry.max_delay,
         jitter: loop.retry.jitter,
+        retriable: { exitCodes: loop.retry.retriable_errors.exit_codes, patterns: loop.retry.retriable_errors.patterns },
       },
       perIterationTimeoutMs: loop.timeout.per_step,
       totalTimeoutMs: loop.timeout.total,
       idleTimeoutMs: loop.timeout.idle,
       usageLimitMaxWaitMs: loop.usage_limit_max_wait,
+      outageMaxWaitMs: loop.outage_max_wait,
       budget: { maxTokens: loop.budget.max_tokens, maxCostUsd: loop.budget.max_cost_usd, maxDurationMs: loop.budget.max_duration },
     },
     harness: {

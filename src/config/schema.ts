@@ -22,6 +22,16 @@ const size = z.union([z.number(), z.string()]).transform((value, ctx) => {
   return bytes;
 });
 
+/** A pattern of `retriable_errors`, compiled once here so that a bad one is a config error naming its key. */
+const pattern = z.string().min(1).transform((source, ctx) => {
+  try {
+    return new RegExp(source, 'i');
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `"${source}" is not a valid regular expression (${error instanceof Error ? error.message : String(error)}): escape special characters such as ( [ + * ? with a backslash` });
+    return z.NEVER;
+  }
+});
+
 const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { message: 'names use letters, digits, "_" and "-"' });
 const folder = z.string().regex(/^[^/\\.][^/\\]*$/, { message: 'a folder name inside the vault, without slashes' });
 const envMap = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'not a valid variable name' }), z.string()).default({});
@@ -65,6 +75,12 @@ export const rawConfigSchema = z.strictObject({
       base_delay: duration,
       max_delay: duration,
       jitter: z.number().min(0).lt(1),
+      retriable_errors: z
+        .strictObject({
+          exit_codes: z.array(z.int().min(1).max(255)).default([]),
+          patterns: z.array(pattern).default([]),
+        })
+        .default({ exit_codes: [], patterns: [] }),
     }),
     timeout: z.strictObject({
       per_step: duration,
@@ -72,6 +88,7 @@ export const rawConfigSchema = z.strictObject({
       idle: duration,
     }),
     usage_limit_max_wait: duration,
+    outage_max_wait: duration,
     budget: z.strictObject({
       max_tokens: z.int().min(0),
       max_cost_usd: z.number().min(0),

@@ -75,6 +75,7 @@ function link(folder: string, task: TaskEntry): string {
 /** What a task does now; times are absolute (`retries at 14:02:10`): the page is not rewritten every second. */
 function phaseText(task: TaskEntry, nowMs: number): string {
   if (task.foreground !== undefined) return `running in a foreground wiggum run (pid ${task.foreground.pid})`;
+  if (task.outage !== undefined) return `waiting on harness ${task.outage.harness} (outage since ${localTime(task.outage.sinceMs, nowMs)})`;
   if (task.phase === 'waiting' && task.waitingFor === 'usage-limit') {
     return task.untilMs === undefined ? 'waiting for the usage limit' : `waiting for the usage limit (resets at ${localTime(task.untilMs, nowMs)})`;
   }

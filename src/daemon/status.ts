@@ -21,8 +21,14 @@ export interface TaskEntry {
   /** When the current iteration (or wait) began / ends. */
   sinceMs: number;
   untilMs?: number;
-  /** What a waiting task waits for: a retry's backoff, or its harness's usage limit to reset. */
-  waitingFor?: 'retry' | 'usage-limit';
+  /** What a waiting task waits for: a retry's backoff, its harness's usage limit to reset, or its harness to answer again. */
+  waitingFor?: 'retry' | 'usage-limit' | 'outage';
+  /**
+   * Its harness does not answer (network, overload): since when this task has waited on it. Kept
+   * while the task probes the harness, until a run gets an answer: the task is waiting on an
+   * outage, not failing.
+   */
+  outage?: { harness: string; sinceMs: number };
   taskStartedMs?: number;
   lastOutcome?: string;
   durable?: boolean;
@@ -150,12 +156,14 @@ export class StatusTracker {
         break;
       case 'iteration-end':
         if (entry) Object.assign(entry, { lastOutcome: event.record.outcome, current: undefined });
+        if (entry && event.record.outcome !== 'transient') delete entry.outage;
         break;
       case 'checkpoint':
         if (entry) Object.assign(entry, { iteration: event.iteration, maxIterations: event.maxIterations });
         break;
       case 'waiting':
         if (entry) Object.assign(entry, { phase: event.why === 'hold' ? 'held' : 'waiting', sinceMs: this.now(), untilMs: Number.isFinite(event.untilMs) ? event.untilMs : undefined, waitingFor: event.why === 'hold' ? undefined : event.why });
+        if (entry && event.why === 'outage') entry.outage = { harness: event.harness ?? entry.harness ?? '?', sinceMs: entry.outage?.sinceMs ?? this.now() };
         break;
       case 'ended': {
         const { result } = event;

@@ -2,7 +2,7 @@ import type { PersistenceLoop } from '../task/schema.js';
 import type { LoopStatus } from '../task/vocabulary.js';
 import type { PersistenceLoopData } from '../task/render.js';
 import { isoSeconds } from '../time/clock.js';
-import type { LoopState } from './decide.js';
+import type { LoopState, WaitCause } from './decide.js';
 import type { IterationRecord } from '../memory/history.js';
 import { NOTHING_SPENT, addRun, spentOf } from '../memory/spent.js';
 import type { Spent } from '../memory/spent.js';
@@ -23,8 +23,12 @@ interface StateData {
   last_error?: string;
   /** What the task used so far (its budgets are checked against it); a restart never resets it. */
   spent?: SpentData;
-  /** While the task waits out an agent's usage limit: until when (ISO time). */
+  /** While the task waits out an agent's usage limit or an outage: until when (ISO time). */
   waiting_until?: string;
+  /** What it waits for: 'usage-limit' (absent in older checkpoints) or 'outage'. */
+  waiting_for?: WaitCause;
+  /** Since when its harness has failed or been limited (ISO time): the longest waits count from then, across restarts. */
+  waiting_since?: string;
 }
 
 interface SpentData {
@@ -68,11 +72,19 @@ export function spentOfTask(loop: PersistenceLoop | undefined, history: readonly
   return spentFromData(loop?.checkpoint?.state_data?.['spent']) ?? spentOf(history.slice(historyBaseOf(loop)));
 }
 
-/** Until when a task checkpointed as waiting for a usage limit waits (epoch ms), or null. */
+/** Until when a task checkpointed as waiting (a usage limit, an outage) waits (epoch ms), or null. */
 export function waitingUntilOf(loop: PersistenceLoop | undefined): number | null {
   if (loop?.status !== 'waiting') return null;
-  const until = loop.checkpoint?.state_data?.['waiting_until'];
-  const ms = typeof until === 'string' ? Date.parse(until) : Number.NaN;
+  return timeOf(loop.checkpoint?.state_data?.['waiting_until']);
+}
+
+/** What a task checkpointed as waiting waits for. */
+export function waitCauseOf(loop: PersistenceLoop | undefined): WaitCause {
+  return loop?.checkpoint?.state_data?.['waiting_for'] === 'outage' ? 'outage' : 'usage-limit';
+}
+
+function timeOf(value: unknown): number | null {
+  const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
   return Number.isNaN(ms) ? null : ms;
 }
 
@@ -85,6 +97,7 @@ export function loopStateFromCheckpoint(loop: PersistenceLoop | undefined, maxIt
     maxIterations,
     attempt: count(data.attempt),
     usageWaits: count(data.usage_waits),
+    waitingSinceMs: timeOf(data.waiting_since),
     noProgressStreak: count(data.no_progress),
     activeMs: count(data.active_ms),
     refusal: null,
@@ -107,8 +120,9 @@ export interface CheckpointInput {
   ended?: boolean;
   exitReason?: string;
   historyBase?: number;
-  /** A usage-limit wait in progress: until when (epoch ms). */
+  /** A usage-limit or outage wait in progress: until when (epoch ms), and what for. */
   waitingUntilMs?: number;
+  waitingFor?: WaitCause;
 }
 
 export function checkpointData(input: CheckpointInput): PersistenceLoopData {
@@ -122,6 +136,8 @@ export function checkpointData(input: CheckpointInput): PersistenceLoopData {
     spent: spentData(input.state.spent),
   };
   if (input.waitingUntilMs !== undefined) stateData.waiting_until = isoSeconds(input.waitingUntilMs);
+  if (input.waitingUntilMs !== undefined && input.waitingFor === 'outage') stateData.waiting_for = 'outage';
+  if (input.state.waitingSinceMs !== null) stateData.waiting_since = isoSeconds(input.state.waitingSinceMs);
   if (input.historyBase !== undefined && input.historyBase > 0) stateData.history_base = input.historyBase;
   if (input.lastOutcome !== undefined) stateData.last_outcome = input.lastOutcome;
   if (input.lastError !== undefined) stateData.last_error = input.lastError.slice(0, 300);

@@ -3,7 +3,7 @@ import { totalTokens } from '../memory/spent.js';
 import type { Spent } from '../memory/spent.js';
 import type { ErrorCode } from '../errors.js';
 import type { IterationOutcome, StopReason } from './outcome.js';
-import { retryDelayMs } from './retry-policy.js';
+import { isOutageCode, probeDelayMs, retryDelayMs } from './retry-policy.js';
 
 /** The loop's own counters, checkpointed into the task after every iteration. */
 export interface LoopState {
@@ -14,6 +14,11 @@ export interface LoopState {
   attempt: number;
   /** Usage-limit waits in a row. */
   usageWaits: number;
+  /**
+   * When the current streak of transient failures and usage limits began (epoch ms), or null while
+   * the harness answers: an outage and a limit without a reset time are waited for from then.
+   */
+  waitingSinceMs: number | null;
   /** Iterations in a row with no sign of progress. */
   noProgressStreak: number;
   /** Time spent on this task across runs and restarts (harness runs and waits), for the total timeout. */
@@ -26,13 +31,16 @@ export interface LoopState {
   spent: Spent;
 }
 
-export type DecisionPolicy = Pick<LoopConfig, 'retry' | 'noProgressLimit' | 'usageLimitMaxWaitMs' | 'failFast'>;
+export type DecisionPolicy = Pick<LoopConfig, 'retry' | 'noProgressLimit' | 'usageLimitMaxWaitMs' | 'outageMaxWaitMs' | 'failFast'>;
+
+/** What a wait is for: the agent's usage limit, or its service that does not answer. */
+export type WaitCause = 'usage-limit' | 'outage';
 
 /** What the runner does next. */
 export type NextAction =
   | { kind: 'continue' }
   | { kind: 'retry'; delayMs: number; attempt: number }
-  | { kind: 'wait'; untilMs: number }
+  | { kind: 'wait'; untilMs: number; why: WaitCause }
   | { kind: 'done' }
   | { kind: 'reject'; code: ErrorCode; reason: string }
   | { kind: 'stop'; reason: StopReason };
@@ -45,11 +53,13 @@ export interface Decision {
 /**
  * Decides what follows an iteration's outcome (seed 002's algorithm, FR-002/006/007/010). Pure:
  * the clock's `nowMs` and `random` are passed in, so every branch is tested by a table.
+ * `harnessFailing` says that another task on the same harness is failing with network or
+ * overload errors too: the service is down, not this task's luck, so its retries are not spent.
  */
-export function decide(outcome: IterationOutcome, state: LoopState, policy: DecisionPolicy, nowMs: number, random: () => number): Decision {
+export function decide(outcome: IterationOutcome, state: LoopState, policy: DecisionPolicy, nowMs: number, random: () => number, harnessFailing = false): Decision {
   switch (outcome.kind) {
     case 'stopped': {
-      const spent = outcome.progressed ? { ...state, iteration: state.iteration + 1, attempt: 0, usageWaits: 0, noProgressStreak: 0, refusal: null } : state;
+      const spent = outcome.progressed ? { ...state, iteration: state.iteration + 1, attempt: 0, usageWaits: 0, noProgressStreak: 0, refusal: null, waitingSinceMs: null } : state;
       return { action: { kind: 'stop', reason: outcome.reason }, state: spent };
     }
 
@@ -59,24 +69,47 @@ export function decide(outcome: IterationOutcome, state: LoopState, policy: Deci
     case 'transient': {
       if (policy.failFast) return reject(state, outcome.code, `${outcome.message} (fail-fast: no retries)`);
       const attempt = state.attempt + 1;
-      if (attempt > policy.retry.maxAttempts) {
-        return reject(state, 'E_RETRIES_EXHAUSTED', `${outcome.message}; still failing after ${policy.retry.maxAttempts} retries`);
+      const since = state.waitingSinceMs ?? nowMs;
+      const next = { ...state, attempt, waitingSinceMs: since };
+      if (isOutageCode(outcome.code) && (attempt > policy.retry.maxAttempts || harnessFailing)) {
+        const waited = nowMs - since;
+        if (waited >= policy.outageMaxWaitMs) {
+          return reject(
+            next,
+            'E_HARNESS_OUTAGE',
+            `outage: the harness kept failing with network or overload errors for ${seconds(waited)} s, longer than persistence_loop.outage_max_wait (${seconds(policy.outageMaxWaitMs)} s); the last one: ${outcome.message}. Once the service answers again, move the task back to Approved/`,
+          );
+        }
+        const untilMs = Math.min(nowMs + probeDelayMs(attempt, policy.retry, random), since + policy.outageMaxWaitMs);
+        return { action: { kind: 'wait', untilMs, why: 'outage' }, state: next };
       }
-      return { action: { kind: 'retry', attempt, delayMs: retryDelayMs(attempt, policy.retry, random) }, state: { ...state, attempt } };
+      if (attempt > policy.retry.maxAttempts) {
+        return reject(state, 'E_RETRIES_EXHAUSTED', `${outcome.message}; still failing after ${policy.retry.maxAttempts} ${policy.retry.maxAttempts === 1 ? 'retry' : 'retries'}`);
+      }
+      return { action: { kind: 'retry', attempt, delayMs: retryDelayMs(attempt, policy.retry, random) }, state: next };
     }
 
     case 'usage-limit': {
       const usageWaits = state.usageWaits + 1;
+      const since = state.waitingSinceMs ?? nowMs;
+      if (outcome.resetAtMs === null) {
+        // No reset time: probe with backoff until the limit lifts, as long as usage_limit_max_wait allows.
+        const waited = nowMs - since;
+        if (waited >= policy.usageLimitMaxWaitMs) {
+          return reject(state, 'E_HARNESS_USAGE_LIMIT', `${outcome.message}; still limited after ${seconds(waited)} s of waiting, longer than persistence_loop.usage_limit_max_wait (${seconds(policy.usageLimitMaxWaitMs)} s)`);
+        }
+        const untilMs = Math.min(nowMs + probeDelayMs(usageWaits, policy.retry, random), since + policy.usageLimitMaxWaitMs);
+        return { action: { kind: 'wait', untilMs, why: 'usage-limit' }, state: { ...state, usageWaits, waitingSinceMs: since } };
+      }
       if (usageWaits > policy.retry.maxAttempts) {
         return reject(state, 'E_HARNESS_USAGE_LIMIT', `${outcome.message}; the limit was hit again after ${policy.retry.maxAttempts} waits`);
       }
-      const fallback = Math.min(policy.retry.maxDelayMs * 2 ** usageWaits, policy.usageLimitMaxWaitMs);
-      const untilMs = outcome.resetAtMs ?? nowMs + fallback;
+      const untilMs = outcome.resetAtMs;
       if (untilMs - nowMs > policy.usageLimitMaxWaitMs) {
         const at = new Date(untilMs).toISOString();
         return reject(state, 'E_HARNESS_USAGE_LIMIT', `${outcome.message}; it resets at ${at}, later than persistence_loop.usage_limit_max_wait allows`);
       }
-      return { action: { kind: 'wait', untilMs: Math.max(untilMs, nowMs) }, state: { ...state, usageWaits } };
+      return { action: { kind: 'wait', untilMs: Math.max(untilMs, nowMs), why: 'usage-limit' }, state: { ...state, usageWaits, waitingSinceMs: since } };
     }
 
     case 'claimed':
@@ -87,6 +120,7 @@ export function decide(outcome: IterationOutcome, state: LoopState, policy: Deci
         iteration: state.iteration + 1,
         attempt: 0,
         usageWaits: 0,
+        waitingSinceMs: null,
         noProgressStreak: outcome.progressed ? 0 : state.noProgressStreak + 1,
         refusal: outcome.kind === 'claimed' && !outcome.accepted ? outcome.refusal : null,
       };
@@ -100,6 +134,10 @@ export function decide(outcome: IterationOutcome, state: LoopState, policy: Deci
       return { action: { kind: 'continue' }, state: next };
     }
   }
+}
+
+function seconds(ms: number): number {
+  return Math.round(ms / 1000);
 }
 
 function reject(state: LoopState, code: ErrorCode, reason: string): Decision {
@@ -172,7 +210,7 @@ export function describeNextAction(action: NextAction): string {
     case 'retry':
       return `retry ${action.attempt} in ${(action.delayMs / 1000).toFixed(1)} s`;
     case 'wait':
-      return `wait for the usage limit until ${new Date(action.untilMs).toISOString()}`;
+      return action.why === 'outage' ? `harness outage: probe at ${new Date(action.untilMs).toISOString()}` : `wait for the usage limit until ${new Date(action.untilMs).toISOString()}`;
     case 'done':
       return 'Done';
     case 'reject':

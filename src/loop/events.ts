@@ -21,5 +21,6 @@ export type LoopEvent =
   | { type: 'iteration-end'; taskId: string; record: IterationRecord }
   /** The checkpoint in the task file now says `iteration` finished: the count every view shows. */
   | { type: 'checkpoint'; taskId: string; iteration: number; maxIterations: number }
-  | { type: 'waiting'; taskId: string; untilMs: number; why: 'retry' | 'usage-limit' | 'hold' }
+  /** A wait between runs; `harness` is the one that is limited or in an outage. */
+  | { type: 'waiting'; taskId: string; untilMs: number; why: 'retry' | 'usage-limit' | 'outage' | 'hold'; harness?: string }
   | { type: 'ended'; taskId: string | null; result: TaskRunResult };

@@ -11,6 +11,7 @@ import { harnessEnvironment } from '../harness/environment.js';
 import { expandArgs } from '../harness/placeholders.js';
 import { OutputTail } from '../harness/output-tail.js';
 import type { ProcessHost } from '../harness/process-host.js';
+import { retriableFailure } from '../harness/retriable-errors.js';
 import { runProcess } from '../harness/run-process.js';
 import type { ProcessResult } from '../harness/run-process.js';
 import type { Logger } from '../log/logger.js';
@@ -255,7 +256,8 @@ async function classify(
   if (result.stopped && ctx.signal.aborted) return { kind: 'stopped', reason: stopReasonOf(ctx.signal), progressed };
   const failure =
     processFailure(result, ctx.driver.installHint, { perIterationMs: ctx.config.loop.perIterationTimeoutMs, idleMs: ctx.config.loop.idleTimeoutMs }) ??
-    report.failure;
+    report.failure ??
+    retriableFailure(result, ctx.config.loop.retry.retriable);
   if (failure !== null) {
     if (failure.kind === 'usage-limit') return { kind: 'usage-limit', resetAtMs: failure.resetAtMs ?? null, message: failure.message };
     return { kind: failure.kind, code: failure.code, message: failure.message };

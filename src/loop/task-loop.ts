@@ -13,10 +13,10 @@ import type { Task } from '../task/parse.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { LoopStatus } from '../task/vocabulary.js';
 import { isoSeconds } from '../time/clock.js';
-import { checkpointData, historyBaseOf, loopStateFromCheckpoint, resumeFromHistory, waitingUntilOf } from './checkpoint.js';
+import { checkpointData, historyBaseOf, loopStateFromCheckpoint, resumeFromHistory, waitCauseOf, waitingUntilOf } from './checkpoint.js';
 import { HarnessPauses } from './harness-pauses.js';
 import { decide, describeNextAction, gate } from './decide.js';
-import type { LoopState } from './decide.js';
+import type { LoopState, WaitCause } from './decide.js';
 import { finishDone, finishRejected, finishStopped, writeCheckpoint } from './ending.js';
 import type { EndingDeps, LoopFile } from './ending.js';
 import type { TaskRunResult } from './events.js';
@@ -28,7 +28,8 @@ import type { TaskFileView } from './task-file-edits.js';
 import { withLateStoriesNote, withStoriesAddedDuringRun } from './late-stories.js';
 import { withMaxIterationsEdit } from './max-iterations.js';
 import { holdWhileExists, sleepCounted } from './waits.js';
-import type { IterationContext } from './iteration.js';
+import { isOutageCode } from './retry-policy.js';
+import type { IterationContext, IterationRun } from './iteration.js';
 import type { GitState } from '../git/changes.js';
 import type { StopReason } from './outcome.js';
 import { stopReasonOf } from './outcome.js';
@@ -74,15 +75,23 @@ export class TaskLoop {
     this.log = deps.logger.child({ taskId: task.id });
     this.state = loopStateFromCheckpoint(task.frontmatter.persistence_loop, prepared.maxIterations);
     this.pauses = deps.pauses ?? new HarnessPauses();
-    // A task that was waiting out a usage limit when wiggum stopped goes on waiting after a restart.
+    // A task that was waiting out a usage limit or an outage when wiggum stopped goes on waiting after a restart.
     const waitingUntil = waitingUntilOf(task.frontmatter.persistence_loop);
-    if (waitingUntil !== null) this.pauses.pause(prepared.harness.name, waitingUntil);
+    if (waitingUntil !== null) this.pauses.pause(prepared.harness.name, waitingUntil, waitCauseOf(task.frontmatter.persistence_loop));
     this.started = task.frontmatter.persistence_loop?.started ?? isoSeconds(deps.clock.now());
     this.historyBase = historyBaseOf(task.frontmatter.persistence_loop);
     this.ctx = iterationContext(task, prepared, request, deps, this.log);
   }
 
   async run(): Promise<TaskRunResult> {
+    try {
+      return await this.loop();
+    } finally {
+      this.pauses.forget(this.prepared.harness.name, this.ctx.taskId);
+    }
+  }
+
+  private async loop(): Promise<TaskRunResult> {
     const store = this.prepared.session.store;
     this.history = await store.loadHistory();
     const fromHistory = resumeFromHistory(this.state, this.history, this.historyBase);
@@ -165,7 +174,9 @@ export class TaskLoop {
       this.lastOutput = run.outputTail;
       this.lastStderr = run.stderrTail;
 
-      const decision = decide(run.outcome, this.state, this.prepared.loop, this.deps.clock.now(), this.deps.random);
+      const harness = this.prepared.harness.name;
+      const decision = decide(run.outcome, this.state, this.prepared.loop, this.deps.clock.now(), this.deps.random, this.pauses.othersFailing(harness, this.ctx.taskId));
+      this.noteAnswer(run.outcome);
       this.state = { ...decision.state, activeMs: decision.state.activeMs + run.record.durationMs, spent: addRun(decision.state.spent, run.record) };
       const record: IterationRecord = { ...run.record, action: decision.action.kind, nextState: describeNextAction(decision.action) };
       this.history.push(record);
@@ -184,17 +195,20 @@ export class TaskLoop {
       if (action.kind === 'reject') return this.reject(action.code, action.reason, record.iteration);
       if (action.kind === 'stop') return this.stop(action.reason);
       if (action.kind === 'continue' && this.state.iteration % this.deps.config.loop.checkpointInterval !== 0) continue;
-      if (action.kind === 'wait') this.pauses.pause(this.prepared.harness.name, action.untilMs);
-      await this.checkpoint(action.kind === 'wait' ? 'waiting' : 'running', record, action.kind === 'wait' ? action.untilMs : undefined);
+      if (action.kind === 'wait') this.pauses.pause(harness, action.untilMs, action.why);
+      await this.checkpoint(action.kind === 'wait' ? 'waiting' : 'running', record, action.kind === 'wait' ? action : undefined);
       if (action.kind === 'retry' || action.kind === 'wait') {
         const now = this.deps.clock.now();
         // A backoff is a duration (exactly the policy's delay); a usage limit ends at a time.
         const waitMs = action.kind === 'retry' ? action.delayMs : Math.max(0, action.untilMs - now);
-        this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: now + waitMs, why: action.kind === 'retry' ? 'retry' : 'usage-limit' });
+        this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: now + waitMs, why: action.kind === 'retry' ? 'retry' : action.why, harness });
+        if (action.kind === 'wait' && action.why === 'outage') {
+          this.log.warn({ harness, until: isoSeconds(action.untilMs), since: this.state.waitingSinceMs === null ? undefined : isoSeconds(this.state.waitingSinceMs) }, `harness ${harness} does not answer (an outage): it is paused, probed again at ${isoSeconds(action.untilMs)}`);
+        }
         const waited = await sleepCounted(this.deps.clock, waitMs, this.request.signal);
         // Time passed: anyone may have committed meanwhile, so the next iteration looks again.
         this.gitState = null;
-        // Backoff counts towards the total timeout; waiting out a usage limit does not.
+        // Backoff counts towards the total timeout; waiting out a usage limit or an outage does not.
         if (action.kind === 'retry') this.state = { ...this.state, activeMs: this.state.activeMs + waited };
       }
     }
@@ -209,17 +223,28 @@ export class TaskLoop {
   }
 
   /**
-   * Waits while the task's harness is paused for a usage limit (this task's or another's), without
-   * using an attempt; returns whether it waited.
+   * Tells the other tasks on this harness what its run came to: a network or overload failure
+   * counts towards an outage; any other answer (a stop aside) ends one.
+   */
+  private noteAnswer(outcome: IterationRun['outcome']): void {
+    const harness = this.prepared.harness.name;
+    if (outcome.kind === 'transient' && isOutageCode(outcome.code)) this.pauses.failed(harness, this.ctx.taskId);
+    else if (outcome.kind !== 'stopped' && outcome.kind !== 'transient') this.pauses.answered(harness);
+  }
+
+  /**
+   * Waits while the task's harness is paused for a usage limit or an outage (this task's or
+   * another's), without using an attempt; returns whether it waited.
    */
   private async waitForHarnessPause(): Promise<boolean> {
     const harness = this.prepared.harness.name;
     const now = this.deps.clock.now();
-    const until = this.pauses.pausedUntil(harness, now);
-    if (until === null) return false;
-    this.log.info({ harness, until: isoSeconds(until) }, `harness ${harness} is at its usage limit until ${isoSeconds(until)}: waiting`);
-    await this.checkpoint('waiting', undefined, until);
-    this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: until, why: 'usage-limit' });
+    const pause = this.pauses.pauseOf(harness, now);
+    if (pause === null) return false;
+    const until = pause.untilMs;
+    this.log.info({ harness, until: isoSeconds(until), why: pause.why }, pause.why === 'outage' ? `harness ${harness} is in an outage, probed again at ${isoSeconds(until)}: waiting` : `harness ${harness} is at its usage limit until ${isoSeconds(until)}: waiting`);
+    await this.checkpoint('waiting', undefined, pause);
+    this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: until, why: pause.why, harness });
     await sleepCounted(this.deps.clock, until - now, this.request.signal);
     return true;
   }
@@ -230,7 +255,7 @@ export class TaskLoop {
     return { completedSteps: stories.filter((story) => story.passes).map((story) => story.id), currentStep: next?.id ?? null };
   }
 
-  private checkpointKeys(status: LoopStatus, record?: IterationRecord, ending?: { exitReason: string }, waitingUntilMs?: number): Parameters<typeof checkpointData>[0] {
+  private checkpointKeys(status: LoopStatus, record?: IterationRecord, ending?: { exitReason: string }, wait?: { untilMs: number; why: WaitCause }): Parameters<typeof checkpointData>[0] {
     return {
       state: this.state,
       status,
@@ -242,13 +267,13 @@ export class TaskLoop {
       ...(record === undefined ? {} : { lastOutcome: record.outcome }),
       ...(record?.error === undefined ? {} : { lastError: record.error.message }),
       ...(ending === undefined ? {} : { ended: true, exitReason: ending.exitReason }),
-      ...(waitingUntilMs === undefined ? {} : { waitingUntilMs }),
+      ...(wait === undefined ? {} : { waitingUntilMs: wait.untilMs, waitingFor: wait.why }),
     };
   }
 
-  private async checkpoint(status: LoopStatus, record?: IterationRecord, waitingUntilMs?: number): Promise<void> {
+  private async checkpoint(status: LoopStatus, record?: IterationRecord, wait?: { untilMs: number; why: WaitCause }): Promise<void> {
     await this.follow();
-    const keys = checkpointData(this.checkpointKeys(status, record, undefined, waitingUntilMs));
+    const keys = checkpointData(this.checkpointKeys(status, record, undefined, wait));
     const text = await writeCheckpoint(this.file, this.lastText, { keys: { state: 'Approved', persistence_loop: keys } }, this.endingDeps());
     if (text === null) return;
     this.lastText = text;

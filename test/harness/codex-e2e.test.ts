@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { INSTALL_AGENT_CLIS, PROMISE, agentCli, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, expectRetriedThenDone, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
@@ -90,6 +91,54 @@ describe('wiggum run with the real Codex CLI', () => {
     const history = s.history();
     expectRetriedThenDone(history);
     expect(history[0]?.error?.message).toContain('429 Too Many Requests');
+  });
+
+  test('503 server_is_overloaded ("Selected model is at capacity"): waited out past the retries, no iteration used, never stuck', async () => {
+    const overloaded = apiError(503, 'Our servers are currently overloaded. Please try again later.', 'server_is_overloaded');
+    const s = await setup([overloaded, overloaded, overloaded, reply(say(PROMISE))], {
+      task: FINISHED_TASK,
+      config: { persistence_loop: { no_progress_limit: 2, retry: { max_attempts: 1, base_delay: '10ms', max_delay: '20ms' } } },
+    });
+    await s.runToDone();
+    const history = s.history();
+    // One retry, then the harness is in an outage: probed until it answers, all within iteration 1.
+    expect(history.map((record) => [record.iteration, record.attempt, record.outcome, record.action])).toEqual([
+      [1, 0, 'transient', 'retry'],
+      [1, 1, 'transient', 'wait'],
+      [1, 2, 'transient', 'wait'],
+      [1, 3, 'complete', 'done'],
+    ]);
+    expect(history[0]?.error).toMatchObject({ code: 'E_HARNESS_OVERLOADED', message: expect.stringContaining('Selected model is at capacity') as unknown });
+    expect(history[1]?.nextState).toContain('harness outage');
+    expect(readFileSync(join(s.vaultRoot, 'Done', 'dark-mode.md'), 'utf8')).not.toContain('E_NO_PROGRESS');
+  });
+
+  test('a usage limit without a reset time: probed with backoff past retry.max_attempts until it lifts', async () => {
+    const limited = apiError(429, 'The usage limit has been reached', 'usage_limit_reached');
+    const s = await setup([limited, limited, limited, reply(say(PROMISE))], {
+      task: FINISHED_TASK,
+      config: { persistence_loop: { usage_limit_max_wait: '1m', retry: { max_attempts: 1, base_delay: '10ms', max_delay: '20ms' } } },
+    });
+    await s.runToDone();
+    const history = s.history();
+    expect(history.map((record) => [record.iteration, record.outcome, record.action])).toEqual([
+      [1, 'usage-limit', 'wait'],
+      [1, 'usage-limit', 'wait'],
+      [1, 'usage-limit', 'wait'],
+      [1, 'complete', 'done'],
+    ]);
+    expect(history[0]?.error?.message).toContain('it did not say when it resets');
+  });
+
+  test('a usage limit without a reset time that outlasts usage_limit_max_wait: rejected, saying so', async () => {
+    const limited = apiError(429, 'The usage limit has been reached', 'usage_limit_reached');
+    const s = await setup(Array.from({ length: 40 }, () => limited), {
+      task: FINISHED_TASK,
+      config: { persistence_loop: { usage_limit_max_wait: '300ms', retry: { max_attempts: 1, base_delay: '50ms', max_delay: '50ms' } } },
+    });
+    const report = await s.runToRejected();
+    expect(report).toContain('E_HARNESS_USAGE_LIMIT');
+    expect(report).toContain('persistence_loop.usage_limit_max_wait');
   });
 
   test('401: a hard failure, rejected with what to do', async () => {

@@ -30,6 +30,34 @@ describe('classifyFailureText', () => {
     expect(error === null ? null : failureOf(error)).toMatchObject({ kind: decision, code });
   });
 
+  // What each of the five CLIs prints when its service is busy, limited or out of reach: every
+  // one is waited out (transient or usage limit), none is an ordinary failed iteration.
+  test.each([
+    ['codex', 'Selected model is at capacity. Please try a different model.', 'overloaded'],
+    ['codex', "We're currently experiencing high demand, which may cause temporary errors.", 'overloaded'],
+    ['codex', 'exceeded retry limit, last status: 503 Service Unavailable', 'overloaded'],
+    ['codex', 'stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)', 'network'],
+    ['codex', 'You\u2019ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again later.', 'usage_limit'],
+    ['claude', 'API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.', 'overloaded'],
+    ['claude', 'API Error: 500 Internal server error. This is a server-side issue, usually temporary', 'overloaded'],
+    ['claude', 'API Error: Unable to connect to API (ConnectionRefused)', 'network'],
+    ['claude', 'API Error: Unable to connect to API (ECONNRESET)', 'network'],
+    ['claude', 'API Error: Request timed out.', 'network'],
+    ['claude', 'API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit', 'rate_limit'],
+    ['opencode', 'Provider is overloaded', 'overloaded'],
+    ['opencode', 'Too Many Requests', 'rate_limit'],
+    ['opencode', 'Unable to connect. Is the computer able to access the url?', 'network'],
+    ['gemini', 'The model is overloaded. Please try again later.', 'overloaded'],
+    ['gemini', 'No capacity available for model gemini-2.5-pro on the server', 'overloaded'],
+    ['gemini', '[API Error: got status: 503 Service Unavailable. {"error":{"code":503,"status":"UNAVAILABLE"}}]', 'overloaded'],
+    ['gemini', '[API Error: {"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}]', 'rate_limit'],
+    ['gemini', 'exception TypeError: fetch failed sending request', 'network'],
+    ['amp', 'Error: fetch failed', 'network'],
+    ['amp', 'Error: 503 Service Unavailable', 'overloaded'],
+  ])('%s: %s → %s', (_cli, text, kind) => {
+    expect(classifyFailureText(text, agent, now)).toMatchObject({ kind });
+  });
+
   test('the auth message carries the fix', () => {
     expect(classifyFailureText('401 Unauthorized', agent, now)?.message).toContain('run `agent login`');
   });

@@ -166,7 +166,7 @@ describe('a usage limit holds every task on the harness', () => {
         checkpoints.push(readFileSync(file, 'utf8'));
       },
     });
-    expect(waits).toEqual([{ type: 'waiting', taskId: 'dark-mode', untilMs: until, why: 'usage-limit' }]);
+    expect(waits).toEqual([{ type: 'waiting', taskId: 'dark-mode', untilMs: until, why: 'usage-limit', harness: expect.any(String) as unknown }]);
     expect(checkpoints[0]).toContain('status: waiting');
     // Its first run came after the wait, and it was not a retry.
     expect(ran.history.map((record) => [record.iteration, record.attempt])).toEqual([[1, 0]]);

@@ -6,13 +6,14 @@ import type { IterationOutcome } from '../../src/loop/outcome.js';
 import { retryDelayMs } from '../../src/loop/retry-policy.js';
 
 const policy: DecisionPolicy = {
-  retry: { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 16_000, jitter: 0.2 },
+  retry: { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 16_000, jitter: 0.2, retriable: { exitCodes: [], patterns: [] } },
   noProgressLimit: 3,
   usageLimitMaxWaitMs: 6 * 3_600_000,
+  outageMaxWaitMs: 3_600_000,
   failFast: false,
 };
 
-const state: LoopState = { iteration: 4, maxIterations: 10, attempt: 0, usageWaits: 0, noProgressStreak: 0, activeMs: 0, refusal: null, warned: false, spent: NOTHING_SPENT };
+const state: LoopState = { iteration: 4, maxIterations: 10, attempt: 0, usageWaits: 0, waitingSinceMs: null, noProgressStreak: 0, activeMs: 0, refusal: null, warned: false, spent: NOTHING_SPENT };
 const NOW = 1_800_000_000_000;
 const mid = (): number => 0.5;
 
@@ -100,7 +101,26 @@ describe('decide', () => {
       { kind: 'reject', code: 'E_HARNESS_USAGE_LIMIT' },
       {},
     ],
-    ['usage limit without a reset time → a bounded wait', { kind: 'usage-limit', resetAtMs: null, message: 'limit' }, {}, {}, { kind: 'wait', untilMs: NOW + 32_000 }, { usageWaits: 1 }],
+    ['usage limit without a reset time → a probe after the first backoff', { kind: 'usage-limit', resetAtMs: null, message: 'limit' }, {}, {}, { kind: 'wait', untilMs: NOW + 1000, why: 'usage-limit' }, { usageWaits: 1, waitingSinceMs: NOW }],
+    [
+      'usage limit without a reset time, past retry.max_attempts → still probed, not rejected',
+      { kind: 'usage-limit', resetAtMs: null, message: 'limit' },
+      { usageWaits: 6, waitingSinceMs: NOW - 60_000 },
+      {},
+      { kind: 'wait', untilMs: NOW + 64_000, why: 'usage-limit' },
+      { usageWaits: 7, waitingSinceMs: NOW - 60_000 },
+    ],
+    ['usage limit without a reset time → probes at most 5 minutes apart', { kind: 'usage-limit', resetAtMs: null, message: 'limit' }, { usageWaits: 12, waitingSinceMs: NOW - 3_600_000 }, {}, { kind: 'wait', untilMs: NOW + 300_000 }, {}],
+    ['usage limit without a reset time → the last probe at usage_limit_max_wait', { kind: 'usage-limit', resetAtMs: null, message: 'limit' }, { usageWaits: 12, waitingSinceMs: NOW - 6 * 3_600_000 + 500 }, {}, { kind: 'wait', untilMs: NOW + 500 }, {}],
+    [
+      'usage limit without a reset time, limited for usage_limit_max_wait → rejected',
+      { kind: 'usage-limit', resetAtMs: null, message: 'limit' },
+      { usageWaits: 40, waitingSinceMs: NOW - 6 * 3_600_000 },
+      {},
+      { kind: 'reject', code: 'E_HARNESS_USAGE_LIMIT', reason: 'limit; still limited after 21600 s of waiting, longer than persistence_loop.usage_limit_max_wait (21600 s)' },
+      {},
+    ],
+    ['an answer ends the wait: its start is forgotten', { kind: 'ok', progressed: true }, { attempt: 9, waitingSinceMs: NOW - 60_000 }, {}, { kind: 'continue' }, { attempt: 0, waitingSinceMs: null }],
     ['stop flag → stop', { kind: 'stopped', reason: 'stop-flag', progressed: false }, {}, {}, { kind: 'stop', reason: 'stop-flag' }, { iteration: 4 }],
     ['interrupted → stop', { kind: 'stopped', reason: 'interrupted', progressed: false }, {}, {}, { kind: 'stop', reason: 'interrupted' }, {}],
     ['stopped after it changed memory → stop, the iteration counts', { kind: 'stopped', reason: 'stop-flag', progressed: true }, { attempt: 2 }, {}, { kind: 'stop', reason: 'stop-flag' }, { iteration: 5, attempt: 0, noProgressStreak: 0 }],
@@ -142,5 +162,34 @@ describe('gate (exit conditions before each iteration)', () => {
     const at = (iteration: number) => gate({ ...state, maxIterations: 100, iteration }, { stop: null, nowMs: NOW }, limits);
     expect(at(78)).toEqual({ kind: 'go', warn: false });
     expect(at(79)).toEqual({ kind: 'go', warn: true });
+  });
+});
+
+describe('decide: outages', () => {
+  const network: IterationOutcome = { kind: 'transient', code: 'E_HARNESS_NETWORK', message: 'connect ECONNREFUSED' };
+  const cases: [string, IterationOutcome, Partial<LoopState>, boolean, unknown, Partial<LoopState>][] = [
+    ['a network error past the retries → the harness is in an outage, probed with backoff', network, { attempt: 3, waitingSinceMs: NOW - 7000 }, false, { kind: 'wait', why: 'outage', untilMs: NOW + 8000 }, { attempt: 4, iteration: 4, waitingSinceMs: NOW - 7000 }],
+    ['an overload past the retries → an outage too', { kind: 'transient', code: 'E_HARNESS_OVERLOADED', message: '503' }, { attempt: 3 }, false, { kind: 'wait', why: 'outage' }, { waitingSinceMs: NOW }],
+    ['exit 75 of a command harness past the retries → an outage', { kind: 'transient', code: 'E_HARNESS_TEMPFAIL', message: 'exit 75' }, { attempt: 3 }, false, { kind: 'wait', why: 'outage' }, {}],
+    ['a first network error while another task fails on the harness → an outage at once', network, {}, true, { kind: 'wait', why: 'outage', untilMs: NOW + 1000 }, { attempt: 1, waitingSinceMs: NOW }],
+    ['a first network error on its own → an ordinary retry', network, {}, false, { kind: 'retry', attempt: 1 }, { waitingSinceMs: NOW }],
+    ['a timeout is the task\'s own trouble, not an outage, whatever others see', { kind: 'transient', code: 'E_HARNESS_TIMEOUT', message: 'timed out' }, { attempt: 3 }, true, { kind: 'reject', code: 'E_RETRIES_EXHAUSTED' }, {}],
+    ['probes are at most 5 minutes apart', network, { attempt: 30, waitingSinceMs: NOW - 60_000 }, false, { kind: 'wait', why: 'outage', untilMs: NOW + 300_000 }, {}],
+    ['the last probe comes when outage_max_wait runs out', network, { attempt: 30, waitingSinceMs: NOW - 3_600_000 + 2000 }, false, { kind: 'wait', why: 'outage', untilMs: NOW + 2000 }, {}],
+    ['failing for outage_max_wait → rejected, saying outage', network, { attempt: 30, waitingSinceMs: NOW - 3_600_000 }, true, { kind: 'reject', code: 'E_HARNESS_OUTAGE', reason: expect.stringContaining('outage: the harness kept failing with network or overload errors for 3600 s') as unknown }, {}],
+    ['fail-fast rejects an outage at once', network, { attempt: 3 }, true, { kind: 'reject', code: 'E_HARNESS_NETWORK' }, {}],
+  ];
+
+  test.each(cases)('%s', (name, outcome, before, othersFailing, action, after) => {
+    const failFast = name.startsWith('fail-fast');
+    const decision = decide(outcome, { ...state, ...before }, { ...policy, failFast }, NOW, mid, othersFailing);
+    expect(decision.action).toMatchObject(action as object);
+    expect(decision.state).toMatchObject(after);
+  });
+
+  test('an outage uses no iteration and never counts towards the stuck rule', () => {
+    let current: LoopState = { ...state, noProgressStreak: 2 };
+    for (let i = 0; i < 20; i += 1) current = decide(network, current, policy, NOW + i * 1000, mid, true).state;
+    expect(current).toMatchObject({ iteration: 4, noProgressStreak: 2 });
   });
 });

@@ -132,20 +132,23 @@ describe('failures', () => {
     for (const record of ran.history) expect(existsSync(record.logFile ?? '')).toBe(true);
   });
 
-  test('transient failures past max_attempts reject the task with the whole retry history', async () => {
-    const vault = await vaultWith({ FAKE_MODE: 'fail', FAKE_EXIT_CODE: '75', FAKE_STDERR: 'upstream 503\n' }, { persistence_loop: { retry: { base_delay: 1, max_delay: 16 } } });
+  test('temporary failures past max_attempts are an outage, waited for until outage_max_wait, then rejected with the whole retry history', async () => {
+    const vault = await vaultWith({ FAKE_MODE: 'fail', FAKE_EXIT_CODE: '75', FAKE_STDERR: 'upstream 503\n' }, { persistence_loop: { retry: { base_delay: 1, max_delay: 16 }, outage_max_wait: '10s' } });
     const ran = await run(vault, vault.task('down', TASK));
-    expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_RETRIES_EXHAUSTED', file: join(vault.layout.rejected, 'down.md') });
-    expect(ran.clock.sleeps).toEqual([1000, 2000, 4000]);
-    expect(ran.history).toHaveLength(4);
-    expect(ran.text).toContain('- Reason: the harness reported a temporary failure (exit 75): upstream 503; still failing after 3 retries (E_RETRIES_EXHAUSTED).');
-    expect(ran.text).toMatch(/\| 1 \| 3 \| .* \| 75 \| transient: the harness reported a temporary failure \(exit 75\): upstream 503 \| no \| 0\/2 \| Rejected \(E_RETRIES_EXHAUSTED\) \|/);
+    expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_HARNESS_OUTAGE', file: join(vault.layout.rejected, 'down.md') });
+    // Three retries, then a probe when outage_max_wait runs out (10 s after the first failure), which fails too.
+    expect(ran.clock.sleeps.slice(0, 3)).toEqual([1000, 2000, 4000]);
+    expect(ran.clock.sleeps).toHaveLength(4);
+    expect(ran.history).toHaveLength(5);
+    expect(ran.history.every((record) => record.iteration === 1)).toBe(true);
+    expect(ran.text).toContain('- Reason: outage: the harness kept failing with network or overload errors for 10 s, longer than persistence_loop.outage_max_wait (10 s); the last one: the harness reported a temporary failure (exit 75): upstream 503.');
+    expect(ran.text).toMatch(/\| 1 \| 4 \| .* \| 75 \| transient: the harness reported a temporary failure \(exit 75\): upstream 503 \| no \| 0\/2 \| Rejected \(E_HARNESS_OUTAGE\) \|/);
     expect(ran.text).toContain('```text\nupstream 503\n```');
     // Named through the run's own link, which leads to the log while the id is not run again, and after.
-    const named = /- Full output of the failing run: `(\.wiggum\/runs\/\d{4}-\d{2}-\d{2}-down-[0-9a-f]{8}\/logs\/0001\.retry3\.log)`\./.exec(ran.text)?.[1];
+    const named = /- Full output of the failing run: `(\.wiggum\/runs\/\d{4}-\d{2}-\d{2}-down-[0-9a-f]{8}\/logs\/0001\.retry4\.log)`\./.exec(ran.text)?.[1];
     expect(named).toBeDefined();
-    expect(realpathSync(join(vault.root, named!))).toBe(realpathSync(join(vault.layout.sessions, 'down', 'logs', '0001.retry3.log')));
-    expect(loopOf(ran.text)).toMatchObject({ status: 'rejected', exit_reason: 'E_RETRIES_EXHAUSTED' });
+    expect(realpathSync(join(vault.root, named!))).toBe(realpathSync(join(vault.layout.sessions, 'down', 'logs', '0001.retry4.log')));
+    expect(loopOf(ran.text)).toMatchObject({ status: 'rejected', exit_reason: 'E_HARNESS_OUTAGE' });
   });
 
   test('a hard failure rejects at once with the harness stderr in the report', async () => {

@@ -22,7 +22,9 @@ const AUTH =
   /\b401\b|unauthori[sz]ed|unauthenticated|invalid[_ ]api[_ ]key|incorrect api key|api key not valid|invalid x-api-key|invalid (or missing )?(api key|token|credentials)|authentication[_ ](error|failed|required)|not (logged|signed) in|please (log|sign) ?in|run ['`"]?\w+ login|login (is )?required|missing (environment variable|api key|bearer)|no api key|set an auth method|token (has )?expired|\b403\b|forbidden|permission_error/i;
 const CONTEXT_TOO_LONG = /prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|context window|input is too long|too many (input )?tokens for|exceeds the (model's )?(context|token) limit|input token count .* exceeds/i;
 const RATE_LIMIT = /\b429\b|rate[_ -]?limit|too many requests|resource[_ ]exhausted|resource has been exhausted|requests per minute|tokens per minute/i;
-const OVERLOAD = /overloaded|high demand|\b(500|502|503|504|529)\b|service unavailable|temporarily unavailable|server[_ ]error|internal server error|bad gateway|gateway timeout|try again later/i;
+// Codex prints a 503 `server_is_overloaded` (and `slow_down`) as "Selected model is at capacity";
+// Gemini's MODEL_CAPACITY_EXHAUSTED says "No capacity available for model …".
+const OVERLOAD = /overloaded|high demand|at capacity|no capacity available|capacity (is )?(exhausted|exceeded)|slow_down|\b(500|502|503|504|529)\b|service unavailable|temporarily unavailable|server[_ ]error|internal server error|bad gateway|gateway timeout|try again later/i;
 const NETWORK =
   /econnrefused|econnreset|etimedout|enotfound|eai_again|enetunreach|ehostunreach|epipe|socket hang up|fetch failed|network|stream disconnected|error sending request|failed to lookup address|name does not resolve|cannot connect|unable to connect|could not connect|couldn.t connect|connection (refused|reset|closed|error|failed|timed out)|timed out|tls handshake|certificate/i;
 
