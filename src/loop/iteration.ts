@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { Budget, CheckDefinition, HarnessDefinition, WiggumConfig } from '../config/config.js';
-import { isWiggumError } from '../errors.js';
+import { WiggumError, isWiggumError } from '../errors.js';
 import { changesSince, gitState } from '../git/changes.js';
 import type { GitState } from '../git/changes.js';
 import { commitLeftovers } from '../git/git.js';
@@ -27,6 +27,7 @@ import { stopReasonOf } from './outcome.js';
 import { PromiseScanner, containsPromise } from './promise.js';
 import { buildPrompt } from './prompt.js';
 import { runVerifyCheck } from './verify.js';
+import { iterationDeadline } from './iteration-deadline.js';
 
 /** Everything about a task that stays fixed while its loop runs. */
 export interface IterationContext {
@@ -130,10 +131,15 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   // otherwise retry for minutes); a stop request of the user aborts it too.
   const giveUp = new AbortController();
   const signal = AbortSignal.any([ctx.signal, giveUp.signal]);
-  // A run may not take the task past its max_duration: it is stopped when that is used up.
-  const durationLeftMs = ctx.budget.maxDurationMs > 0 ? Math.max(1, ctx.budget.maxDurationMs - state.spent.agentMs) : Number.POSITIVE_INFINITY;
-  const perStepMs = ctx.config.loop.perIterationTimeoutMs;
-  const cappedByBudget = durationLeftMs < perStepMs || (perStepMs === 0 && Number.isFinite(durationLeftMs));
+  // A run may not take the task past its total time or its max_duration: it is stopped when the
+  // nearer of the two runs out, not only found over it once the run ends (iteration-deadline.ts).
+  const deadline = iterationDeadline({
+    perIterationMs: ctx.config.loop.perIterationTimeoutMs,
+    totalMs: ctx.config.loop.totalTimeoutMs,
+    activeMs: state.activeMs,
+    maxDurationMs: ctx.budget.maxDurationMs,
+    agentMs: state.spent.agentMs,
+  });
   const startedAtMs = ctx.clock.now();
   let result: ProcessResult;
   try {
@@ -156,7 +162,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
         WIGGUM_PROMISE: ctx.promise,
       }),
       stdin: prompt,
-      timeoutMs: cappedByBudget ? durationLeftMs : perStepMs,
+      timeoutMs: deadline.timeoutMs,
       idleTimeoutMs: ctx.config.loop.idleTimeoutMs,
       stopGraceMs: ctx.config.harness.stopGraceMs,
       logFile,
@@ -204,12 +210,14 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
     gitChanged(gitBefore, gitAfter?.state ?? null);
 
   const completionFound = report.finalMessage !== null ? containsPromise(report.finalMessage, ctx.promise) : scanner.detected;
-  const outcome =
+  const outcome: IterationOutcome =
     prdError !== null
-      ? ({ kind: 'hard', code: 'E_MEMORY_CORRUPT', message: prdError.message } as const)
-      : result.timedOut && cappedByBudget
-        ? ({ kind: 'hard', code: 'E_BUDGET', message: `the agent used up the task's max_duration (${Math.round(ctx.budget.maxDurationMs / 1000)} s of agent time) and was stopped mid-run` } as const)
-        : await classify(ctx, result, report, completionFound, stories, progressed);
+      ? { kind: 'hard', code: 'E_MEMORY_CORRUPT', message: prdError.message, error: prdError }
+      : result.timedOut && deadline.cause === 'total'
+        ? totalTimeout(ctx.config.loop.totalTimeoutMs, iteration)
+        : result.timedOut && deadline.cause === 'budget'
+          ? { kind: 'hard', code: 'E_BUDGET', message: `the agent used up the task's max_duration (${Math.round(ctx.budget.maxDurationMs / 1000)} s of agent time) and was stopped mid-run` }
+          : await classify(ctx, result, report, completionFound, stories, progressed);
 
   const endedAtMs = ctx.clock.now();
   const record: IterationRun['record'] = {
@@ -242,6 +250,12 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   }
   if (logFile !== null) record.logFile = logFile;
   return { outcome, gitState: gitAfter?.state ?? null, record, prd, outputTail: shown.text(), stderrTail: result.stderrTail };
+}
+
+/** The task's total time ran out while the agent worked: it was stopped, and the task ends. */
+function totalTimeout(totalMs: number, iteration: number): IterationOutcome {
+  const message = `the task used its total time (${Math.round(totalMs / 1000)} s, persistence_loop.timeout.total) during iteration ${iteration}, and the agent was stopped mid-run`;
+  return { kind: 'hard', code: 'E_TOTAL_TIMEOUT', message, error: new WiggumError('E_TOTAL_TIMEOUT', message, { details: { totalMs, iteration } }) };
 }
 
 async function classify(
