@@ -55,6 +55,8 @@ export interface IterationContext {
   stream: Writable | null;
   /** Aborted with a StopReason to stop the harness at once. */
   signal: AbortSignal;
+  /** Aborted to kill the harness's process group now (SIGKILL), without the rest of its stop grace. */
+  kill?: AbortSignal;
   /**
    * Called with the harness pid and the run's marker right after spawn, so that a crash of wiggum
    * can be followed by killing its group and the background jobs that left it.
@@ -170,6 +172,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
       tailBytes: ctx.config.harness.tailBytes,
       configKey: `harnesses.${ctx.harness.name}.command`,
       signal,
+      ...(ctx.kill === undefined ? {} : { kill: ctx.kill }),
       onSpawn: ctx.onSpawn,
       onMarker: ctx.onMarker,
       onOutput: (chunk, stream) => {
