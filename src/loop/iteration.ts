@@ -275,6 +275,8 @@ async function classify(
     report.failure;
   if (failure !== null) {
     if (failure.kind === 'usage-limit') return { kind: 'usage-limit', resetAtMs: failure.resetAtMs ?? null, message: failure.message };
+    // A harness that could not be started: the spawn's own error (ENOENT, EACCES…) goes into the report's stack.
+    if (failure.kind === 'hard' && result.spawnError !== null) return { kind: 'hard', code: failure.code, message: failure.message, error: result.spawnError };
     return { kind: failure.kind, code: failure.code, message: failure.message };
   }
   if (completionFound) {
@@ -295,7 +297,7 @@ async function completionRefusal(ctx: IterationContext, stories: ReturnType<type
     );
   }
   if (ctx.verify === null) return null;
-  const check = await runVerifyCheck(ctx.verify, ctx.workdir, ctx.env, ctx.config, ctx.signal, ctx.processes);
+  const check = await runVerifyCheck(ctx.verify, ctx.workdir, ctx.env, ctx.config, { signal: ctx.signal, ...(ctx.kill === undefined ? {} : { kill: ctx.kill }) }, ctx.processes);
   ctx.logger.info({ taskId: ctx.taskId, check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed }, `verify check ${ctx.verify.name} ${check.passed ? 'passed' : 'failed'}`);
   return check.passed ? null : `Every story passes, but the verify check "${ctx.verify.name}" failed (${check.summary}):\n${check.outputTail}`;
 }

@@ -30,13 +30,12 @@ import { withMaxIterationsEdit } from './max-iterations.js';
 import { holdWhileExists, sleepCounted } from './waits.js';
 import type { IterationContext } from './iteration.js';
 import type { GitState } from '../git/changes.js';
-import type { StopReason } from './outcome.js';
+import type { IterationOutcome, StopReason } from './outcome.js';
 import { stopReasonOf } from './outcome.js';
 import type { PreparedTask } from './prepare.js';
 import type { LoopFacts } from './reports.js';
 import { isAgentReported } from './reports.js';
 import type { NextAction } from './decide.js';
-import type { IterationOutcome } from './outcome.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 
 
