@@ -9,6 +9,9 @@ import { systemClock } from '../time/clock.js';
 import { requireVault } from '../vault/find-root.js';
 import type { ExitCode } from './exit-codes.js';
 
+/** How long the process may linger once the daemon has stopped. */
+const EXIT_AFTER_STOP_MS = 1_000;
+
 export interface StartOptions {
   vault?: string;
   config?: string;
@@ -71,7 +74,12 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
     void daemon.stopped.then(() => stopShowing?.());
     if (signals > 0) daemon.drain('a signal during start-up');
     if (reloadWanted) void daemon.reload();
-    return (await daemon.stopped) as ExitCode;
+    const code = (await daemon.stopped) as ExitCode;
+    // Everything is released and checkpointed; a run that would not end after its agent was killed
+    // (a process stuck in the kernel, waited for in vain) must not keep the daemon alive. Unref'd:
+    // it fires only if something else still holds the process.
+    setTimeout(() => process.exit(code), EXIT_AFTER_STOP_MS).unref();
+    return code;
   } finally {
     process.off('SIGTERM', onStop);
     process.off('SIGINT', onStop);

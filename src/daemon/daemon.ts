@@ -63,6 +63,11 @@ export interface RunningDaemon {
 /** A task another process (`wiggum run`) is running is looked at again this often, to take it once that ends. */
 const BUSY_TASK_RETRY_MS = 5_000;
 const IDLE_CHECK_MS = 500;
+/**
+ * After the drain grace ran out and the agents were killed, how long their loops get to record the
+ * iteration and checkpoint before the daemon exits anyway: a write or two, not a second grace.
+ */
+const DRAIN_KILL_MARGIN_MS = 1_500;
 
 /**
  * `wiggum start`: watch the vault and run every task that appears in Approved/. Each part that is
@@ -122,6 +127,8 @@ class Daemon implements RunningDaemon {
   /** The session of each running task, to know its file again when its author renames it. */
   private readonly sessions = new RunningSessions();
   private draining = false;
+  /** Aborted when the drain grace runs out (or on a second signal): every running agent is killed. */
+  private readonly killAgents = new AbortController();
   private idleTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -213,6 +220,7 @@ class Daemon implements RunningDaemon {
         file: job.file,
         stream: null,
         signal,
+        kill: this.killAgents.signal,
         onEvent: (event) => {
           if (event.type === 'started') this.sessions.track(event.session, job);
           this.tracker.event(event);
@@ -308,21 +316,39 @@ class Daemon implements RunningDaemon {
     });
   }
 
-  /** Nothing new starts; every task is stopped and checkpointed as interrupted, within the drain grace. */
+  /**
+   * Nothing new starts; every task is stopped and checkpointed as interrupted, within the drain
+   * grace. Agents get SIGTERM and `harness.stop_grace`, but never past `daemon.drain_grace`: when it
+   * runs out the ones still running are killed (SIGKILL), their loops record the iteration and
+   * checkpoint, and the daemon goes on stopping, whatever is still running after a short margin.
+   */
   private async drainQueue(): Promise<void> {
     this.queue.pause();
     this.queue.stopAll('interrupted');
+    const graceMs = this.config.daemon.drainGraceMs;
+    if (await this.idleWithin(graceMs)) return;
+    const left = this.queue.running().map((job) => job.id);
+    this.logger.warn({ graceMs, tasks: left }, `the drain grace (${elapsed(graceMs)}) ran out: killing the agents still running (SIGKILL)`);
+    this.killAgents.abort();
+    if (await this.idleWithin(DRAIN_KILL_MARGIN_MS)) return;
+    this.logger.error({ graceMs, tasks: this.queue.running().map((job) => job.id) }, 'some tasks did not stop after their agents were killed; exiting anyway (they resume from their last checkpoint)');
+  }
+
+  /** Whether the queue is idle within `ms`. */
+  private async idleWithin(ms: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([
-      this.queue.idle().then(() => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), this.config.daemon.drainGraceMs))),
+    const idle = await Promise.race([
+      this.queue.idle().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
     ]);
     clearTimeout(timer);
-    if (timedOut) this.logger.error({ graceMs: this.config.daemon.drainGraceMs }, 'some tasks did not stop within the drain grace; exiting anyway');
+    return idle;
   }
 
   forceExit(): never {
-    this.logger.warn('exiting at once: tasks that were running resume from their last checkpoint at the next start');
+    this.logger.warn('exiting at once: the agents still running are killed; their tasks resume from their last checkpoint at the next start');
+    // The listeners signal synchronously, so SIGKILL reaches every agent's group before the exit.
+    this.killAgents.abort();
     process.exit(3);
   }
 

@@ -71,6 +71,11 @@ export interface ProcessSpec {
   onSpawn?: (pid: number, marker: string) => void;
   /** Aborting is a stop request: SIGTERM to the group, SIGKILL after `stopGraceMs`. */
   signal?: AbortSignal;
+  /**
+   * Aborting ends the run now: SIGKILL to the group (and no grace for what left it), whatever is
+   * left of `stopGraceMs`. A daemon whose drain grace ran out uses it, so no agent outlives it.
+   */
+  kill?: AbortSignal;
   /** Where the command is configured (e.g. `harnesses.claude.command`), named in spawn errors. */
   configKey?: string;
 }
@@ -241,6 +246,14 @@ async function supervise(
   if (spec.idleTimeoutMs > 0) after(spec.idleTimeoutMs, checkIdle);
   const onAbort = (): void => stop('abort');
   spec.signal?.addEventListener('abort', onAbort, { once: true });
+  // SIGKILL now: a stop already under way is waiting out its grace, and sees the group gone. A
+  // group whose leader has exited may still hold leftovers, so the group is signalled either way.
+  const onKill = (): void => {
+    stop('abort');
+    host.signalGroup(pgid, 'SIGKILL');
+  };
+  if (spec.kill?.aborted === true) onKill();
+  else spec.kill?.addEventListener('abort', onKill, { once: true });
   spec.onSpawn?.(pgid, marker);
   const meter = meterRun(marker, host.processTable);
   // No look at spawn: the leader has only just exec'd, so it would show nothing worth its cost
@@ -258,16 +271,20 @@ async function supervise(
   state.leaderExited = true;
   timers.abort();
   spec.signal?.removeEventListener('abort', onAbort);
+  // Once killing is asked for, nothing left of the run gets a grace.
+  const graceMs = (): number => (spec.kill?.aborted === true ? 0 : spec.stopGraceMs);
 
   // No orphans: whatever the leader started in its group dies with it, and so does what left the
   // group but carries the marker; those would otherwise outlive the run, and may hold our pipes.
   const leftoverKilled = host.isGroupAlive(pgid);
   // The leader is gone already (reaped to tell us it exited); look at the members about to be killed.
   if (leftoverKilled) meter.sample();
-  await (state.stopping ?? (leftoverKilled ? killProcessGroup(pgid, spec.stopGraceMs, host) : null));
+  await (state.stopping ?? (leftoverKilled ? killProcessGroup(pgid, graceMs(), host) : null));
   // The group is empty: this last sample holds only the strays, and is the first look for them.
-  const straysKilled = await killStrays(marker, spec.stopGraceMs, host, meter.sample());
+  const straysKilled = await killStrays(marker, graceMs(), host, meter.sample());
   await drainOutput(streams, outputClosed, host);
+  // Kept until here: a kill while leftovers of the group wait out their grace ends them too.
+  spec.kill?.removeEventListener('abort', onKill);
   child.stdin.destroy();
 
   return {

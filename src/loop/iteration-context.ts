@@ -29,6 +29,7 @@ export function iterationContext(task: Task, prepared: PreparedTask, request: Ru
     env: deps.env,
     stream: request.stream,
     signal: request.signal,
+    ...(request.kill === undefined ? {} : { kill: request.kill }),
     // The harness's pid and marker are kept in the session, so a crashed wiggum's agent is found and killed.
     onMarker: (marker) => {
       if (record !== null) recordHarnessMarker(record, marker);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { Budget, CheckDefinition, HarnessDefinition, WiggumConfig } from '../config/config.js';
-import { isWiggumError } from '../errors.js';
+import { WiggumError, isWiggumError } from '../errors.js';
 import { changesSince, gitState } from '../git/changes.js';
 import type { GitState } from '../git/changes.js';
 import { commitLeftovers } from '../git/git.js';
@@ -28,6 +28,7 @@ import { stopReasonOf } from './outcome.js';
 import { PromiseScanner, containsPromise } from './promise.js';
 import { buildPrompt } from './prompt.js';
 import { runVerifyCheck } from './verify.js';
+import { iterationDeadline } from './iteration-deadline.js';
 
 /** Everything about a task that stays fixed while its loop runs. */
 export interface IterationContext {
@@ -55,6 +56,8 @@ export interface IterationContext {
   stream: Writable | null;
   /** Aborted with a StopReason to stop the harness at once. */
   signal: AbortSignal;
+  /** Aborted to kill the harness's process group now (SIGKILL), without the rest of its stop grace. */
+  kill?: AbortSignal;
   /**
    * Called with the harness pid and the run's marker right after spawn, so that a crash of wiggum
    * can be followed by killing its group and the background jobs that left it.
@@ -131,10 +134,15 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   // otherwise retry for minutes); a stop request of the user aborts it too.
   const giveUp = new AbortController();
   const signal = AbortSignal.any([ctx.signal, giveUp.signal]);
-  // A run may not take the task past its max_duration: it is stopped when that is used up.
-  const durationLeftMs = ctx.budget.maxDurationMs > 0 ? Math.max(1, ctx.budget.maxDurationMs - state.spent.agentMs) : Number.POSITIVE_INFINITY;
-  const perStepMs = ctx.config.loop.perIterationTimeoutMs;
-  const cappedByBudget = durationLeftMs < perStepMs || (perStepMs === 0 && Number.isFinite(durationLeftMs));
+  // A run may not take the task past its total time or its max_duration: it is stopped when the
+  // nearer of the two runs out, not only found over it once the run ends (iteration-deadline.ts).
+  const deadline = iterationDeadline({
+    perIterationMs: ctx.config.loop.perIterationTimeoutMs,
+    totalMs: ctx.config.loop.totalTimeoutMs,
+    activeMs: state.activeMs,
+    maxDurationMs: ctx.budget.maxDurationMs,
+    agentMs: state.spent.agentMs,
+  });
   const startedAtMs = ctx.clock.now();
   let result: ProcessResult;
   try {
@@ -157,7 +165,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
         WIGGUM_PROMISE: ctx.promise,
       }),
       stdin: prompt,
-      timeoutMs: cappedByBudget ? durationLeftMs : perStepMs,
+      timeoutMs: deadline.timeoutMs,
       idleTimeoutMs: ctx.config.loop.idleTimeoutMs,
       stopGraceMs: ctx.config.harness.stopGraceMs,
       logFile,
@@ -165,6 +173,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
       tailBytes: ctx.config.harness.tailBytes,
       configKey: `harnesses.${ctx.harness.name}.command`,
       signal,
+      ...(ctx.kill === undefined ? {} : { kill: ctx.kill }),
       onSpawn: ctx.onSpawn,
       onMarker: ctx.onMarker,
       onOutput: (chunk, stream) => {
@@ -205,12 +214,14 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
     gitChanged(gitBefore, gitAfter?.state ?? null);
 
   const completionFound = report.finalMessage !== null ? containsPromise(report.finalMessage, ctx.promise) : scanner.detected;
-  const outcome =
+  const outcome: IterationOutcome =
     prdError !== null
-      ? ({ kind: 'hard', code: 'E_MEMORY_CORRUPT', message: prdError.message } as const)
-      : result.timedOut && cappedByBudget
-        ? ({ kind: 'hard', code: 'E_BUDGET', message: `the agent used up the task's max_duration (${Math.round(ctx.budget.maxDurationMs / 1000)} s of agent time) and was stopped mid-run` } as const)
-        : await classify(ctx, result, report, completionFound, stories, progressed);
+      ? { kind: 'hard', code: 'E_MEMORY_CORRUPT', message: prdError.message, error: prdError }
+      : result.timedOut && deadline.cause === 'total'
+        ? totalTimeout(ctx.config.loop.totalTimeoutMs, iteration)
+        : result.timedOut && deadline.cause === 'budget'
+          ? { kind: 'hard', code: 'E_BUDGET', message: `the agent used up the task's max_duration (${Math.round(ctx.budget.maxDurationMs / 1000)} s of agent time) and was stopped mid-run` }
+          : await classify(ctx, result, report, completionFound, stories, progressed);
 
   const endedAtMs = ctx.clock.now();
   const record: IterationRun['record'] = {
@@ -245,6 +256,12 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   return { outcome, gitState: gitAfter?.state ?? null, record, prd, outputTail: shown.text(), stderrTail: result.stderrTail };
 }
 
+/** The task's total time ran out while the agent worked: it was stopped, and the task ends. */
+function totalTimeout(totalMs: number, iteration: number): IterationOutcome {
+  const message = `the task used its total time (${Math.round(totalMs / 1000)} s, persistence_loop.timeout.total) during iteration ${iteration}, and the agent was stopped mid-run`;
+  return { kind: 'hard', code: 'E_TOTAL_TIMEOUT', message, error: new WiggumError('E_TOTAL_TIMEOUT', message, { details: { totalMs, iteration } }) };
+}
+
 async function classify(
   ctx: IterationContext,
   result: ProcessResult,
@@ -260,6 +277,8 @@ async function classify(
     retriableFailure(result, ctx.config.loop.retry.retriable);
   if (failure !== null) {
     if (failure.kind === 'usage-limit') return { kind: 'usage-limit', resetAtMs: failure.resetAtMs ?? null, message: failure.message };
+    // A harness that could not be started: the spawn's own error (ENOENT, EACCES…) goes into the report's stack.
+    if (failure.kind === 'hard' && result.spawnError !== null) return { kind: 'hard', code: failure.code, message: failure.message, error: result.spawnError };
     return { kind: failure.kind, code: failure.code, message: failure.message };
   }
   if (completionFound) {
@@ -280,7 +299,7 @@ async function completionRefusal(ctx: IterationContext, stories: ReturnType<type
     );
   }
   if (ctx.verify === null) return null;
-  const check = await runVerifyCheck(ctx.verify, ctx.workdir, ctx.env, ctx.config, ctx.signal, ctx.processes);
+  const check = await runVerifyCheck(ctx.verify, ctx.workdir, ctx.env, ctx.config, { signal: ctx.signal, ...(ctx.kill === undefined ? {} : { kill: ctx.kill }) }, ctx.processes);
   ctx.logger.info({ taskId: ctx.taskId, check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed }, `verify check ${ctx.verify.name} ${check.passed ? 'passed' : 'failed'}`);
   return check.passed ? null : `Every story passes, but the verify check "${ctx.verify.name}" failed (${check.summary}):\n${check.outputTail}`;
 }

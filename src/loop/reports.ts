@@ -32,13 +32,41 @@ export interface FailureFacts extends LoopFacts {
   reason: string;
   /** The iteration that failed (being attempted when the loop ended). */
   failedIteration: number;
-  /** The error's stack, or the harness's stderr tail. */
+  /** The harness's stderr tail, or the reason when it printed none. */
   errorDetail: string;
+  /**
+   * wiggum's own error with its causes and their stacks (`describeErrorChain`, secrets redacted),
+   * shown folded; null when the failure is one the agent reported itself, whose stack is wiggum's
+   * bookkeeping and says nothing.
+   */
+  errorChain: string | null;
   checkpoint: { completed_steps: string[]; current_step?: string | null | undefined; state_data?: Record<string, unknown> | undefined };
   logFile: string | null;
 }
 
 const MAX_HISTORY_ROWS = 60;
+
+/**
+ * Failures the agent reported about itself (its output, its exit code): the report shows its
+ * stderr, and wiggum's stack would only show where the loop read it. Every other code is wiggum's
+ * own (a bound reached, memory unreadable, a timeout it enforced), and its stack is shown.
+ */
+const AGENT_REPORTED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'E_HARNESS_AUTH',
+  'E_HARNESS_RATE_LIMIT',
+  'E_HARNESS_OVERLOADED',
+  'E_HARNESS_BILLING',
+  'E_HARNESS_CONTEXT',
+  'E_HARNESS_USAGE_LIMIT',
+  'E_HARNESS_NETWORK',
+  'E_HARNESS_EXIT',
+  'E_HARNESS_TEMPFAIL',
+  'E_HARNESS_FATAL',
+]);
+
+export function isAgentReported(code: ErrorCode): boolean {
+  return AGENT_REPORTED.has(code);
+}
 
 /** `## Completion summary`, appended to a task that reached Done/. */
 export function completionSummary(facts: LoopFacts): string {
@@ -80,6 +108,7 @@ export function failureReport(facts: FailureFacts): string {
 
   const detail = facts.errorDetail.trim();
   if (detail !== '') lines.push('', '### Error', '', fence(detail));
+  if (facts.errorChain !== null && facts.errorChain.trim() !== '') lines.push('', foldedStack(facts.errorChain));
 
   lines.push('', '### Iterations and retries', '');
   if (facts.history.length === 0) {
@@ -177,6 +206,15 @@ function memoryLine(sessionDir: string | null, noMemoryYet = false): string {
   return sessionDir === null
     ? '- Memory: not durable in this run (kept in memory only).'
     : `- Memory: \`${sessionDir}\` (prd.json, progress.txt, context.md, history.jsonl, logs/).`;
+}
+
+/**
+ * The error chain in an Obsidian callout folded shut (`[!failure]-`): one click opens it, and it
+ * does not push the rest of the report down. Every line is quoted, the stack fenced inside.
+ */
+function foldedStack(chain: string): string {
+  const body = [`> [!failure]- Stack: wiggum's error and its causes (for a bug report)`, ...fence(chain.trim()).split('\n').map((line) => `> ${line}`)];
+  return body.join('\n');
 }
 
 /** A fenced block whose fence is longer than any run of backticks inside, so the text cannot break out. */

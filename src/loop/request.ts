@@ -29,5 +29,10 @@ export interface RunTaskRequest {
   stream: Writable | null;
   /** Aborted with a StopReason ('stop-flag', 'interrupted', 'task-gone') to stop the task at once. */
   signal: AbortSignal;
+  /**
+   * Aborted when a stop may wait no longer (the daemon's drain grace ran out): the agent's process
+   * group is killed at once (SIGKILL) instead of being given the rest of `harness.stop_grace`.
+   */
+  kill?: AbortSignal;
   onEvent?: (event: LoopEvent) => void;
 }

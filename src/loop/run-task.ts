@@ -1,4 +1,5 @@
 import { WiggumError, isWiggumError } from '../errors.js';
+import { describeErrorChain, secretValues } from './error-chain.js';
 import { formatProblem } from '../problem.js';
 import { basename } from 'node:path';
 import { checkTaskAgainstConfig } from '../task/check.js';
@@ -15,6 +16,7 @@ import type { TaskRunResult } from './events.js';
 import { prepareTask } from './prepare.js';
 import type { PreparedTask } from './prepare.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
+import { isAgentReported } from './reports.js';
 import { lockTask } from './task-lock.js';
 import { TaskLoop } from './task-loop.js';
 
@@ -100,6 +102,7 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
     reason: error.message,
     failedIteration: (loop?.iteration ?? 0) + 1,
     errorDetail: error.message,
+    errorChain: isAgentReported(error.code) ? null : describeErrorChain(error, secretValues(deps.env)),
     checkpoint: { completed_steps: [], current_step: null },
     logFile: null,
   }, endingDeps);

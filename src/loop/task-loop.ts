@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, relative } from 'node:path';
-import type { ErrorCode } from '../errors.js';
-import { isWiggumError } from '../errors.js';
+import { WiggumError, isWiggumError } from '../errors.js';
+import { describeErrorChain, secretValues } from './error-chain.js';
 import { clearHarnessRecord } from '../harness/pid-record.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
@@ -31,10 +31,12 @@ import { holdWhileExists, sleepCounted } from './waits.js';
 import { isOutageCode } from './retry-policy.js';
 import type { IterationContext, IterationRun } from './iteration.js';
 import type { GitState } from '../git/changes.js';
-import type { StopReason } from './outcome.js';
+import type { IterationOutcome, StopReason } from './outcome.js';
 import { stopReasonOf } from './outcome.js';
 import type { PreparedTask } from './prepare.js';
 import type { LoopFacts } from './reports.js';
+import { isAgentReported } from './reports.js';
+import type { NextAction } from './decide.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 
 
@@ -115,7 +117,8 @@ export class TaskLoop {
     for (;;) {
       const verdict = gate(this.state, { stop: this.stopReason(), nowMs: this.deps.clock.now() }, this.prepared.loop);
       if (verdict.kind === 'stop') return this.stop(verdict.reason);
-      if (verdict.kind === 'reject') return this.reject(verdict.code, withLateStoriesNote(verdict.reason, this.late));
+      // Raised here, where the loop finds the bound reached, so its stack points at the decision.
+      if (verdict.kind === 'reject') return this.reject(new WiggumError(verdict.code, withLateStoriesNote(verdict.reason, this.late)));
       if (verdict.warn) {
         this.state = { ...this.state, warned: true };
         this.log.warn(
@@ -159,7 +162,7 @@ export class TaskLoop {
       try {
         run = await runIteration(this.ctx, this.state, this.body, this.gitState);
       } catch (error) {
-        if (isWiggumError(error, 'E_MEMORY_CORRUPT')) return this.reject('E_MEMORY_CORRUPT', error.message);
+        if (isWiggumError(error, 'E_MEMORY_CORRUPT')) return this.reject(error);
         throw error;
       } finally {
         if (this.prepared.harnessRecord !== null) await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
@@ -192,7 +195,7 @@ export class TaskLoop {
 
       const action = decision.action;
       if (action.kind === 'done') return this.done();
-      if (action.kind === 'reject') return this.reject(action.code, action.reason, record.iteration);
+      if (action.kind === 'reject') return this.reject(rejection(action, run.outcome), record.iteration);
       if (action.kind === 'stop') return this.stop(action.reason);
       if (action.kind === 'continue' && this.state.iteration % this.deps.config.loop.checkpointInterval !== 0) continue;
       if (action.kind === 'wait') this.pauses.pause(harness, action.untilMs, action.why);
@@ -322,7 +325,8 @@ export class TaskLoop {
     return finishDone(this.target(), loop, this.facts(), this.endingDeps(), this.deps.config.loop.tickChecklist);
   }
 
-  private async reject(code: ErrorCode, reason: string, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
+  private async reject(error: WiggumError, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
+    const { code, message: reason } = error;
     await this.follow();
     const lastRecord = this.history.at(-1);
     const { completedSteps, currentStep } = this.steps();
@@ -333,6 +337,7 @@ export class TaskLoop {
       reason,
       failedIteration,
       errorDetail: this.lastStderr.split('\n').slice(-30).join('\n') || reason,
+      errorChain: isAgentReported(code) ? null : describeErrorChain(error, secretValues(this.deps.env, this.prepared.harness.env)),
       checkpoint: { completed_steps: completedSteps, current_step: currentStep, state_data: { attempt: this.state.attempt, no_progress: this.state.noProgressStreak } },
       logFile: lastRecord?.logFile === undefined ? null : relative(this.deps.layout.root, throughRunLink(lastRecord.logFile, this.prepared.session.store.paths?.dir ?? '', this.prepared.session.runDir)),
     }, this.endingDeps());
@@ -346,4 +351,15 @@ export class TaskLoop {
     const loop = checkpointData(this.checkpointKeys(reason === 'stop-flag' || movedTo !== null ? 'stopped' : 'interrupted'));
     return finishStopped(this.target(), loop, reason, this.state.iteration, this.endingDeps(), movedTo);
   }
+}
+
+/**
+ * The error a rejecting decision ends the task with: the one raised where the failure happened
+ * (memory that no longer parses, the total time running out mid-run) when the outcome carries it,
+ * else one raised here with the decision's code and reason.
+ */
+function rejection(action: Extract<NextAction, { kind: 'reject' }>, outcome: IterationOutcome): WiggumError {
+  const raised = outcome.kind === 'hard' ? outcome.error : undefined;
+  if (raised instanceof WiggumError && raised.code === action.code && raised.message === action.reason) return raised;
+  return new WiggumError(action.code, action.reason, raised === undefined ? {} : { cause: raised });
 }

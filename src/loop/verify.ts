@@ -18,7 +18,7 @@ const TAIL_BYTES = 8 * 1024;
  * Runs a task's `verify` check in its workdir, in its own process group like a harness, so a
  * completion claim is accepted only when the check really exits 0.
  */
-export async function runVerifyCheck(check: CheckDefinition, workdir: string, env: NodeJS.ProcessEnv, config: WiggumConfig, signal?: AbortSignal, host: ProcessHost = systemProcessHost): Promise<CheckResult> {
+export async function runVerifyCheck(check: CheckDefinition, workdir: string, env: NodeJS.ProcessEnv, config: WiggumConfig, stops: { signal?: AbortSignal; kill?: AbortSignal } = {}, host: ProcessHost = systemProcessHost): Promise<CheckResult> {
   const result = await runProcess({
     command: check.command,
     args: check.args,
@@ -32,7 +32,8 @@ export async function runVerifyCheck(check: CheckDefinition, workdir: string, en
     logMaxBytes: 0,
     tailBytes: TAIL_BYTES,
     configKey: `checks.${check.name}.command`,
-    ...(signal === undefined ? {} : { signal }),
+    ...(stops.signal === undefined ? {} : { signal: stops.signal }),
+    ...(stops.kill === undefined ? {} : { kill: stops.kill }),
   }, host);
   const output = `${result.stdoutTail}${result.stderrTail}`.trim().split('\n').slice(-30).join('\n');
   if (result.spawnError !== null) return { passed: false, exitCode: null, summary: result.spawnError.message, outputTail: '' };

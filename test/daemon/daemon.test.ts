@@ -6,6 +6,7 @@ import { parseTask } from '../../src/task/parse.js';
 import { CLI, REPO_ROOT, runCli, spawn } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
+import { isRunning } from '../helpers/process-state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
@@ -387,19 +388,22 @@ describe('the daemon', () => {
     await waitFor(() => existsSync(vault.layout.statusFile) && (JSON.parse(readFileSync(vault.layout.statusFile, 'utf8')) as { concurrency: number }).concurrency === 7, 'the new concurrency in status.json');
   });
 
-  test('a second SIGTERM exits at once; the next start resumes', async () => {
+  test('a second SIGTERM kills the agents and exits at once; the next start resumes', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1', FAKE_IGNORE_TERM: '1' }, config: { harness: { stop_grace: '3s' } } });
     const daemon = start(vault);
     await daemon.ready();
     vault.task('stubborn', TASK);
     await waitForFile(join(vault.marks, 'run-1'));
+    const record = join(vault.layout.sessions, 'stubborn', 'harness.json');
+    await waitFor(() => existsSync(record) && (JSON.parse(readFileSync(record, 'utf8')) as { pid: number | null }).pid !== null, 'the harness pid to be recorded');
+    const { pid } = JSON.parse(readFileSync(record, 'utf8')) as { pid: number };
     daemon.kill('SIGTERM');
     await daemon.waitForLog((line) => line.msg.startsWith('draining'), 'the drain');
     daemon.kill('SIGTERM');
     expect((await daemon.exited).code).toBe(3);
-    // The harness that ignored SIGTERM outlived the forced exit; the next start kills it and resumes.
+    // The harness ignored SIGTERM, but not the SIGKILL sent before the forced exit.
+    await waitFor(() => !isRunning(pid), 'the harness to be gone');
     const next = start(vault);
-    await next.waitForLog((line) => line.taskId === 'stubborn' && line.msg.startsWith('killed a harness left running'), 'the orphan to be killed');
     await next.waitForLog(isDone('stubborn'), 'the task to finish');
   });
 

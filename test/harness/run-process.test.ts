@@ -144,6 +144,25 @@ describe('runProcess', () => {
     expect(isProcessGroupAlive(result.pid ?? 0)).toBe(false);
   });
 
+  test('a kill during the stop grace ends the group at once, whatever is left of the grace', async () => {
+    const stop = new AbortController();
+    const kill = new AbortController();
+    // A grace far beyond the test's timeout: only the kill can end this run in time.
+    const result = await runProcess(
+      agentSpec({ FAKE_MODE: 'ignore-term', FAKE_PRINT: 'ready\n' }, {
+        signal: stop.signal,
+        kill: kill.signal,
+        stopGraceMs: 600_000,
+        onOutput: () => {
+          stop.abort();
+          kill.abort();
+        },
+      }),
+    );
+    expect(result).toMatchObject({ stopped: true, signal: 'SIGKILL' });
+    expect(isProcessGroupAlive(result.pid ?? 0)).toBe(false);
+  });
+
   test('a 100 MB flood is logged up to the cap, with a bounded tail', async () => {
     const logFile = join(tempDir(), 'flood.log');
     const floodBytes = 100 * 1024 * 1024;
