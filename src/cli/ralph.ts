@@ -11,7 +11,7 @@ import { chooseSettings, describeRecorded, unrecorded } from '../ralph/loop-sett
 import type { LoopSettings } from '../ralph/loop-settings.js';
 import { formatLoops, listLoops } from '../ralph/list-loops.js';
 import { checkChangeId, ensureRalphTask, noLoopToResume, ralphLayout, readRalphTask } from '../ralph/ralph-task.js';
-import { ralphRoot } from '../ralph/ralph-root.js';
+import { ralphRoot, strandedLoopsNote } from '../ralph/ralph-root.js';
 import { recordedSettings } from '../ralph/settings-file.js';
 import { systemClock } from '../time/clock.js';
 import { findTask } from '../vault/find-task.js';
@@ -45,6 +45,8 @@ export interface RalphOptions extends RunOverrides {
 export async function ralphCommand(prompt: string | undefined, options: RalphOptions): Promise<ExitCode> {
   const root = await ralphRoot(process.cwd());
   const layout = ralphLayout(root);
+  const stranded = strandedLoopsNote(process.cwd(), root);
+  if (stranded !== null) process.stderr.write(`wiggum: ${stranded}\n`);
   if (options.list === true || (options.status === true && options.change === undefined)) {
     const loops = await listLoops(layout);
     process.stdout.write(options.json === true ? `${JSON.stringify(loops, null, 2)}\n` : formatLoops(loops));

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { stringify } from 'yaml';
@@ -77,6 +77,14 @@ describe('wiggum ralph in a repository', () => {
     expect(existsSync(join(root, '.wiggum', 'sessions', 'deep', 'history.jsonl'))).toBe(true);
     expect(existsSync(join(root, 'sub', '.wiggum'))).toBe(false);
     expect(existsSync(join(root, 'sub', 'deeper', '.wiggum'))).toBe(false);
+  });
+
+  test('loops an earlier wiggum kept in a subfolder are pointed out, not silently lost', async () => {
+    const root = repo();
+    mkdirSync(join(root, 'sub', '.wiggum', 'ralph'), { recursive: true });
+    const listed = await runCli(['ralph', '--list'], { cwd: join(root, 'sub') });
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toContain(`sub/.wiggum/ralph holds loops an earlier wiggum kept in this subfolder; ralph now keeps loops in ${join(realpathSync(root), '.wiggum')}`);
   });
 
   test("git sees the user's .wiggum/config.yaml and nothing else wiggum wrote; an old broad exclusion is narrowed", async () => {
