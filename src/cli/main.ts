@@ -79,9 +79,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   program
     .command('ralph')
-    .description('one loop in the current folder (a repository), without a vault; state in .wiggum/sessions/<change>/')
+    .description('one loop in the current repository (its top, from any subfolder), without a vault; state in .wiggum/sessions/<change>/')
     .argument('[prompt]', 'what to do (or --prompt-file); omitted, the loop of --change resumes')
-    .requiredOption('--change <id>', 'the change: names the loop and its memory')
+    .option('--change <id>', 'the change: names the loop and its memory (required but with --list)')
+    .option('--list', 'list the loops with their state, then exit (so does --status without --change)')
     .option('--prompt-file <file>', 'read the prompt from a file')
     .option('--harness <name>', 'a harness from the config')
     .option('--max-iterations <n>', 'bound on iterations', positiveInt)
@@ -91,7 +92,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .option('--add-context <text>', 'append guidance for the next iteration, then exit')
     .option('--clear-context', 'empty the guidance, then exit')
     .option('--status', 'show the iteration count and recent outcomes, then exit')
-    .option('--json', 'with --status: machine-readable output')
+    .option('--json', 'with --status or --list: machine-readable output')
     .option('--config <file>', 'a config file merged over .wiggum/config.yaml')
     .option('--log-level <level>', `one of ${LOG_LEVELS.join(', ')}`, logLevel)
     .action(async (prompt: string | undefined, options: RalphOptions) => {
@@ -142,7 +143,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(await resumeCommand(id, options));
     });
 
-  vaultOptions(program.command('retry').description('send a Rejected task back to Approved, keeping its memory (or --fresh)'))
+  vaultOptions(program.command('retry').description('send a Rejected or Done task back to Approved, keeping its memory (or --fresh)'))
     .argument('<id>', TASK_REF)
     .option('--fresh', 'archive its memory and start over')
     .action(async (id: string, options: VaultOptions & { fresh?: boolean }) => {
@@ -199,9 +200,9 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 const TASK_REF = 'the task: its id, its file name (with or without .md) or its path; the id in any letter case when that is unambiguous';
 
 const RUN_ENDED_HELP = `
-A task in Done/ or Rejected/ is refused (exit 2): its run has ended. wiggum retry ID sends a rejected
-task back to Approved/; a done task runs again once moved back into Approved/ without its state: and
-persistence_loop: keys.`;
+A task in Done/ or Rejected/ is refused (exit 2): its run has ended. wiggum retry ID sends it back to
+Approved/ with its memory and a fresh iteration budget (--fresh starts over); so does moving the file
+back into Approved/. The file must be inside a vault (a folder with Approved/; wiggum init DIR makes one).`;
 
 const EXIT_CODES_HELP = '\nExit codes: 0 complete, 1 failed or rejected, 2 usage or configuration error, 3 stopped or interrupted.';
 

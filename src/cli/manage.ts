@@ -38,7 +38,7 @@ export async function resumeCommand(ref: string, options: VaultOptions): Promise
   return EXIT.complete;
 }
 
-/** `wiggum retry ID [--fresh]`: Rejected → Approved. */
+/** `wiggum retry ID [--fresh]`: Rejected or Done → Approved. */
 export async function retryCommand(ref: string, options: VaultOptions & { fresh?: boolean }): Promise<ExitCode> {
   const { config, layout } = await openVault(options);
   const result = await retryTask(ref, layout, config, { fresh: options.fresh === true, clock: systemClock });
@@ -60,7 +60,7 @@ export async function retryCommand(ref: string, options: VaultOptions & { fresh?
 function ended(layout: VaultLayout, verb: 'stop' | 'resume'): (found: FoundTask, folder: VaultFolder) => string {
   return (found, folder) => {
     const file = relative(layout.root, found.file);
-    const again = folder === 'rejected' ? `; wiggum retry ${found.id} sends it back to ${folderName(layout, 'approved')}` : '';
+    const again = `; wiggum retry ${found.id} sends it back to ${folderName(layout, 'approved')} to run again`;
     return `${file} has ended (it is in ${folderName(layout, folder)}): there is nothing to ${verb}${again}`;
   };
 }

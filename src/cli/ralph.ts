@@ -9,7 +9,9 @@ import type { RunOverrides } from '../loop/prepare.js';
 import { changeContext } from '../memory/pending-context.js';
 import { chooseSettings, describeRecorded, unrecorded } from '../ralph/loop-settings.js';
 import type { LoopSettings } from '../ralph/loop-settings.js';
+import { formatLoops, listLoops } from '../ralph/list-loops.js';
 import { checkChangeId, ensureRalphTask, noLoopToResume, ralphLayout, readRalphTask } from '../ralph/ralph-task.js';
+import { ralphRoot, strandedLoopsNote } from '../ralph/ralph-root.js';
 import { recordedSettings } from '../ralph/settings-file.js';
 import { systemClock } from '../time/clock.js';
 import { findTask } from '../vault/find-task.js';
@@ -21,7 +23,9 @@ import { checkedOverrides } from './run.js';
 import { describeTask } from './task-status.js';
 
 export interface RalphOptions extends RunOverrides {
-  change: string;
+  /** Required, except with --list (and --status, which then lists the loops too). */
+  change?: string;
+  list?: boolean;
   promptFile?: string;
   addContext?: string;
   clearContext?: boolean;
@@ -33,14 +37,29 @@ export interface RalphOptions extends RunOverrides {
 }
 
 /**
- * `wiggum ralph [PROMPT] --change ID`: seed 001's `ralph` command. One loop in the current folder
- * (usually a git repository), its memory in `.wiggum/sessions/<ID>/`. With --add-context,
- * --clear-context or --status it only does that and exits.
+ * `wiggum ralph [PROMPT] --change ID`: seed 001's `ralph` command. One loop in the current
+ * repository (its top, from any subfolder; the current folder outside a repository), its memory in
+ * `.wiggum/sessions/<ID>/`. With --add-context, --clear-context or --status it only does that and
+ * exits; --list (or --status without --change) lists the loops.
  */
 export async function ralphCommand(prompt: string | undefined, options: RalphOptions): Promise<ExitCode> {
-  checkChangeId(options.change);
-  const root = process.cwd();
+  const root = await ralphRoot(process.cwd());
   const layout = ralphLayout(root);
+  const stranded = strandedLoopsNote(process.cwd(), root);
+  if (stranded !== null) process.stderr.write(`wiggum: ${stranded}\n`);
+  if (options.list === true || (options.status === true && options.change === undefined)) {
+    const loops = await listLoops(layout);
+    process.stdout.write(options.json === true ? `${JSON.stringify(loops, null, 2)}\n` : formatLoops(loops));
+    return EXIT.complete;
+  }
+  if (options.change === undefined) {
+    throw new WiggumError('E_USAGE', 'ralph needs --change ID, the name of the loop (wiggum ralph --list shows the loops there are)');
+  }
+  checkChangeId(options.change);
+  return ralphChange(prompt, { ...options, change: options.change }, root, layout);
+}
+
+async function ralphChange(prompt: string | undefined, options: RalphOptions & { change: string }, root: string, layout: VaultLayout): Promise<ExitCode> {
 
   if (options.addContext !== undefined || options.clearContext === true) {
     if (options.clearContext === true) {
@@ -55,7 +74,7 @@ export async function ralphCommand(prompt: string | undefined, options: RalphOpt
   }
 
   if (options.status === true) {
-    const task = await findTask(options.change, [layout.approved, layout.done, layout.rejected]);
+    const task = await findTask(options.change, [layout.approved, layout.done, layout.rejected], root);
     const detail = await describeTask(task, layout, null, options.json === true);
     process.stdout.write(withRecorded(detail, recordedSettings(task.frontmatter, task.file), options.json === true));
     return EXIT.complete;

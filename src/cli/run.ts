@@ -7,7 +7,7 @@ import { WiggumError } from '../errors.js';
 import { createLogger } from '../log/logger.js';
 import type { LogLevel } from '../log/logger.js';
 import type { RunOverrides } from '../loop/prepare.js';
-import { findVaultRoot } from '../vault/find-root.js';
+import { findTaskVault, isInside, notInAVault, requireVault } from '../vault/find-root.js';
 import { ambiguous, folderName, resolveTask } from '../vault/find-task.js';
 import type { VaultFolder } from '../vault/find-task.js';
 import { vaultLayout } from '../vault/layout.js';
@@ -26,14 +26,16 @@ export interface RunOptions extends RunOverrides {
 /**
  * `wiggum run FILE`: one task through the loop in the foreground, exactly as the daemon runs it.
  * FILE is a path; one that does not exist is looked up in the vault as a name, id or vault-relative
- * path. A task in Done/ or Rejected/ is refused (exit 2): its run has ended there.
+ * path. A task in Done/ or Rejected/ is refused (exit 2): its run has ended there. So is a file no
+ * vault holds: the run would make Done/ and .wiggum/ beside it.
  */
 export async function runCommand(file: string, options: RunOptions): Promise<ExitCode> {
   const given = resolve(file);
-  const vault = options.vault ?? (await findVaultRoot(given));
+  const vault = await vaultOf(given, options.vault);
   const config = await loadConfig({ vault, ...(options.config === undefined ? {} : { file: options.config }) });
   const layout = vaultLayout(vault, config);
   const path = (await exists(given)) ? given : ((await fileInVault(file, layout)) ?? given);
+  if (!(await isInside(path, vault))) throw notInAVault(path);
   await refuseLink(path, layout);
   await refuseEnded(path, layout);
   const overrides = checkedOverrides(options, config);
@@ -42,14 +44,26 @@ export async function runCommand(file: string, options: RunOptions): Promise<Exi
   return code;
 }
 
+/**
+ * The vault the task belongs to: --vault (which must be one), else the nearest folder above the
+ * file holding Approved/. Nothing is created when there is none (E_USAGE naming `wiggum init`).
+ */
+async function vaultOf(given: string, option: string | undefined): Promise<string> {
+  if (option !== undefined) {
+    await requireVault(option);
+    return resolve(option);
+  }
+  const found = await findTaskVault(given, async (root) => (await loadConfig({ vault: root })).folders.approved);
+  if (found === null) throw notInAVault(given);
+  return found;
+}
+
 /** What `wiggum run` says of a task in Done/ or Rejected/, and how to run it again. */
 export function endedRunMessage(file: string, folder: Exclude<VaultFolder, 'approved'>, layout: VaultLayout): string {
   const shown = relative(layout.root, file);
   const approved = folderName(layout, 'approved');
-  if (folder === 'rejected') {
-    return `${shown} is in ${folderName(layout, 'rejected')}: its run has ended. wiggum retry "${basename(file, '.md')}" sends it back to ${approved} (keeping its memory; --fresh starts over), where it runs again`;
-  }
-  return `${shown} is in ${folderName(layout, 'done')}: it is done, and running it here would do nothing. To run it again, move it back into ${approved} and remove its state: and persistence_loop: keys (with them it counts as done)`;
+  const state = folder === 'rejected' ? 'its run has ended' : 'it is done';
+  return `${shown} is in ${folderName(layout, folder)}: ${state}. wiggum retry "${basename(file, '.md')}" sends it back to ${approved} (keeping its memory; --fresh starts over), where it runs again; so does moving it back into ${approved}`;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { accessSync, constants, existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { WiggumError } from '../errors.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
 import { runCommand } from '../harness/run-command.js';
 import type { CommandResult } from '../harness/run-command.js';
 
@@ -118,9 +119,11 @@ export async function commitLeftovers(dir: string, message: string): Promise<str
 }
 
 /**
- * Adds `path` (relative to the work tree's top) to `.git/info/exclude`, so that wiggum's own state
- * inside a repository (`.wiggum/` when the vault or `wiggum ralph` lives there) is neither counted
- * as an agent's change nor committed by an agent's `git add -A`. The file is local to the clone.
+ * Hides wiggum's own state folder (`path`, relative to the work tree's top) from git through
+ * `.git/info/exclude`, so that it is neither counted as an agent's change nor committed by an
+ * agent's `git add -A`: everything in it but the user's `config.yaml`, which is theirs to commit
+ * (`/.wiggum/*` and `!/.wiggum/config.yaml`). The file is local to the clone. A broad `/.wiggum/`
+ * line from an earlier wiggum, which hid the config too, is replaced. Returns whether it changed.
  */
 export async function excludeFromGit(dir: string, absolutePath: string): Promise<boolean> {
   const top = (await git(dir, ['rev-parse', '--show-toplevel'])).stdout.trim();
@@ -128,10 +131,28 @@ export async function excludeFromGit(dir: string, absolutePath: string): Promise
   const rel = relative(top, absolutePath);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
   const excludeFile = resolve(dir, (await gitOk(dir, ['rev-parse', '--git-path', 'info/exclude'], 'finding info/exclude')).trim());
-  const pattern = `/${rel.split(sep).join('/')}/`;
   const current = await readFile(excludeFile, 'utf8').catch(() => '');
-  if (current.split('\n').some((line) => line.trim() === pattern)) return false;
+  const next = withStateExcluded(current, `/${rel.split(sep).join('/')}`);
+  if (next === current) return false;
   await mkdir(dirname(excludeFile), { recursive: true });
-  await appendFile(excludeFile, `${current === '' || current.endsWith('\n') ? '' : '\n'}# wiggum's state\n${pattern}\n`);
+  await writeFileAtomic(excludeFile, next);
   return true;
+}
+
+/**
+ * `exclude` (the text of .git/info/exclude) with the lines that hide the state folder `folder`
+ * (`/.wiggum`) but not its config.yaml; an old broad `folder/` line becomes those lines.
+ */
+export function withStateExcluded(exclude: string, folder: string): string {
+  const wanted = [`${folder}/*`, `!${folder}/config.yaml`];
+  const lines = exclude.split('\n');
+  const broad = lines.findIndex((line) => line.trim() === `${folder}/`);
+  if (broad !== -1) {
+    lines.splice(broad, 1, ...wanted.filter((line) => !lines.some((other) => other.trim() === line)));
+    return lines.join('\n');
+  }
+  const missing = wanted.filter((line) => !lines.some((other) => other.trim() === line));
+  if (missing.length === 0) return exclude;
+  const header = missing.length === wanted.length ? ["# wiggum's state (its config.yaml is yours to commit)"] : [];
+  return `${exclude}${exclude === '' || exclude.endsWith('\n') ? '' : '\n'}${[...header, ...missing].join('\n')}\n`;
 }

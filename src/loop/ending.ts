@@ -102,7 +102,9 @@ export function endedAs(task: Task): 'done' | 'rejected' | null {
 /**
  * `.wiggum/locks/<id>.ending`: written before a task's final state, removed once it is moved. In
  * Approved/ with a final state, a task whose marker exists was cut short by a crash between the
- * write and the move; one without it was put back by hand.
+ * write and the move (the move is finished); one without it was put back by hand (it runs again).
+ * The marker is written durably: lost to a power cut while the final state survived, a completed
+ * task would run once more.
  */
 function pendingMoveMarker(deps: EndingDeps, taskId: string): string {
   return join(deps.layout.taskLocks, `${taskId}.ending`);
@@ -182,7 +184,7 @@ export async function writeCheckpoint(file: string, lastText: string, write: Tas
  */
 async function endTask(kind: 'done' | 'rejected', target: LoopFile, write: TaskFileWrite, deps: EndingDeps): Promise<string | null> {
   const marker = pendingMoveMarker(deps, target.taskId);
-  await writeFileAtomic(marker, `${kind}\n`, { durable: false }).catch((error: unknown) => deps.logger.warn({ err: error }, `could not write ${marker}; a crash before the move would leave the task in Approved/`));
+  await writeFileAtomic(marker, `${kind}\n`).catch((error: unknown) => deps.logger.warn({ err: error }, `could not write ${marker}; a crash before the move would leave the task in Approved/, where it would run again`));
   const written = (await writeCheckpoint(target.file, target.lastText, write, deps, CONFLICT_RETRIES)) !== null;
   if (!written) {
     await rm(marker, { force: true });

@@ -78,6 +78,27 @@ function preamble(input: PromptInput): string {
 }
 
 function task(input: PromptInput): string {
-  const body = input.body.trim();
+  const body = withQuotedPromises(input.body).trim();
   return `## Task: ${input.title} (${input.taskId})${body === '' ? '' : `\n\n${body}`}`;
+}
+
+/** The headings of the reports wiggum appends to a task file (reports.ts). */
+const REPORT_HEADINGS = ['## Completion summary', '## Failure report'];
+
+/**
+ * The task body as the prompt shows it. A Done or Rejected task sent back keeps the reports of its
+ * earlier runs, whose "Last output" may hold the promise the agent printed then; in the prompt,
+ * the promise scanner takes a later genuine claim printed after the same words (a deterministic
+ * agent's) for an echo of it, and the task never completes again. Inside those reports the tags
+ * are shown as `‹promise›…‹/promise›`: the agent still reads what happened, and an agent echoing
+ * its prompt still prints no promise. The user's own text is left as written.
+ */
+export function withQuotedPromises(body: string): string {
+  const lines = body.split('\n');
+  let inReport = false;
+  for (const [index, line] of lines.entries()) {
+    if (/^## /.test(line)) inReport = REPORT_HEADINGS.includes(line.trimEnd());
+    if (inReport) lines[index] = line.replaceAll('<promise>', '‹promise›').replaceAll('</promise>', '‹/promise›');
+  }
+  return lines.join('\n');
 }

@@ -59,10 +59,12 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   const log = deps.logger.child({ taskId: task.id });
   const endingDeps: EndingDeps = { layout: deps.layout, logger: log, clock: deps.clock };
   const ended = endedAs(task);
-  if (ended === 'done' || (ended === 'rejected' && hasPendingMove(task.id, endingDeps))) return finishHalfDoneMove(task, ended, endingDeps);
+  // An ended task in Approved/ is either a move a crash cut short (the marker says so: finish the
+  // move, never run it again) or a file a person put back (run it again).
+  if (ended !== null && hasPendingMove(task.id, endingDeps)) return finishHalfDoneMove(task, ended, endingDeps);
   // No implicit agent: a task that names none, with no default configured, waits for its author.
   if (chooseHarness(request.overrides?.harness, task.frontmatter.harness, deps.config.harness.defaultName) === null) throw noHarnessError(basename(task.file));
-  if (ended === 'rejected') task = await sendBack(task, deps, log);
+  if (ended !== null) task = await sendBack(task, ended, deps, log);
 
   let prepared: PreparedTask;
   try {
@@ -109,12 +111,12 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
 }
 
 /**
- * A Rejected task that someone moved back into Approved/ by hand: run again as `wiggum retry`
- * would send it (fresh budgets, the same memory, the old report kept in the file), never
- * re-rejected for the state it still carries.
+ * A Done or Rejected task that someone moved back into Approved/ by hand: run again as `wiggum
+ * retry` would send it (fresh budgets, the same memory, the old report or summary kept in the
+ * file), never re-rejected or re-archived for the state it still carries.
  */
-async function sendBack(task: Task, deps: RunTaskDeps, log: RunTaskDeps['logger']): Promise<Task> {
-  log.info('the task was moved back into Approved/ after it was rejected: it runs again, as wiggum retry would send it');
+async function sendBack(task: Task, ended: 'done' | 'rejected', deps: RunTaskDeps, log: RunTaskDeps['logger']): Promise<Task> {
+  log.info(`the task was moved back into Approved/ after it was ${ended === 'done' ? 'done' : 'rejected'}: it runs again, as wiggum retry would send it`);
   const loop = retriedLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));
   return (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } })).task;
 }

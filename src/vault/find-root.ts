@@ -1,5 +1,5 @@
-import { stat } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { WiggumError, systemErrorCode } from '../errors.js';
 
 /**
@@ -14,6 +14,44 @@ export async function findVaultRoot(file: string, folderNames: readonly string[]
     if (dirname(dir) === dir) break;
   }
   return folderNames.includes(basename(folder)) ? dirname(folder) : folder;
+}
+
+/**
+ * The vault whose task `file` is, for `wiggum run FILE` without --vault: the nearest folder above it
+ * that holds its Approved/ folder. A `.wiggum/` alone does not make one: `wiggum ralph` leaves one
+ * in a repository, and a home folder may hold one; taken for vaults, they captured every later run
+ * below them and grew Done/ folders. `approvedOf(dir)` names the Approved/ folder that a `.wiggum/`
+ * folder's config gives (its folders.approved), for vaults that rename it. Null when no vault holds
+ * the file.
+ */
+export async function findTaskVault(file: string, approvedOf: (root: string) => Promise<string>): Promise<string | null> {
+  for (let dir = dirname(resolve(file)); ; dir = dirname(dir)) {
+    if (await isDirectory(join(dir, 'Approved'))) return dir;
+    if (await isDirectory(join(dir, '.wiggum'))) {
+      const approved = resolve(dir, await approvedOf(dir));
+      if (approved !== join(dir, 'Approved') && (await isDirectory(approved))) return dir;
+    }
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** Whether `path` lies inside `root` (or is it), compared through symbolic links where they exist. */
+export async function isInside(path: string, root: string): Promise<boolean> {
+  const real = async (p: string): Promise<string> => {
+    const dir = await realpath(dirname(resolve(p))).catch(() => dirname(resolve(p)));
+    return join(dir, basename(resolve(p)));
+  };
+  const rel = relative(await real(root), await real(path));
+  return !isAbsolute(rel) && rel.split(sep)[0] !== '..';
+}
+
+/** `wiggum run` of a file that no vault holds: nothing is created, and the way to make one is said. */
+export function notInAVault(file: string): WiggumError {
+  return new WiggumError(
+    'E_USAGE',
+    `${file} is not inside a vault (no folder above it holds an Approved/ folder), so wiggum run leaves it alone and creates nothing: wiggum init DIR makes a vault; put the task in DIR/Approved/ and run it there (or give --vault DIR)`,
+    { details: { file } },
+  );
 }
 
 /**

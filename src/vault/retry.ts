@@ -22,18 +22,16 @@ export interface RetryResult {
 }
 
 /**
- * `wiggum retry ID`: a Rejected task goes back to Approved/. It keeps its session memory (prd.json,
- * progress.txt, git) and resumes from it with a fresh iteration budget and time budget; `--fresh`
- * archives the memory and forgets the checkpoint, so it starts over. Its failure report stays in
- * the file, where the next iterations can read what went wrong. `ref` is the id, the file name or
- * the path. A file that does not parse (found by its name) goes back untouched, since no key can be
- * written into frontmatter that does not parse.
+ * `wiggum retry ID`: a Rejected or Done task goes back to Approved/. It keeps its session memory
+ * (prd.json, progress.txt, git) and resumes from it with a fresh iteration budget and time budget;
+ * `--fresh` archives the memory and forgets the checkpoint, so it starts over. Its failure report
+ * (or completion summary) stays in the file, where the next iterations can read it. `ref` is the
+ * id, the file name or the path. A file that does not parse (found by its name) goes back
+ * untouched, since no key can be written into frontmatter that does not parse.
  */
 export async function retryTask(ref: string, layout: VaultLayout, config: WiggumConfig, options: { fresh: boolean; clock: Clock }): Promise<RetryResult> {
-  const found = await findTaskIn(ref, layout, ['rejected'], (other, folder) =>
-    folder === 'done'
-      ? `${relative(layout.root, other.file)} is in ${folderName(layout, 'done')}: retry sends back a rejected task. To run a done task again, move it into ${folderName(layout, 'approved')} and remove its state: and persistence_loop: keys`
-      : `${relative(layout.root, other.file)} is in ${folderName(layout, 'approved')} already: it runs (or waits its turn) without a retry`,
+  const found = await findTaskIn(ref, layout, ['rejected', 'done'], (other) =>
+    `${relative(layout.root, other.file)} is in ${folderName(layout, 'approved')} already: it runs (or waits its turn) without a retry (wiggum status ${other.id} shows where it stands)`,
   );
   const task = found.task;
   if (task === null) {

@@ -79,7 +79,7 @@ describe('no command loses a task file', () => {
     cpSync(template, root, { recursive: true });
     const done = await runCli(['run', join(root, 'Done', 'keep d.md'), '--no-stream']);
     expect(done.code).toBe(2);
-    expect(done.stderr).toContain('Done/keep d.md is in Done/: it is done, and running it here would do nothing. To run it again, move it back into Approved/');
+    expect(done.stderr).toContain('Done/keep d.md is in Done/: it is done. wiggum retry "keep d" sends it back to Approved/');
     const rejected = await runCli(['run', 'Rejected/keep r.md', '--no-stream'], { cwd: root });
     expect(rejected.code).toBe(2);
     expect(rejected.stderr).toContain('Rejected/keep r.md is in Rejected/: its run has ended. wiggum retry "keep r" sends it back to Approved/');

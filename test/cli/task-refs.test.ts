@@ -74,15 +74,16 @@ describe('commands take a task by id, file name or path', () => {
     expect(existsSync(join(vault.layout.rejected, 'broken.md'))).toBe(false);
   });
 
-  test('retry takes a path, and says what to do with a task that is not in Rejected/', async () => {
+  test('retry takes a path, sends back a Done task too, and says where a task in Approved/ is', async () => {
     const vault = await namesVault();
     writeFileSync(join(vault.layout.rejected, 'Old task.md'), TASK);
     writeFileSync(join(vault.layout.done, 'finished.md'), TASK);
     expect((await runCli(['retry', 'Rejected/Old task.md', '--vault', vault.root])).code).toBe(0);
     expect(existsSync(join(vault.layout.approved, 'Old task.md'))).toBe(true);
     const done = await runCli(['retry', 'finished', '--vault', vault.root]);
-    expect(done.code).toBe(2);
-    expect(done.stderr).toContain('Done/finished.md is in Done/: retry sends back a rejected task. To run a done task again, move it into Approved/');
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain('finished: Done/finished.md → Approved/finished.md');
+    expect(existsSync(join(vault.layout.approved, 'finished.md'))).toBe(true);
     const approved = await runCli(['retry', 'Fix login bug', '--vault', vault.root]);
     expect(approved.code).toBe(2);
     expect(approved.stderr).toContain('Approved/Fix login bug.md is in Approved/ already');

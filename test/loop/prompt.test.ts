@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { buildPrompt } from '../../src/loop/prompt.js';
+import { buildPrompt, withQuotedPromises } from '../../src/loop/prompt.js';
+import { PromiseScanner } from '../../src/loop/promise.js';
 import type { PromptInput } from '../../src/loop/prompt.js';
 
 const goldens = join(import.meta.dirname, '..', 'fixtures', 'prompts');
@@ -56,5 +57,23 @@ describe('the iteration prompt', () => {
 
   test('leaves the context section out when context.md is empty or blank', () => {
     expect(buildPrompt({ ...base, context: '  \n\n' })).not.toContain('Additional Context');
+  });
+});
+
+describe('the reports of earlier runs in the prompt', () => {
+  const said = 'All stories pass.\n<promise>COMPLETE</promise>';
+  test.each([
+    ['a promise the user wrote stays as written', `Print <promise>COMPLETE</promise> when done.\n`, `Print <promise>COMPLETE</promise> when done.\n`],
+    ['a promise quoted in a completion summary is shown quoted', `Do it.\n\n## Completion summary\n\n\`\`\`text\n${said}\n\`\`\`\n`, `Do it.\n\n## Completion summary\n\n\`\`\`text\nAll stories pass.\n‹promise›COMPLETE‹/promise›\n\`\`\`\n`],
+    ['and so in a failure report', `## Failure report\n\n${said}\n`, `## Failure report\n\n‹promise›COMPLETE‹/promise›\n`.replace('‹promise›', 'All stories pass.\n‹promise›')],
+    ['a section of the user after a report is the user\'s again', `## Failure report\n\n${said}\n\n## Notes\n\n<promise>X</promise>\n`, `## Failure report\n\nAll stories pass.\n‹promise›COMPLETE‹/promise›\n\n## Notes\n\n<promise>X</promise>\n`],
+  ])('%s', (_, body, shown) => {
+    expect(withQuotedPromises(body)).toBe(shown);
+  });
+
+  test('a task sent back after it completed: the promise the last run printed is no echo of the prompt', () => {
+    const prompt = buildPrompt({ ...base, body: `Do it.\n\n## Completion summary\n\n### Last output\n\n\`\`\`text\n${said}\n\`\`\`\n` });
+    const scanner = new PromiseScanner('COMPLETE', prompt);
+    expect(scanner.push(`${said}\n`)).toBe(true);
   });
 });

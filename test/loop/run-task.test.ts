@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { TaskRunResult } from '../../src/loop/events.js';
@@ -313,9 +313,32 @@ describe('input and endings', () => {
 
   test('a task whose final state was written but not moved (a crash in between) is only moved', async () => {
     const vault = await makeVault();
+    // The marker the ending writes before the final state, which the move would have removed.
+    mkdirSync(vault.layout.taskLocks, { recursive: true });
+    writeFileSync(join(vault.layout.taskLocks, 'halfway.ending'), 'done\n');
     const ran = await run(vault, vault.task('halfway', '---\nstate: Done\npersistence_loop:\n  status: done\n  iteration: 4\n  max_iterations: 9\n---\nbody\n'));
     expect(ran.result).toMatchObject({ status: 'done', iterations: 4, file: join(vault.layout.done, 'halfway.md') });
     expect(readdirSync(vault.marks)).toEqual([]);
+    expect(existsSync(join(vault.layout.taskLocks, 'halfway.ending'))).toBe(false);
+  });
+
+  test('a Done task moved back into Approved/ by hand runs again with a fresh budget and its memory, and can complete again', async () => {
+    const vault = await vaultWith({ FAKE_STORY_PER_RUN: '1', FAKE_PRINT: 'same words every run\n' });
+    const file = vault.task('again', '---\ntitle: Again\nmax_iterations: 2\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n');
+    const first = await run(vault, file);
+    expect(first.result).toMatchObject({ status: 'done', iterations: 2 });
+    expect(existsSync(join(vault.layout.taskLocks, 'again.ending'))).toBe(false);
+    // Put back as it is, state: Done, summary and all: its 2 iterations are spent, so only a fresh budget lets it run.
+    const back = join(vault.layout.approved, 'again.md');
+    renameSync(first.result.file, back);
+    const second = await run(vault, back);
+    expect(second.result).toMatchObject({ status: 'done', iterations: 1, file: join(vault.layout.done, 'again.md') });
+    expect(second.logs.some((line) => String(line.msg).includes('moved back into Approved/ after it was done'))).toBe(true);
+    // The memory carried over: one more run, with every story already passing, printed the promise
+    // after the same words as the first run's (quoted in the summary the prompt shows) and was believed.
+    expect(second.history).toHaveLength(3);
+    expect(second.history.at(-1)).toMatchObject({ completionFound: true, storiesPassing: 2 });
+    expect(readdirSync(vault.marks)).toHaveLength(3);
   });
 
   test('a task rejected by a run, then moved back into Approved/ by hand, runs again with its memory instead of being re-rejected', async () => {
