@@ -5,6 +5,7 @@ import { checkTaskAgainstConfig } from '../task/check.js';
 import { chooseHarness, noHarnessError } from '../task/harness-choice.js';
 import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
+import { withKeptId } from '../memory/kept-id.js';
 import { updateTaskFile } from '../task/update-file.js';
 import { historyLength, retriedLoop } from '../vault/retry.js';
 import { isoSeconds } from '../time/clock.js';
@@ -36,7 +37,7 @@ async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<
   // A note just created (nothing but white space) is never a task: not run, not rejected.
   if (first.text !== null && first.text.trim() === '') throw new WiggumError('E_TASK_EMPTY', `${basename(request.file)} is empty: write the task (a title, \`harness: NAME\`, what to do), then it runs`);
   if (!first.result.ok) return rejectInvalid(request.file, first.text, first.result.problems, endingDeps);
-  const { id } = first.result.task;
+  const { id } = withKeptId(first.result.task, deps.layout.sessions);
   const lock = await lockTask(deps.layout.taskLocks, id, deps.logger);
   try {
     // Read again under the lock: a run that held it until now may have moved the checkpoint on.
@@ -46,7 +47,7 @@ async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<
     });
     if (read === null) return finishStopped({ taskId: id, file: request.file, lastText: first.text ?? '' }, null, 'task-gone', 0, endingDeps);
     if (!read.result.ok) return rejectInvalid(request.file, read.text, read.result.problems, endingDeps);
-    return await runParsedTask(read.result.task, request, deps);
+    return await runParsedTask(withKeptId(read.result.task, deps.layout.sessions), request, deps);
   } finally {
     await lock?.release();
   }
