@@ -160,7 +160,8 @@ function nextStep(code: ErrorCode, taskId: string): string {
     case 'E_TASK_TOO_LARGE':
       return `Fix the task file as the error says (\`wiggum validate FILE\` checks it), ${retry}`;
     case 'E_MEMORY_CORRUPT':
-      return `Repair or delete the file the error names, ${retry}`;
+      // Without --fresh the task resumes the same memory, so a file that was only deleted fails again.
+      return `Repair the file the error names, then send the task back with \`wiggum retry ${taskId}\`; or start over with \`wiggum retry ${taskId} --fresh\` (the broken session is archived, not deleted).`;
     default:
       return `Fix the cause above, ${retry}`;
   }
