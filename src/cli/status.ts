@@ -10,6 +10,7 @@ import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { openVault } from './open-vault.js';
 import type { VaultOptions } from './open-vault.js';
+import { plural } from '../plural.js';
 
 /** `wiggum status [ID] [--json]`: works whether or not the daemon runs. */
 export async function statusCommand(id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean }): Promise<ExitCode> {
@@ -64,7 +65,7 @@ function renderView(view: VaultView, layout: VaultLayout, now: number): string {
   }
   if (view.recent.length > 0) {
     lines.push('', 'recently finished:');
-    for (const item of view.recent.slice(0, 10)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${item.iterations} iterations` : `  ${item.reason.slice(0, 100)}`}`);
+    for (const item of view.recent.slice(0, 10)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${plural(item.iterations, 'iteration')}` : `  ${item.reason.slice(0, 100)}`}`);
   }
   const fragile = view.tasks.filter((t) => t.durable === false).map((t) => t.id);
   if (fragile.length > 0) lines.push('', `WARNING: session memory is NOT durable for ${fragile.join(', ')}; see the daemon log`);

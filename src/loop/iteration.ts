@@ -27,6 +27,7 @@ import { stopReasonOf } from './outcome.js';
 import { PromiseScanner, containsPromise } from './promise.js';
 import { buildPrompt } from './prompt.js';
 import { runVerifyCheck } from './verify.js';
+import { plural } from '../plural.js';
 
 /** Everything about a task that stays fixed while its loop runs. */
 export interface IterationContext {
@@ -234,7 +235,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   if (report.usage !== undefined) record.usage = report.usage;
   if (result.resources !== null) record.resources = result.resources;
   if (result.straysKilled > 0) {
-    ctx.logger.info({ taskId: ctx.taskId, iteration, strays: result.straysKilled }, `ended ${result.straysKilled} background process(es) the agent left running after its run`);
+    ctx.logger.info({ taskId: ctx.taskId, iteration, strays: result.straysKilled }, `ended ${plural(result.straysKilled, 'background process', 'background processes')} the agent left running after its run`);
   }
   if (report.agentSessionId !== undefined) record.agentSessionId = report.agentSessionId;
   if (outcome.kind === 'transient' || outcome.kind === 'hard' || outcome.kind === 'usage-limit') {

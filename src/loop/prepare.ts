@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { CheckDefinition, HarnessDefinition, LoopConfig, WiggumConfig } from '../config/config.js';
-import { resolvePath } from '../config/sources.js';
 import { WiggumError, systemErrorCode } from '../errors.js';
 import { checkoutTaskBranch, excludeFromGit, isGitRepository } from '../git/git.js';
 import type { HarnessDriver } from '../harness/drivers/driver.js';
@@ -17,6 +16,7 @@ import { openSession } from '../memory/session.js';
 import type { OpenedSession } from '../memory/session.js';
 import { chooseHarness, noHarnessError } from '../task/harness-choice.js';
 import type { Task } from '../task/parse.js';
+import { prdFileOf } from '../task/prd-file.js';
 import { resolveWorkdir } from '../task/workdir.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -73,7 +73,8 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   const workdir = await resolveWorkdir(task.id, fm.workdir, { vaultRoot: layout.root, allowedRoots: config.allowedWorkdirs, workspaces: layout.workspaces });
   if (fm.workdir === undefined) await mkdir(workdir, { recursive: true });
 
-  const userPrd = fm.prd === undefined ? null : await readUserPrd(resolvePath(fm.prd, workdir));
+  const prdFile = prdFileOf(task);
+  const userPrd = prdFile === null ? null : await readUserPrd(prdFile);
   const branch = fm.branch ?? userPrd?.branchName ?? null;
   const initialPrd = (): Prd =>
     userPrd ?? buildPrd({ taskId: task.id, title: fm.title ?? task.id, branchName: branch, description: task.body, stories: task.stories });
