@@ -91,22 +91,22 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
     backend: config.memory.backend,
     clock: deps.clock,
   });
-  if (session.warning !== null) logger.warn({ taskId: task.id, durable: false }, session.warning);
-  if (session.archivedTo !== null) logger.info({ taskId: task.id, archivedTo: session.archivedTo }, 'archived the previous session of this id');
+  if (session.warning !== null) logger.warn({ durable: false }, session.warning);
+  if (session.archivedTo !== null) logger.info({ archivedTo: session.archivedTo }, 'archived the previous session of this id');
 
   const harnessRecord = session.store.paths === null ? null : join(session.store.paths.dir, 'harness.json');
   if (harnessRecord !== null && (await killRecordedHarness(harnessRecord, config.harness.stopGraceMs, deps.processes))) {
-    logger.warn({ taskId: task.id }, 'killed a harness left running by an earlier wiggum that did not stop cleanly');
+    logger.warn('killed a harness left running by an earlier wiggum that did not stop cleanly');
   }
 
   // A task without a workdir works in .wiggum/workspaces/<id>/, inside the vault, and vaults are
   // often git repositories: that repository is the user's, not the task's. Git is used there only
   // when the workspace has a repository of its own (one the agent made).
   const git = config.git.enabled && (fm.workdir === undefined ? existsSync(join(workdir, '.git')) : await isGitRepository(workdir));
-  if (git && (await excludeFromGit(workdir, layout.state))) logger.info({ taskId: task.id }, `added ${layout.state} to the repository's .git/info/exclude`);
+  if (git && (await excludeFromGit(workdir, layout.state))) logger.info(`added ${layout.state} to the repository's .git/info/exclude`);
   if (git && branch !== null) {
     const checkout = await checkoutTaskBranch(workdir, branch);
-    if (checkout.created) logger.info({ taskId: task.id, branch, from: checkout.from }, `created branch ${branch}`);
+    if (checkout.created) logger.info({ branch, from: checkout.from }, `created branch ${branch}`);
   }
 
   return {
