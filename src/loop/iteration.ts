@@ -274,7 +274,7 @@ async function completionRefusal(ctx: IterationContext, stories: ReturnType<type
   if (stories.passing < stories.total) {
     const next = stories.nextStory;
     return (
-      `You printed the completion promise, but only ${stories.passing} of ${stories.total} stories have "passes": true in prd.json` +
+      `You printed the completion promise, but only ${stories.passing} of ${stories.total === 1 ? '1 story has' : `${stories.total} stories have`} "passes": true in prd.json` +
       (next === null ? '.' : `; the next one is ${next.id} ${next.title}.`)
     );
   }
