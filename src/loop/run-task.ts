@@ -114,5 +114,7 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
 async function sendBack(task: Task, deps: RunTaskDeps, log: RunTaskDeps['logger']): Promise<Task> {
   log.info('the task was moved back into Approved/ after it was rejected: it runs again, as wiggum retry would send it');
   const loop = retriedLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));
-  return (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } })).task;
+  const sent = (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } })).task;
+  // The file read back derives its id again; the run keeps the one chosen for it (withKeptId).
+  return { ...sent, id: task.id };
 }

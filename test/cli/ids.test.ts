@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/child.js';
 import { makeVault } from '../helpers/vault.js';
@@ -17,5 +18,26 @@ describe('task ids through wiggum run', () => {
     const short = sessions.find((name) => name !== 'Cafe-creme');
     expect(short).toMatch(/^task-han-kana-[0-9a-z]{6}$/);
     expect(readdirSync(vault.layout.done).sort()).toEqual(['Café crème.md', '日本語のタスク.md']);
+  });
+
+  test('a task an older wiggum ran under its dropped-letter id resumes that session, and commands take its name', async () => {
+    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+    const three = '- [ ] US-001 One\n- [ ] US-002 Two\n- [ ] US-003 Three\n';
+    // What an older wiggum left: the session under `Caf-cr-me`, the checkpoint naming it, no id: key.
+    const first = await runCli(['run', vault.task('Café crème', `---\nid: Caf-cr-me\n---\n${three}`), '--max-iterations', '1', '--no-stream']);
+    expect(first.code).toBe(1);
+    const rejected = join(vault.layout.rejected, 'Café crème.md');
+    writeFileSync(rejected, readFileSync(rejected, 'utf8').replace('id: Caf-cr-me\n', ''));
+    renameSync(rejected, join(vault.layout.approved, 'Café crème.md'));
+
+    const again = await runCli(['run', join(vault.layout.approved, 'Café crème.md'), '--no-stream']);
+    expect(again.code).toBe(0);
+    expect(readdirSync(vault.layout.sessions)).toEqual(['Caf-cr-me']);
+    expect(existsSync(vault.layout.archive) ? readdirSync(vault.layout.archive) : []).toEqual([]);
+    const history = readFileSync(join(vault.layout.sessions, 'Caf-cr-me', 'history.jsonl'), 'utf8').trim().split('\n');
+    expect(history.length).toBeGreaterThan(1);
+
+    const status = await runCli(['status', 'Café crème', '--vault', vault.root]);
+    expect(status.code).toBe(0);
   });
 });
