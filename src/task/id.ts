@@ -39,7 +39,7 @@ export function idFromFileName(file: string): string {
 /**
  * The id wiggum derived from a file name before ids were spelled in ASCII: other characters were
  * dropped (`Café crème` → `Caf-cr-me`) and a name with no ASCII letter became a hex string. Kept so
- * a task already running under such an id keeps its session (see keptTaskId).
+ * a task already running under such an id keeps its session (memory/kept-id.ts).
  */
 export function legacyIdFromFileName(file: string): string {
   const stem = basename(file).replace(/\.md$/i, '');
