@@ -1,9 +1,11 @@
+import { kanaKind, romaji } from './kana.js';
+
 /**
  * Spells a name in ASCII for an id: accents dropped (NFKD, then the combining marks removed), the
  * Latin letters that do not decompose spelled out (ß → ss, ø → o, þ → th), Greek and Cyrillic
- * letters transliterated, Hangul romanised. German umlauts become the plain letter (Ü → U), as in
- * most URL slugs. Letters of any other script are left out and named in `untold`, so the caller can
- * say which script the id stands for.
+ * letters transliterated, Hangul and kana romanised. German umlauts become the plain letter
+ * (Ü → U), as in most URL slugs. Letters of any other script (Han, Arabic, …) are left out and
+ * named in `untold`, so the caller can say which script the id stands for.
  */
 export interface Transliterated {
   /** The name in ASCII; what could not be spelled is a space. */
@@ -39,7 +41,6 @@ const HANGUL_TAIL = ['', 'k', 'k', 'k', 'n', 'n', 'n', 't', 'l', 'k', 'm', 'l', 
 /** Scripts with no table here, by the word an id uses for them; the first that matches names a letter. */
 const SCRIPTS: [string, RegExp][] = [
   ['han', /\p{Script=Han}/u],
-  ['kana', /[\p{Script=Hiragana}\p{Script=Katakana}\u30fc]/u],
   ['arabic', /\p{Script=Arabic}/u],
   ['hebrew', /\p{Script=Hebrew}/u],
   ['thai', /\p{Script=Thai}/u],
@@ -57,7 +58,17 @@ const MARK = /\p{M}/u;
 export function transliterate(name: string): Transliterated {
   const untold: string[] = [];
   let text = '';
-  for (const char of name.normalize('NFC')) {
+  const chars = [...name.normalize('NFC')];
+  for (let i = 0; i < chars.length; i += 1) {
+    const char = chars[i] ?? '';
+    const kind = kanaKind(char);
+    if (kind !== null) {
+      let run = char;
+      while (i + 1 < chars.length && kanaKind(chars[i + 1] ?? '') === kind) run += chars[(i += 1)];
+      // Japanese has no spaces: a change between hiragana and katakana is the nearest word break.
+      text += ` ${romaji(run)} `;
+      continue;
+    }
     const spelled = spell(char);
     if (spelled !== null) {
       text += spelled;

@@ -16,7 +16,7 @@ describe('task ids through wiggum run', () => {
     const sessions = readdirSync(vault.layout.sessions).sort();
     expect(sessions).toContain('Cafe-creme');
     const short = sessions.find((name) => name !== 'Cafe-creme');
-    expect(short).toMatch(/^task-han-kana-[0-9a-z]{6}$/);
+    expect(short).toMatch(/^no-tasuku-han-[0-9a-z]{6}$/);
     expect(readdirSync(vault.layout.done).sort()).toEqual(['Café crème.md', '日本語のタスク.md']);
   });
 

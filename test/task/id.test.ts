@@ -18,6 +18,13 @@ describe('idFromFileName', () => {
     ['Ελληνικά.md', 'Ellinika'],
     ['한국어 작업.md', 'hangukeo-jakeop'],
     ['Café!.md', 'Cafe'],
+    ['タスク.md', 'tasuku'],
+    ['きょうのテスト.md', 'kyouno-tesuto'],
+    ['ちょっと.md', 'chotto'],
+    ['がっこう.md', 'gakkou'],
+    ['しゃしん.md', 'shashin'],
+    ['ファイル.md', 'fairu'],
+    ['サーバー.md', 'saba'],
     // A name from macOS arrives decomposed (NFD): the same id as the composed spelling.
     ['Cafe\u0301 cre\u0300me.md', 'Cafe-creme'],
   ])('%s → %s', (name, id) => {
@@ -35,7 +42,8 @@ describe('idFromFileName', () => {
   });
 
   test.each([
-    ['日本語のタスク.md', /^task-han-kana-[0-9a-z]{6}$/],
+    // The kana are spelled; the Han letters are named, and the hash tells such names apart.
+    ['日本語のタスク.md', /^no-tasuku-han-[0-9a-z]{6}$/],
     ['任务.md', /^task-han-[0-9a-z]{6}$/],
     ['مهمة جديدة.md', /^task-arabic-[0-9a-z]{6}$/],
     ['नमस्ते.md', /^task-devanagari-[0-9a-z]{6}$/],
