@@ -90,8 +90,7 @@ async function checkTasks(request: ValidateRequest, config: WiggumConfig, config
       continue;
     }
     if (!configValid) {
-      if (read.result.ok) continue;
-      problems.push(...read.result.problems);
+      if (!read.result.ok) problems.push(...read.result.problems);
       continue;
     }
     // Neither is rejected by the daemon, which leaves them waiting in Approved/; both are worth saying.
