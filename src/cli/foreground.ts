@@ -11,6 +11,7 @@ import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { onStopSignals } from './signals.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
+import { plural } from '../plural.js';
 
 const FLAG_POLL_MS = 500;
 
@@ -87,14 +88,14 @@ function progressLines(): (event: LoopEvent) => void {
 function summaryLine(result: TaskRunResult): string {
   switch (result.status) {
     case 'done':
-      return `wiggum: done after ${result.iterations} iteration(s): ${result.file}`;
+      return `wiggum: done after ${plural(result.iterations, 'iteration')}: ${result.file}`;
     case 'rejected':
       return `wiggum: rejected (${result.code ?? 'error'}): ${result.reason ?? ''}\n  the failure report is in ${result.file}`;
     case 'stopped':
-      return `wiggum: stopped after ${result.iterations} iteration(s); remove the stop flag and run again to resume`;
+      return `wiggum: stopped after ${plural(result.iterations, 'iteration')}; remove the stop flag and run again to resume`;
     case 'interrupted':
-      if (result.reason === 'task-gone') return `wiggum: the task file was moved or deleted after ${result.iterations} iteration(s); its memory is kept, and the task resumes from it if the file comes back`;
-      if (result.reason !== undefined && result.reason !== 'interrupted') return `wiggum: not ended after ${result.iterations} iteration(s): ${result.reason}`;
-      return `wiggum: interrupted after ${result.iterations} iteration(s); run the same command again to resume`;
+      if (result.reason === 'task-gone') return `wiggum: the task file was moved or deleted after ${plural(result.iterations, 'iteration')}; its memory is kept, and the task resumes from it if the file comes back`;
+      if (result.reason !== undefined && result.reason !== 'interrupted') return `wiggum: not ended after ${plural(result.iterations, 'iteration')}: ${result.reason}`;
+      return `wiggum: interrupted after ${plural(result.iterations, 'iteration')}; run the same command again to resume`;
   }
 }

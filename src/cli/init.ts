@@ -19,13 +19,15 @@ export async function initCommand(dir: string | undefined, options: InitOptions 
   const hasConfig = existsSync(configFile);
   // The name is checked before anything is created: a typo leaves no half-made vault behind.
   if (options.harness !== undefined) await checkHarness(options.harness, hasConfig ? root : null);
-  const created = await scaffoldVault(root, options.harness === undefined ? {} : { harness: options.harness });
+  const { created, sampleLeftOut } = await scaffoldVault(root, options.harness === undefined ? {} : { harness: options.harness });
   process.stdout.write(created.length === 0 ? `${root} is already a vault: nothing to create\n` : `created in ${root}: ${created.join(', ')}\n`);
+  if (sampleLeftOut !== null) process.stdout.write(`no sample task added: ${sampleLeftOut}\n`);
   if (options.harness !== undefined && hasConfig) {
     process.stdout.write(`${configFile} already exists and was left as it is: set harness.default: ${options.harness} there yourself\n`);
   }
   process.stdout.write('write a task in Drafts/, then move it into Approved/ to run it\n');
-  process.stdout.write(`next: wiggum start --vault ${root}   (the sample task runs with the demo agent)\n`);
+  const sample = created.some((file) => file.startsWith('Approved/')) ? '   (the sample task runs with the demo agent)' : '';
+  process.stdout.write(`next: wiggum start --vault ${root}${sample}\n`);
   return EXIT.complete;
 }
 

@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { elapsed } from '../daemon/dashboard.js';
 import type { TaskEntry } from '../daemon/status.js';
 import type { VaultView } from '../daemon/view.js';
+import { plural } from '../plural.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { VaultLayout } from '../vault/layout.js';
 
@@ -49,7 +50,7 @@ export function renderStatus(view: VaultView, layout: VaultLayout, nowMs: number
   }
   if (view.recent.length > 0) {
     lines.push('', 'recently finished:');
-    for (const item of view.recent.slice(0, 10)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${describeCount(item.iterations)}` : `  ${item.reason.slice(0, 100)}`}`);
+    for (const item of view.recent.slice(0, 10)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${plural(item.iterations, 'iteration')}` : `  ${item.reason.slice(0, 100)}`}`);
   }
   const fragile = view.tasks.filter((t) => t.durable === false).map((t) => t.id);
   if (fragile.length > 0) lines.push('', `WARNING: session memory is NOT durable for ${fragile.join(', ')}; see the daemon log`);
@@ -91,10 +92,6 @@ function doing(task: TaskEntry, group: string, nowMs: number): string {
 function outageWords(task: TaskEntry, outage: NonNullable<TaskEntry['outage']>, nowMs: number): string {
   const next = task.phase === 'running' ? 'probing it now' : task.untilMs === undefined ? 'paused' : `paused, probing again in ${elapsed(task.untilMs - nowMs)}`;
   return `waiting on harness ${outage.harness} (outage for ${elapsed(nowMs - outage.sinceMs)}): ${next}`;
-}
-
-function describeCount(iterations: number): string {
-  return `${iterations} iteration${iterations === 1 ? '' : 's'}`;
 }
 
 function oneLine(text: string): string {

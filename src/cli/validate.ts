@@ -4,6 +4,7 @@ import { findVaultRoot, requireVault } from '../vault/find-root.js';
 import { validateVault } from '../vault/validate.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
+import { plural } from '../plural.js';
 
 export interface ValidateOptions {
   vault?: string;
@@ -27,10 +28,10 @@ export async function validateCommand(files: string[], options: ValidateOptions)
   });
   for (const problem of [...problems, ...warnings]) process.stdout.write(`${formatProblem(problem)}\n`);
   if (problems.length === 0) {
-    const noted = warnings.length === 0 ? '' : ` (${warnings.length} warning(s) above)`;
-    process.stdout.write(files.length === 0 ? `ok: the configuration and every task in ${vault} are valid${noted}\n` : `ok: ${files.length} file(s) valid${noted}\n`);
+    const noted = warnings.length === 0 ? '' : ` (${plural(warnings.length, 'warning')} above)`;
+    process.stdout.write(files.length === 0 ? `ok: the configuration and every task in ${vault} are valid${noted}\n` : `ok: ${plural(files.length, 'file')} valid${noted}\n`);
     return EXIT.complete;
   }
-  process.stderr.write(`${problems.length} problem(s) found\n`);
+  process.stderr.write(`${plural(problems.length, 'problem')} found\n`);
   return EXIT.usage;
 }

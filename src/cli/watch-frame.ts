@@ -1,6 +1,7 @@
 import type { AuthorWait, FinishedEntry, TaskEntry } from '../daemon/status.js';
 import type { Spent } from '../memory/spent.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
+import { plural } from '../plural.js';
 
 /** Everything one frame of `status --watch` shows, read from the vault at one moment. */
 export interface WatchSnapshot {
@@ -58,7 +59,7 @@ export function renderFrame(snapshot: WatchSnapshot, width?: number): string {
   }
   if (snapshot.recent.length > 0) {
     lines.push('', 'recently finished:');
-    for (const item of snapshot.recent.slice(0, RECENT_SHOWN)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? item.file}  after ${item.iterations} iterations`);
+    for (const item of snapshot.recent.slice(0, RECENT_SHOWN)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? item.file}  after ${plural(item.iterations, 'iteration')}`);
   }
   if (snapshot.tasks.length === 0 && snapshot.waitingForAuthor.length === 0) lines.push('', 'nothing running');
   const fitted = width === undefined || width < 20 ? lines : lines.map((line) => ([...line].length > width ? `${[...line].slice(0, width - 1).join('')}…` : line));

@@ -50,23 +50,31 @@ export async function checkConfig(sources: ConfigSources = {}): Promise<ConfigCh
 
   const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.data), {});
   const parsed = rawConfigSchema.safeParse(merged);
+  // Checked on the merged data before the schema, so one pass reports it beside any schema error.
+  const unknownDefault = unknownDefaultHarness(merged);
+  if (unknownDefault !== null) problems.push(locateIssue(layers, ['harness', 'default'], unknownDefault));
   if (!parsed.success) {
-    return {
-      ok: false,
-      problems: parsed.error.issues.map((issue) =>
+    problems.push(
+      ...parsed.error.issues.map((issue) =>
         // Point an unknown key (a typo, usually) at the key itself, not at its parent.
         issue.code === 'unrecognized_keys'
           ? locateIssue(layers, [...issue.path, issue.keys[0] ?? ''], `unknown key "${issue.keys.join('", "')}" (a typo?)`)
           : locateIssue(layers, issue.path, issue.message),
       ),
-    };
+    );
   }
-  const raw = parsed.data;
-  if (raw.harness.default !== '' && !(raw.harness.default in raw.harnesses)) {
-    problems.push(locateIssue(layers, ['harness', 'default'], `no harness named "${raw.harness.default}" is defined under harnesses${didYouMeanSuffix(raw.harness.default, Object.keys(raw.harnesses))}`));
-  }
-  if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: compileConfig(raw, layers.map((layer) => layer.file)) };
+  if (!parsed.success || problems.length > 0) return { ok: false, problems };
+  return { ok: true, config: compileConfig(parsed.data, layers.map((layer) => layer.file)) };
+}
+
+/** What is wrong with `harness.default` when it names no harness under `harnesses`, or null. */
+function unknownDefaultHarness(merged: Record<string, unknown>): string | null {
+  const harness = merged.harness;
+  const named = isPlainObject(harness) ? harness.default : undefined;
+  if (typeof named !== 'string' || named === '') return null;
+  const harnesses = isPlainObject(merged.harnesses) ? Object.keys(merged.harnesses) : [];
+  if (harnesses.includes(named)) return null;
+  return `no harness named "${named}" is defined under harnesses${didYouMeanSuffix(named, harnesses)}`;
 }
 
 async function readLayer(file: string, required: boolean, problems: Problem[]): Promise<Layer | null> {

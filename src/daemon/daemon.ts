@@ -32,6 +32,7 @@ import { RunningSessions } from './renames.js';
 import { readRecent } from './recent.js';
 import { StatusPublisher } from './status-publisher.js';
 import type { Job, TaskQueue, TaskQueueFactory } from './task-queue.js';
+import { plural } from '../plural.js';
 
 export interface DaemonOptions {
   vault: string;
@@ -91,7 +92,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     // Under the lock: no other wiggum writes into these folders now.
     for (const dir of [layout.approved, layout.done, layout.rejected]) {
       const removed = sweepStaleTemps(dir);
-      if (removed.length > 0) logger.info({ dir, removed }, `removed ${removed.length} temp file(s) left by an interrupted write`);
+      if (removed.length > 0) logger.info({ dir, removed }, `removed ${plural(removed.length, 'temp file')} left by an interrupted write`);
     }
     await finishCutMoves({ layout, logger, clock: options.clock }).catch((error: unknown) =>
       logger.error({ err: error }, 'could not finish a move to Done/ or Rejected/ that a crash cut short; the file stays in Approved/ beside its twin'),
@@ -309,7 +310,7 @@ class Daemon implements RunningDaemon {
     if (this.idleTimer !== null) clearTimeout(this.idleTimer);
     this.setLifecycle('draining');
     const running = this.queue.running();
-    this.logger.info({ running: running.length }, `draining (${why}): stopping ${running.length} running task(s) and checkpointing them`);
+    this.logger.info({ running: running.length }, `draining (${why}): stopping ${plural(running.length, 'running task')} and checkpointing them`);
     void this.releasers.releaseAll().then(() => {
       this.logger.info('stopped');
       this.resolveStopped(0);

@@ -1,4 +1,5 @@
 import type { WiggumConfig } from '../config/config.js';
+import { withKeptId } from '../memory/kept-id.js';
 import { idFromFileName } from '../task/id.js';
 import { readTaskFile } from '../task/read.js';
 import { resolveWorkdir } from '../task/workdir.js';
@@ -16,7 +17,7 @@ export async function jobFor(name: string, file: string, config: WiggumConfig, l
     const id = idFromFileName(name);
     return { id, name, file, workdir: `invalid:${name}`, priority: 0, enqueuedAtMs: nowMs };
   }
-  const { task } = read.result;
+  const task = withKeptId(read.result.task, layout.sessions);
   const workdir = await resolveWorkdir(task.id, task.frontmatter.workdir, {
     vaultRoot: layout.root,
     allowedRoots: config.allowedWorkdirs,

@@ -74,7 +74,7 @@ async function main(): Promise<number> {
     say(`${next.id} passes`);
   }
   const summary = storySummary(prd);
-  say(`${summary.passing} of ${summary.total} stories pass`);
+  say(`${summary.passing} of ${summary.total === 1 ? '1 story passes' : `${summary.total} stories pass`}`);
   if (summary.passing === summary.total) process.stdout.write(`All stories pass.\n<promise>${env.WIGGUM_PROMISE ?? 'COMPLETE'}</promise>\n`);
   return 0;
 }

@@ -1,6 +1,7 @@
 import type { HarnessKind } from '../config/schema.js';
 import type { CommandLocation, VersionReading } from '../harness/command-lookup.js';
 import { describeLocation } from '../harness/command-lookup.js';
+import { plural } from '../plural.js';
 
 /** ok: nothing to do; warn: worth a look, a first run can still work; fail: must be fixed first. */
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -38,7 +39,7 @@ export function describeUse(use: HarnessUse): string {
   const parts: string[] = [];
   if (use.tasks.length > 0) {
     const shown = use.tasks.slice(0, 3).join(', ');
-    parts.push(`used by ${use.tasks.length} task(s): ${shown}${use.tasks.length > 3 ? ', …' : ''}`);
+    parts.push(`used by ${plural(use.tasks.length, 'task')}: ${shown}${use.tasks.length > 3 ? ', …' : ''}`);
   }
   if (use.isDefault) parts.push('the default (harness.default)');
   return parts.length === 0 ? 'not used by any task in Approved/' : parts.join('; ');

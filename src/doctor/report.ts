@@ -1,5 +1,6 @@
 import type { CheckResult, CheckStatus } from './checks.js';
 import { doctorExitCode } from './checks.js';
+import { plural } from '../plural.js';
 
 const LABELS: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
 
@@ -14,8 +15,8 @@ export function formatReport(results: readonly CheckResult[]): string {
   const warned = results.filter((result) => result.status === 'warn').length;
   lines.push(
     failed === 0
-      ? `ready: nothing to fix${warned === 0 ? '' : ` (${warned} warning(s) worth a look)`}`
-      : `${failed} problem(s) to fix before a first run${warned === 0 ? '' : `, ${warned} warning(s)`}`,
+      ? `ready: nothing to fix${warned === 0 ? '' : ` (${plural(warned, 'warning')} worth a look)`}`
+      : `${plural(failed, 'problem')} to fix before a first run${warned === 0 ? '' : `, ${plural(warned, 'warning')}`}`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import type { DestinationStream, Logger as PinoLogger } from 'pino';
+import type { DestinationStream, LogFn, Logger as PinoLogger } from 'pino';
 import { compactStream } from './compact-line.js';
 import type { LiveLine } from './live-line.js';
 import type { LogLevel } from './levels.js';
@@ -31,7 +31,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const env = options.env ?? process.env;
   const tty = (options.fd === 1 ? process.stdout : process.stderr).isTTY;
   const pretty = options.pretty ?? tty;
-  const base = { level: options.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime };
+  const base = { level: options.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime, hooks: { logMethod: logOnce } };
   const destination = pino.destination({ fd: options.fd, sync: true });
   if (pretty) {
     const stream = options.fd === 1 ? process.stdout : process.stderr;
@@ -46,6 +46,36 @@ export function createLogger(options: LoggerOptions): Logger {
   }
   if (env.JOURNAL_STREAM !== undefined && env.JOURNAL_STREAM !== '') return pino(base, withSyslogPriority(destination));
   return pino(base, destination);
+}
+
+/** The keys pino writes on every line itself (`pid` from `base`). */
+const LINE_KEYS = new Set(['level', 'time', 'pid']);
+
+/**
+ * The fields of one log call, without the keys the line already carries: a child logger bound with
+ * `taskId` that is also given `{ taskId }` would write the key twice, which JSON readers take
+ * differently (the last wins, or the line is refused). The same value is dropped; a different one is
+ * kept as `otherKey`, so nothing logged is lost.
+ */
+export function withoutRepeatedKeys(fields: Record<string, unknown>, bound: Record<string, unknown>): Record<string, unknown> {
+  const repeated = Object.keys(fields).filter((key) => LINE_KEYS.has(key) || Object.hasOwn(bound, key));
+  if (repeated.length === 0) return fields;
+  const kept: Record<string, unknown> = { ...fields };
+  for (const key of repeated) {
+    const value = kept[key];
+    delete kept[key];
+    if (!LINE_KEYS.has(key) && bound[key] === value) continue;
+    kept[`other${key.charAt(0).toUpperCase()}${key.slice(1)}`] = value;
+  }
+  return kept;
+}
+
+function logOnce(this: PinoLogger, args: Parameters<LogFn>, method: LogFn): void {
+  const [first] = args;
+  if (typeof first === 'object' && first !== null && Object.getPrototypeOf(first) === Object.prototype) {
+    args[0] = withoutRepeatedKeys(first as Record<string, unknown>, this.bindings());
+  }
+  method.apply(this, args);
 }
 
 /** A terminal that does not say its width (0, or none under some pseudo-terminals). */

@@ -4,6 +4,7 @@ import type { Spent } from '../memory/spent.js';
 import type { ErrorCode } from '../errors.js';
 import type { IterationOutcome, StopReason } from './outcome.js';
 import { isOutageCode, probeDelayMs, retryDelayMs } from './retry-policy.js';
+import { plural } from '../plural.js';
 
 /** The loop's own counters, checkpointed into the task after every iteration. */
 export interface LoopState {
@@ -84,7 +85,7 @@ export function decide(outcome: IterationOutcome, state: LoopState, policy: Deci
         return { action: { kind: 'wait', untilMs, why: 'outage' }, state: next };
       }
       if (attempt > policy.retry.maxAttempts) {
-        return reject(state, 'E_RETRIES_EXHAUSTED', `${outcome.message}; still failing after ${policy.retry.maxAttempts} ${policy.retry.maxAttempts === 1 ? 'retry' : 'retries'}`);
+        return reject(state, 'E_RETRIES_EXHAUSTED', `${outcome.message}; still failing after ${plural(policy.retry.maxAttempts, 'retry', 'retries')}`);
       }
       return { action: { kind: 'retry', attempt, delayMs: retryDelayMs(attempt, policy.retry, random) }, state: next };
     }
@@ -102,7 +103,7 @@ export function decide(outcome: IterationOutcome, state: LoopState, policy: Deci
         return { action: { kind: 'wait', untilMs, why: 'usage-limit' }, state: { ...state, usageWaits, waitingSinceMs: since } };
       }
       if (usageWaits > policy.retry.maxAttempts) {
-        return reject(state, 'E_HARNESS_USAGE_LIMIT', `${outcome.message}; the limit was hit again after ${policy.retry.maxAttempts} waits`);
+        return reject(state, 'E_HARNESS_USAGE_LIMIT', `${outcome.message}; the limit was hit again after ${plural(policy.retry.maxAttempts, 'wait')}`);
       }
       const untilMs = outcome.resetAtMs;
       if (untilMs - nowMs > policy.usageLimitMaxWaitMs) {
@@ -129,7 +130,7 @@ export function decide(outcome: IterationOutcome, state: LoopState, policy: Deci
         return reject(next, 'E_HARNESS_EXIT', `the harness ${exitDescription(outcome.exitCode, outcome.signal)} (fail-fast)`);
       }
       if (policy.noProgressLimit > 0 && next.noProgressStreak >= policy.noProgressLimit) {
-        return reject(next, 'E_NO_PROGRESS', `stuck: ${next.noProgressStreak} iterations in a row with no story passing, commit, changed file or new learning`);
+        return reject(next, 'E_NO_PROGRESS', `stuck: ${plural(next.noProgressStreak, 'iteration')} in a row with no story passing, commit, changed file or new learning`);
       }
       return { action: { kind: 'continue' }, state: next };
     }
@@ -171,7 +172,7 @@ export function gate(state: LoopState, gateInput: Gate, limits: Pick<LoopConfig,
     return {
       kind: 'reject',
       code: 'E_TOTAL_TIMEOUT',
-      reason: `the task used its total time budget (${Math.round(limits.totalTimeoutMs / 1000)} s, persistence_loop.timeout.total) after ${state.iteration} iterations`,
+      reason: `the task used its total time budget (${Math.round(limits.totalTimeoutMs / 1000)} s, persistence_loop.timeout.total) after ${plural(state.iteration, 'iteration')}`,
     };
   }
   if (state.iteration >= state.maxIterations) {

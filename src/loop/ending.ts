@@ -20,6 +20,7 @@ import type { TaskRunResult } from './events.js';
 import type { StopReason } from './outcome.js';
 import { completionSummary, failureReport, invalidTaskReport } from './reports.js';
 import type { FailureFacts, LoopFacts } from './reports.js';
+import { plural } from '../plural.js';
 
 /**
  * Every way a task's run ends, in one place: done, rejected (by the loop, before it could start,
@@ -50,7 +51,7 @@ export async function finishDone(target: LoopFile, loop: PersistenceLoopData, fa
   const write = { keys: { state: 'Done' as const, persistence_loop: loop }, section: completionSummary(facts), ...(tickChecklist ? { tick: passing } : {}) };
   const ended = await endTask('done', target, write, deps);
   if (ended === null) return notEnded('done', target, facts.iterations, deps);
-  deps.logger.info({ iterations: facts.iterations, file: ended }, `done after ${facts.iterations} iterations`);
+  deps.logger.info({ iterations: facts.iterations, file: ended }, `done after ${plural(facts.iterations, 'iteration')}`);
   return { status: 'done', taskId: target.taskId, file: ended, iterations: facts.iterations };
 }
 

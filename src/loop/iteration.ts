@@ -29,6 +29,7 @@ import { PromiseScanner, containsPromise } from './promise.js';
 import { buildPrompt } from './prompt.js';
 import { runVerifyCheck } from './verify.js';
 import { iterationDeadline } from './iteration-deadline.js';
+import { plural } from '../plural.js';
 
 /** Everything about a task that stays fixed while its loop runs. */
 export interface IterationContext {
@@ -186,13 +187,13 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
       },
     }, ctx.processes);
   } finally {
-    await files?.absorb().catch((error: unknown) => ctx.logger.warn({ taskId: ctx.taskId, err: error }, 'could not read the agent memory back'));
+    await files?.absorb().catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not read the agent memory back'));
   }
   const report = reader.finish(result);
 
   if (ctx.git && ctx.config.git.autoCommit && !result.stopped) {
     await commitLeftovers(ctx.workdir, `wiggum: iteration ${iteration} leftovers (${ctx.taskId})`).catch((error: unknown) =>
-      ctx.logger.warn({ taskId: ctx.taskId, iteration, err: error }, 'auto-commit of leftovers failed'),
+      ctx.logger.warn({ iteration, err: error }, 'auto-commit of leftovers failed'),
     );
   }
   const gitAfter = gitBefore === null ? null : await changesSince(ctx.workdir, gitBefore).catch(() => null);
@@ -246,7 +247,7 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   if (report.usage !== undefined) record.usage = report.usage;
   if (result.resources !== null) record.resources = result.resources;
   if (result.straysKilled > 0) {
-    ctx.logger.info({ taskId: ctx.taskId, iteration, strays: result.straysKilled }, `ended ${result.straysKilled} background process(es) the agent left running after its run`);
+    ctx.logger.info({ iteration, strays: result.straysKilled }, `ended ${plural(result.straysKilled, 'background process', 'background processes')} the agent left running after its run`);
   }
   if (report.agentSessionId !== undefined) record.agentSessionId = report.agentSessionId;
   if (outcome.kind === 'transient' || outcome.kind === 'hard' || outcome.kind === 'usage-limit') {
@@ -294,13 +295,13 @@ async function completionRefusal(ctx: IterationContext, stories: ReturnType<type
   if (stories.passing < stories.total) {
     const next = stories.nextStory;
     return (
-      `You printed the completion promise, but only ${stories.passing} of ${stories.total} stories have "passes": true in prd.json` +
+      `You printed the completion promise, but only ${stories.passing} of ${stories.total === 1 ? '1 story has' : `${stories.total} stories have`} "passes": true in prd.json` +
       (next === null ? '.' : `; the next one is ${next.id} ${next.title}.`)
     );
   }
   if (ctx.verify === null) return null;
   const check = await runVerifyCheck(ctx.verify, ctx.workdir, ctx.env, ctx.config, { signal: ctx.signal, ...(ctx.kill === undefined ? {} : { kill: ctx.kill }) }, ctx.processes);
-  ctx.logger.info({ taskId: ctx.taskId, check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed }, `verify check ${ctx.verify.name} ${check.passed ? 'passed' : 'failed'}`);
+  ctx.logger.info({ check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed }, `verify check ${ctx.verify.name} ${check.passed ? 'passed' : 'failed'}`);
   return check.passed ? null : `Every story passes, but the verify check "${ctx.verify.name}" failed (${check.summary}):\n${check.outputTail}`;
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from '../log/logger.js';
 import type { LoopState } from './decide.js';
+import { plural } from '../plural.js';
 
 /**
  * What the loop does when the user edits the task's own `max_iterations` while it runs. The task
@@ -37,7 +38,7 @@ export function maxIterationsChange(input: MaxIterationsInput): MaxIterationsCha
   const next = input.fileNow ?? input.configDefault;
   if (next === input.current) return { kind: 'same' };
   const ends = next <= input.done ? `; ${input.done} ${input.done === 1 ? 'iteration has' : 'iterations have'} finished, so the task ends now` : '';
-  return { kind: 'applied', maxIterations: next, message: `${edit}: it takes effect now, the loop runs at most ${next} iterations${ends}` };
+  return { kind: 'applied', maxIterations: next, message: `${edit}: it takes effect now, the loop runs at most ${plural(next, 'iteration')}${ends}` };
 }
 
 /**

@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { CheckDefinition, HarnessDefinition, LoopConfig, WiggumConfig } from '../config/config.js';
-import { resolvePath } from '../config/sources.js';
 import { WiggumError, systemErrorCode } from '../errors.js';
 import { checkoutTaskBranch, excludeFromGit, isGitRepository } from '../git/git.js';
 import type { HarnessDriver } from '../harness/drivers/driver.js';
@@ -17,6 +16,7 @@ import { openSession } from '../memory/session.js';
 import type { OpenedSession } from '../memory/session.js';
 import { chooseHarness, noHarnessError } from '../task/harness-choice.js';
 import type { Task } from '../task/parse.js';
+import { prdFileOf } from '../task/prd-file.js';
 import { resolveWorkdir } from '../task/workdir.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -73,7 +73,8 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   const workdir = await resolveWorkdir(task.id, fm.workdir, { vaultRoot: layout.root, allowedRoots: config.allowedWorkdirs, workspaces: layout.workspaces });
   if (fm.workdir === undefined) await mkdir(workdir, { recursive: true });
 
-  const userPrd = fm.prd === undefined ? null : await readUserPrd(resolvePath(fm.prd, workdir));
+  const prdFile = prdFileOf(task);
+  const userPrd = prdFile === null ? null : await readUserPrd(prdFile);
   const branch = fm.branch ?? userPrd?.branchName ?? null;
   const initialPrd = (): Prd =>
     userPrd ?? buildPrd({ taskId: task.id, title: fm.title ?? task.id, branchName: branch, description: task.body, stories: task.stories });
@@ -90,22 +91,22 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
     backend: config.memory.backend,
     clock: deps.clock,
   });
-  if (session.warning !== null) logger.warn({ taskId: task.id, durable: false }, session.warning);
-  if (session.archivedTo !== null) logger.info({ taskId: task.id, archivedTo: session.archivedTo }, 'archived the previous session of this id');
+  if (session.warning !== null) logger.warn({ durable: false }, session.warning);
+  if (session.archivedTo !== null) logger.info({ archivedTo: session.archivedTo }, 'archived the previous session of this id');
 
   const harnessRecord = session.store.paths === null ? null : join(session.store.paths.dir, 'harness.json');
   if (harnessRecord !== null && (await killRecordedHarness(harnessRecord, config.harness.stopGraceMs, deps.processes))) {
-    logger.warn({ taskId: task.id }, 'killed a harness left running by an earlier wiggum that did not stop cleanly');
+    logger.warn('killed a harness left running by an earlier wiggum that did not stop cleanly');
   }
 
   // A task without a workdir works in .wiggum/workspaces/<id>/, inside the vault, and vaults are
   // often git repositories: that repository is the user's, not the task's. Git is used there only
   // when the workspace has a repository of its own (one the agent made).
   const git = config.git.enabled && (fm.workdir === undefined ? existsSync(join(workdir, '.git')) : await isGitRepository(workdir));
-  if (git && (await excludeFromGit(workdir, layout.state))) logger.info({ taskId: task.id }, `added ${layout.state} to the repository's .git/info/exclude`);
+  if (git && (await excludeFromGit(workdir, layout.state))) logger.info(`added ${layout.state} to the repository's .git/info/exclude`);
   if (git && branch !== null) {
     const checkout = await checkoutTaskBranch(workdir, branch);
-    if (checkout.created) logger.info({ taskId: task.id, branch, from: checkout.from }, `created branch ${branch}`);
+    if (checkout.created) logger.info({ branch, from: checkout.from }, `created branch ${branch}`);
   }
 
   return {

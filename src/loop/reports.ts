@@ -4,6 +4,7 @@ import { describeSpent } from '../memory/spent.js';
 import type { Spent } from '../memory/spent.js';
 import { formatProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
+import { plural } from '../plural.js';
 
 /** What both reports say about how the loop went. */
 export interface LoopFacts {
@@ -150,7 +151,7 @@ export function invalidTaskReport(problems: Problem[], rejectedAt: string): stri
 /** When the task failed, counted as every view counts (iterations finished). */
 function whenLine(facts: FailureFacts): string {
   const work = `after ${seconds(facts.activeMs)} of work (started ${facts.startedAt})`;
-  if (facts.code === 'E_MAX_ITERATIONS') return `- Used all ${facts.maxIterations} iterations without completing, at ${facts.endedAt}, ${work}.`;
+  if (facts.code === 'E_MAX_ITERATIONS') return `- Used ${facts.maxIterations === 1 ? 'its only iteration' : `all ${facts.maxIterations} iterations`} without completing, at ${facts.endedAt}, ${work}.`;
   // Refused before the loop could run (an unknown harness, a workdir outside the allowed folders):
   // no iteration was attempted, so none is named as the one that failed.
   if (facts.noMemoryYet === true) {
@@ -189,7 +190,8 @@ function nextStep(code: ErrorCode, taskId: string): string {
     case 'E_TASK_TOO_LARGE':
       return `Fix the task file as the error says (\`wiggum validate FILE\` checks it), ${retry}`;
     case 'E_MEMORY_CORRUPT':
-      return `Repair or delete the file the error names, ${retry}`;
+      // Without --fresh the task resumes the same memory, so a file that was only deleted fails again.
+      return `Repair the file the error names, then send the task back with \`wiggum retry ${taskId}\`; or start over with \`wiggum retry ${taskId} --fresh\` (the broken session is archived, not deleted).`;
     default:
       return `Fix the cause above, ${retry}`;
   }
@@ -230,8 +232,4 @@ function cell(text: string): string {
 
 function seconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }

@@ -6,6 +6,7 @@ import { checkTaskAgainstConfig } from '../task/check.js';
 import { chooseHarness, noHarnessError } from '../task/harness-choice.js';
 import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
+import { withKeptId } from '../memory/kept-id.js';
 import { updateTaskFile } from '../task/update-file.js';
 import { historyLength, retriedLoop } from '../vault/retry.js';
 import { isoSeconds } from '../time/clock.js';
@@ -38,7 +39,7 @@ async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<
   // A note just created (nothing but white space) is never a task: not run, not rejected.
   if (first.text !== null && first.text.trim() === '') throw new WiggumError('E_TASK_EMPTY', `${basename(request.file)} is empty: write the task (a title, \`harness: NAME\`, what to do), then it runs`);
   if (!first.result.ok) return rejectInvalid(request.file, first.text, first.result.problems, endingDeps);
-  const { id } = first.result.task;
+  const { id } = withKeptId(first.result.task, deps.layout.sessions);
   const lock = await lockTask(deps.layout.taskLocks, id, deps.logger);
   try {
     // Read again under the lock: a run that held it until now may have moved the checkpoint on.
@@ -48,7 +49,7 @@ async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<
     });
     if (read === null) return finishStopped({ taskId: id, file: request.file, lastText: first.text ?? '' }, null, 'task-gone', 0, endingDeps);
     if (!read.result.ok) return rejectInvalid(request.file, read.text, read.result.problems, endingDeps);
-    return await runParsedTask(read.result.task, request, deps);
+    return await runParsedTask(withKeptId(read.result.task, deps.layout.sessions), request, deps);
   } finally {
     await lock?.release();
   }
@@ -118,5 +119,7 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
 async function sendBack(task: Task, ended: 'done' | 'rejected', deps: RunTaskDeps, log: RunTaskDeps['logger']): Promise<Task> {
   log.info(`the task was moved back into Approved/ after it was ${ended === 'done' ? 'done' : 'rejected'}: it runs again, as wiggum retry would send it`);
   const loop = retriedLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));
-  return (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } })).task;
+  const sent = (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } })).task;
+  // The file read back derives its id again; the run keeps the one chosen for it (withKeptId).
+  return { ...sent, id: task.id };
 }

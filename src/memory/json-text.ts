@@ -1,8 +1,22 @@
+import { basename, dirname } from 'node:path';
 import type { z } from 'zod';
 import { WiggumError } from '../errors.js';
+import { TASK_ID_PATTERN } from '../task/vocabulary.js';
 
-/** What to tell a person whose memory file is broken. */
-const FIX_HINT = 'fix the file by hand, or start the task afresh with `wiggum retry --fresh` (the old session is archived)';
+/**
+ * What to tell a person whose memory file is broken, with the command that starts the task afresh.
+ * Memory files live in `sessions/<task id>/`, so the folder names the task the command needs.
+ */
+export function startAfresh(path: string): string {
+  const folder = dirname(path);
+  const id = basename(folder);
+  const command = basename(dirname(folder)) === 'sessions' && TASK_ID_PATTERN.test(id) ? `\`wiggum retry ${id} --fresh\`` : 'wiggum retry and --fresh';
+  return `start the task afresh with ${command} (the old session is archived)`;
+}
+
+function fixHint(path: string): string {
+  return `fix the file by hand, or ${startAfresh(path)}`;
+}
 
 /**
  * Parses a memory file's JSON text. A syntax error becomes E_MEMORY_CORRUPT naming the file and
@@ -15,7 +29,7 @@ export function parseJsonText(text: string, path: string): unknown {
     const offset = jsonErrorOffset(text);
     const { line, column } = lineColumn(text, offset);
     const reason = (cause as Error).message;
-    throw new WiggumError('E_MEMORY_CORRUPT', `${path}: not valid JSON at line ${line}, column ${column} (${reason}); ${FIX_HINT}`, {
+    throw new WiggumError('E_MEMORY_CORRUPT', `${path}: not valid JSON at line ${line}, column ${column} (${reason}); ${fixHint(path)}`, {
       cause,
       details: { path, line, column, offset },
     });
@@ -27,7 +41,7 @@ export function checkSchema<T extends z.ZodType>(schema: T, value: unknown, path
   const checked = schema.safeParse(value);
   if (checked.success) return checked.data;
   const problems = describeIssues(checked.error.issues);
-  throw new WiggumError('E_MEMORY_CORRUPT', `${path}: ${problems}; ${FIX_HINT}`, {
+  throw new WiggumError('E_MEMORY_CORRUPT', `${path}: ${problems}; ${fixHint(path)}`, {
     details: { path, issues: checked.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })) },
   });
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { WiggumError, systemErrorCode } from '../errors.js';
-import { checkSchema, parseJsonText } from './json-text.js';
+import { checkSchema, parseJsonText, startAfresh } from './json-text.js';
 
 /** session.json: whose memory a session folder holds. */
 export const sessionMetaSchema = z
@@ -47,7 +47,7 @@ export function readMemoryText(path: string): string | null {
 export function missingFile(path: string, what: string): WiggumError {
   return new WiggumError(
     'E_MEMORY_CORRUPT',
-    `${path}: missing (${what}); restore it, or start the task afresh with \`wiggum retry --fresh\` (the old session is archived)`,
+    `${path}: missing (${what}); restore it, or ${startAfresh(path)}`,
     { details: { path } },
   );
 }

@@ -3,6 +3,7 @@ import { didYouMeanSuffix } from '../config/did-you-mean.js';
 import { isWiggumError } from '../errors.js';
 import type { Problem } from '../problem.js';
 import type { Task } from './parse.js';
+import { prdFileProblem } from './prd-file.js';
 import { resolveWorkdir } from './workdir.js';
 
 /** Where workdirs are resolved from: the vault root and its workspaces folder (a VaultLayout fits). */
@@ -13,7 +14,8 @@ export interface WorkdirPlaces {
 
 /**
  * The checks a task needs the configuration for: its harness and verify check must be defined
- * there (a task can only name them), and its workdir must exist inside the allowed folders.
+ * there (a task can only name them), its workdir must exist inside the allowed folders, and its
+ * prd: file must exist.
  */
 export async function checkTaskAgainstConfig(task: Task, config: WiggumConfig, places: WorkdirPlaces): Promise<Problem[]> {
   const problems: Problem[] = [];
@@ -38,11 +40,14 @@ export async function checkTaskAgainstConfig(task: Task, config: WiggumConfig, p
       message: `verify: unknown check "${verify}": ${known.length === 0 ? 'no checks are configured (add one under checks:)' : `the configured checks are ${known.join(', ')}`}`,
     });
   }
+  let resolved: string | null = null;
   try {
-    await resolveWorkdir(task.id, workdir, { vaultRoot: places.root, allowedRoots: config.allowedWorkdirs, workspaces: places.workspaces });
+    resolved = await resolveWorkdir(task.id, workdir, { vaultRoot: places.root, allowedRoots: config.allowedWorkdirs, workspaces: places.workspaces });
   } catch (error) {
     if (!isWiggumError(error, 'E_WORKDIR')) throw error;
     problems.push({ file: task.file, ...at('workdir'), key: 'workdir', message: `workdir: ${error.message}` });
   }
+  const prd = await prdFileProblem(task, resolved);
+  if (prd !== null) problems.push({ file: task.file, ...at('prd'), key: 'prd', message: prd });
   return problems;
 }

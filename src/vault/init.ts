@@ -48,21 +48,56 @@ export interface ScaffoldOptions {
   harness?: string;
 }
 
+export interface Scaffolded {
+  /** What was created, relative to the vault (`Approved/`, `.wiggum/config.yaml`, …). */
+  created: string[];
+  /** Why the sample task was not added (the vault is in use), or null when it was, or was there already. */
+  sampleLeftOut: string | null;
+}
+
+const SAMPLE_FILE = 'try-wiggum.md';
+
+/** What tells whether a vault is new enough to get the sample task. */
+export interface SampleFacts {
+  /** `.wiggum/` was there before this init: the vault was set up already. */
+  vaultExisted: boolean;
+  /** Where a file of the sample's name already is (`Done/try-wiggum.md`), or null. */
+  sampleAt: string | null;
+  /** The sample's session folder exists: it ran here before. */
+  sessionExists: boolean;
+}
+
 /**
- * `wiggum init [DIR]`: the vault folders, a commented config and a sample task. Nothing that
- * exists is overwritten; returns what was created. A place where no folder can be made (under a
- * file, in /proc or /sys, without permission) is E_USAGE with one line saying why.
+ * Why the sample task must not be added, or null to add it. Only a new vault gets it: in a used
+ * one it would run again and archive the earlier sample's session.
  */
-export async function scaffoldVault(root: string, options: ScaffoldOptions = {}): Promise<string[]> {
+export function sampleRefusal(facts: SampleFacts): string | null {
+  if (facts.sampleAt !== null) return `the sample task is already at ${facts.sampleAt}`;
+  if (facts.sessionExists) return 'the sample task ran here before (its session is in .wiggum/sessions/)';
+  if (facts.vaultExisted) return 'this vault was set up before (.wiggum/ exists)';
+  return null;
+}
+
+/**
+ * `wiggum init [DIR]`: the vault folders, a commented config and, in a new vault, a sample task.
+ * Nothing that exists is overwritten. A place where no folder can be made (under a file, in /proc
+ * or /sys, without permission) is E_USAGE with one line saying why.
+ */
+export async function scaffoldVault(root: string, options: ScaffoldOptions = {}): Promise<Scaffolded> {
   const created: string[] = [];
   await makeFolder(root, root);
+  const facts: SampleFacts = {
+    vaultExisted: (await kindOf(join(root, '.wiggum'), root)) !== 'missing',
+    sampleAt: await sampleIn(root),
+    sessionExists: (await kindOf(join(root, '.wiggum', 'sessions', SAMPLE_FILE.replace(/\.md$/, '')), root)) !== 'missing',
+  };
+  const sampleLeftOut = sampleRefusal(facts);
   for (const folder of FOLDERS) {
     if (await makeFolder(join(root, folder), root)) created.push(`${folder}/`);
   }
-  for (const [file, text] of [
-    ['.wiggum/config.yaml', configText(options.harness ?? null)],
-    ['Approved/try-wiggum.md', SAMPLE],
-  ] as const) {
+  const files: [string, string][] = [['.wiggum/config.yaml', configText(options.harness ?? null)]];
+  if (sampleLeftOut === null) files.push([`Approved/${SAMPLE_FILE}`, SAMPLE]);
+  for (const [file, text] of files) {
     try {
       await writeFile(join(root, file), text, { flag: 'wx' });
       created.push(file);
@@ -70,7 +105,17 @@ export async function scaffoldVault(root: string, options: ScaffoldOptions = {})
       if (systemErrorCode(error) !== 'EEXIST') throw cannotCreate(root, join(root, file), error);
     }
   }
-  return created;
+  // A sample still waiting in Approved/ is not news; one left out of a used vault is.
+  return { created, sampleLeftOut: facts.sampleAt === `Approved/${SAMPLE_FILE}` ? null : sampleLeftOut };
+}
+
+/** The vault folder holding a file of the sample's name, as `Done/try-wiggum.md`, or null. */
+async function sampleIn(root: string): Promise<string | null> {
+  for (const folder of FOLDERS) {
+    if (folder === '.wiggum') continue;
+    if ((await kindOf(join(root, folder, SAMPLE_FILE), root)) !== 'missing') return `${folder}/${SAMPLE_FILE}`;
+  }
+  return null;
 }
 
 /**

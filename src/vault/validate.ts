@@ -38,8 +38,19 @@ export interface ValidateReport {
 /** Every problem in the configuration and the given task files (or all of Approved/), and the warnings. */
 export async function validateVault(request: ValidateRequest): Promise<ValidateReport> {
   const checked = await checkConfig(request.config);
-  if (!checked.ok) return { problems: checked.problems, warnings: [] };
-  const layout = vaultLayout(request.vault, checked.config);
+  if (!checked.ok) {
+    // The task files are still read, against the defaults, so one pass shows every problem; what
+    // depends on the config (its harnesses, checks, workdirs) waits until the config is fixed.
+    const defaults = await checkConfig({});
+    if (!defaults.ok) return { problems: checked.problems, warnings: [] };
+    const tasks = await checkTasks(request, defaults.config, false);
+    return { problems: [...checked.problems, ...tasks.problems], warnings: [] };
+  }
+  return checkTasks(request, checked.config, true);
+}
+
+async function checkTasks(request: ValidateRequest, config: WiggumConfig, configValid: boolean): Promise<ValidateReport> {
+  const layout = vaultLayout(request.vault, config);
 
   let files = request.files;
   if (files.length === 0) {
@@ -47,7 +58,9 @@ export async function validateVault(request: ValidateRequest): Promise<ValidateR
       files = (await readdir(layout.approved)).filter(isTaskFileName).sort().map((name) => join(layout.approved, name));
     } catch (error) {
       if (systemErrorCode(error) !== 'ENOENT') throw error;
-      return { problems: [fileProblem(layout.approved, `there is no ${checked.config.folders.approved}/ folder here: run wiggum init, or pass --vault DIR`)], warnings: [] };
+      // With the config unread, the folder may just have another name there.
+      if (!configValid) return { problems: [], warnings: [] };
+      return { problems: [fileProblem(layout.approved, `there is no ${config.folders.approved}/ folder here: run wiggum init, or pass --vault DIR`)], warnings: [] };
     }
   }
 
@@ -79,8 +92,12 @@ export async function validateVault(request: ValidateRequest): Promise<ValidateR
       problems.push(fileProblem(file, 'no such file'));
       continue;
     }
+    if (!configValid) {
+      if (!read.result.ok) problems.push(...read.result.problems);
+      continue;
+    }
     // Neither is rejected by the daemon, which leaves them waiting in Approved/; both are worth saying.
-    const wait = waitReasonOf(read.text, read.result, checked.config.harness.defaultName);
+    const wait = waitReasonOf(read.text, read.result, config.harness.defaultName);
     if (wait !== null) {
       problems.push(wait === 'empty' ? fileProblem(file, 'empty: not a task, and never run until something is written in it') : { file, line: 1, col: 1, key: 'harness', message: NO_HARNESS_TEXT });
       if (wait === 'empty') continue;
@@ -89,9 +106,9 @@ export async function validateVault(request: ValidateRequest): Promise<ValidateR
       problems.push(...read.result.problems);
       continue;
     }
-    problems.push(...(await checkTaskAgainstConfig(read.result.task, checked.config, layout)));
+    problems.push(...(await checkTaskAgainstConfig(read.result.task, config, layout)));
     if (request.pathEnv !== undefined) {
-      const warning = await missingCommandWarning(read.result.task, checked.config, locate);
+      const warning = await missingCommandWarning(read.result.task, config, locate);
       if (warning !== null) warnings.push(warning);
     }
   }

@@ -47,7 +47,7 @@ describe('wiggum doctor', () => {
     const { vault, env } = setup(HARNESSES, { 'g.md': ghostTask });
     const result = await runCli(['doctor'], { cwd: vault, env });
     expect(result.code).toBe(1);
-    expect(lineOf(result.stdout, 'harness ghost')).toMatch(/^FAIL {2}harness ghost: wiggum-doctor-missing-cmd is missing \(not found on PATH\); used by 1 task\(s\): g\.md$/);
+    expect(lineOf(result.stdout, 'harness ghost')).toMatch(/^FAIL {2}harness ghost: wiggum-doctor-missing-cmd is missing \(not found on PATH\); used by 1 task: g\.md$/);
     expect(result.stdout).toMatch(/\n {6}fix: install it, or fix harnesses\.ghost\.command in the config\n/);
     expect(lineOf(result.stdout, 'harness versioned')).toMatch(/^ok {4}harness versioned: .*\/bin\/versioned-agent, version versioned-agent 9\.8\.7-test; not used by any task/);
     expect(lineOf(result.stdout, 'harness demo')).toMatch(/^ok {4}harness demo: built-in demo agent/);
@@ -55,7 +55,7 @@ describe('wiggum doctor', () => {
       expect(lineOf(result.stdout, check)).toMatch(/^(ok|warn|FAIL) /);
     }
     expect(lineOf(result.stdout, 'vault Done/')).toMatch(/readable and writable/);
-    expect(result.stdout).toMatch(/\n1 problem\(s\) to fix before a first run/);
+    expect(result.stdout).toMatch(/\n1 problem to fix before a first run/);
     expect(result.stderr).toBe('');
   });
 
@@ -75,10 +75,10 @@ describe('wiggum doctor', () => {
     const result = await runCli(['doctor'], { cwd: vault, env });
     expect(result.stdout).not.toMatch(/^FAIL/m);
     expect(result.code).toBe(0);
-    expect(lineOf(result.stdout, 'harness versioned')).toMatch(/used by 2 task\(s\): d\.md, v\.md; the default \(harness\.default\)$/);
+    expect(lineOf(result.stdout, 'harness versioned')).toMatch(/used by 2 tasks: d\.md, v\.md; the default \(harness\.default\)$/);
     // The built-in agents nobody uses are not installed here: a warning, not a failure.
     expect(lineOf(result.stdout, 'harness codex')).toMatch(/^warn {2}harness codex: codex is missing/);
-    expect(result.stdout).toMatch(/\nready: nothing to fix \(\d+ warning\(s\) worth a look\)\n$/);
+    expect(result.stdout).toMatch(/\nready: nothing to fix \(\d+ warnings? worth a look\)\n$/);
   });
 
   test('a config with problems is a FAIL per problem, as validate prints it (exit 1, not a usage error)', async () => {
@@ -122,7 +122,7 @@ describe('wiggum doctor', () => {
     expect(report.checks.find((check) => check.check === 'harness ghost')).toEqual({
       check: 'harness ghost',
       status: 'fail',
-      message: 'wiggum-doctor-missing-cmd is missing (not found on PATH); used by 1 task(s): g.md',
+      message: 'wiggum-doctor-missing-cmd is missing (not found on PATH); used by 1 task: g.md',
       fix: 'install it, or fix harnesses.ghost.command in the config',
     });
     expect(report.checks.find((check) => check.check === 'harness versioned')?.message).toContain('9.8.7');
@@ -141,7 +141,7 @@ describe('wiggum validate, on a task whose harness command is missing here', () 
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([
       `${join(vault, 'Approved', 'g.md')}:3:1: warning: the task names harness "ghost", whose command wiggum-doctor-missing-cmd is missing (not found on PATH): install it, or fix harnesses.ghost.command in the config (wiggum doctor checks this machine)`,
-      `ok: the configuration and every task in ${vault} are valid (1 warning(s) above)`,
+      `ok: the configuration and every task in ${vault} are valid (1 warning above)`,
     ]);
   });
 

@@ -33,7 +33,7 @@ describe('wiggum run', () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
     const done = await runCli(['run', vault.task('ok', TASK), '--no-stream']);
     expect(done.code).toBe(0);
-    expect(done.stderr).toContain('wiggum: done after 3 iteration(s)');
+    expect(done.stderr).toContain('wiggum: done after 3 iterations');
 
     const rejected = await runCli(['run', vault.task('bounded', TASK), '--max-iterations', '2', '--no-stream']);
     expect(rejected.code).toBe(1);
@@ -173,7 +173,7 @@ describe('wiggum run', () => {
     await waitForFile(join(vault.marks, 'run-2'));
     rmSync(file);
     expect(await exited).toBe(3);
-    expect(stderr).toContain('wiggum: the task file was moved or deleted after 1 iteration(s); its memory is kept');
+    expect(stderr).toContain('wiggum: the task file was moved or deleted after 1 iteration; its memory is kept');
     expect(stderr).not.toContain('run the same command again');
     expect(existsSync(join(vault.layout.sessions, 'doomed', 'prd.json'))).toBe(true);
     expect(historyOf(vault.layout.sessions, 'doomed')[0]?.iteration).toBe(1);

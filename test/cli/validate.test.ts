@@ -102,6 +102,47 @@ describe('wiggum validate', () => {
     expect(result.stdout).toContain(`${join(root, '.wiggum', 'config.yaml')}:2:16: daemon.concurrency:`);
   });
 
+  test('one pass reports every problem: an unknown harness.default beside a schema error, and the tasks too', async () => {
+    const root = vault();
+    mkdirSync(join(root, '.wiggum'));
+    const config = join(root, '.wiggum', 'config.yaml');
+    writeFileSync(config, 'harness:\n  default: nosuchharness\npersistence_loop:\n  max_iterations: 0\n');
+    writeFileSync(join(root, 'Approved', 'bad.md'), '---\ntitle: a\ntitle: b\n---\n');
+    writeFileSync(join(root, 'Approved', 'fine.md'), '---\nharness: mine\n---\nbody\n');
+    const result = await runCli(['validate', '--vault', root]);
+    expect(result.code).toBe(2);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      `${config}:2:12: harness.default: no harness named "nosuchharness" is defined under harnesses`,
+      `${config}:4:19: persistence_loop.max_iterations: Too small: expected number to be >=1`,
+      // What needs the config (harness "mine") waits until the config reads; the file's own problem does not.
+      `${join(root, 'Approved', 'bad.md')}:3:1: duplicate key "title": each key may appear once`,
+    ]);
+    expect(result.stderr).toContain('3 problems found');
+  });
+
+  test("a prd: file that does not exist is a problem naming it; a relative one is read from the task file's folder", async () => {
+    const root = vault();
+    mkdirSync(join(root, 'specs'));
+    mkdirSync(join(root, 'code'));
+    writeFileSync(join(root, 'specs', 'feature.json'), '{"userStories":[]}');
+    writeFileSync(join(root, 'code', 'here.json'), '{"userStories":[]}');
+    const missing = join(root, 'Approved', 'missing.md');
+    writeFileSync(missing, '---\nharness: demo\nprd: no-such-prd.json\n---\nbody\n');
+    const relative = join(root, 'Approved', 'relative.md');
+    writeFileSync(relative, `---\nharness: demo\nworkdir: ${join(root, 'code')}\nprd: ../specs/feature.json\n---\nbody\n`);
+    const old = join(root, 'Approved', 'old.md');
+    writeFileSync(old, `---\nharness: demo\nworkdir: ${join(root, 'code')}\nprd: here.json\n---\nbody\n`);
+
+    const bad = await runCli(['validate', missing]);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toContain(`${missing}:3:1: prd: no-such-prd.json does not exist (looked for ${join(root, 'Approved', 'no-such-prd.json')})`);
+    expect((await runCli(['validate', relative])).code).toBe(0);
+    // Read from the workdir before: the message gives the path to write instead.
+    const moved = await runCli(['validate', old]);
+    expect(moved.code).toBe(2);
+    expect(moved.stdout).toContain(`it exists relative to the workdir, at ${join(root, 'code', 'here.json')}: write that path in prd:`);
+  });
+
   test('the example vault is clean, and its deliberately invalid draft is not', async () => {
     const example = join(REPO_ROOT, 'vault-example');
     expect((await runCli(['validate', '--vault', example])).code).toBe(0);

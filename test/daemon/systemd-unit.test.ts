@@ -87,6 +87,6 @@ describe('systemd/wiggum.service', () => {
     expect(stderr).toBe('');
     const lines = stdout.split('\n').filter((line) => line !== '');
     for (const line of lines) expect(line).toMatch(/^<[2-7]>\{"level":/);
-    expect(lines.some((line) => line.includes('"msg":"done after 1 iterations"'))).toBe(true);
+    expect(lines.some((line) => line.includes('"msg":"done after 1 iteration"'))).toBe(true);
   });
 });

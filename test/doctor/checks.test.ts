@@ -54,9 +54,9 @@ describe('judgeConfig', () => {
 describe('describeUse', () => {
   test.each([
     [unused, 'not used by any task in Approved/'],
-    [byTask, 'used by 1 task(s): g.md'],
+    [byTask, 'used by 1 task: g.md'],
     [asDefault, 'the default (harness.default)'],
-    [{ tasks: ['a.md', 'b.md', 'c.md', 'd.md'], isDefault: true }, 'used by 4 task(s): a.md, b.md, c.md, …; the default (harness.default)'],
+    [{ tasks: ['a.md', 'b.md', 'c.md', 'd.md'], isDefault: true }, 'used by 4 tasks: a.md, b.md, c.md, …; the default (harness.default)'],
   ])('%o', (use, text) => {
     expect(describeUse(use)).toBe(text);
   });
@@ -68,7 +68,7 @@ describe('judgeHarness', () => {
     ['found with a version', facts({ version: { ok: true, version: 'agent 9.8.7' } }), ['ok', /^\/bin\/agent, version agent 9\.8\.7; not used/]],
     ['found, version unreadable', facts({ version: { ok: false, reason: '--version printed nothing (exit 1)' } }), ['warn', /version is unknown: --version printed nothing/]],
     ['the demo agent', facts({ builtInDemo: true, use: asDefault }), ['ok', /built-in demo agent.*the default/]],
-    ['missing, used by a task', facts({ location: missing, use: byTask }), ['fail', /^agent is missing \(not found on PATH\); used by 1 task\(s\): g\.md$/]],
+    ['missing, used by a task', facts({ location: missing, use: byTask }), ['fail', /^agent is missing \(not found on PATH\); used by 1 task: g\.md$/]],
     ['missing, the default', facts({ location: missing, use: asDefault }), ['fail', /missing.*the default/]],
     ['missing, unused', facts({ location: missing }), ['warn', /missing.*not used by any task/]],
     ['not executable, used', facts({ location: notExecutable, use: byTask }), ['fail', /\/bin\/agent is not executable/]],
@@ -194,7 +194,7 @@ describe('the report', () => {
     { check: 'disk', status: 'warn', message: 'low', fix: null },
   ];
   test('one line per check, the fix below a line that needs one, then the verdict', () => {
-    expect(formatReport(results)).toBe('ok    config: loads\nFAIL  harness ghost: ghost-cmd is missing\n      fix: install it\nwarn  disk: low\n1 problem(s) to fix before a first run, 1 warning(s)\n');
+    expect(formatReport(results)).toBe('ok    config: loads\nFAIL  harness ghost: ghost-cmd is missing\n      fix: install it\nwarn  disk: low\n1 problem to fix before a first run, 1 warning\n');
     expect(formatReport([results[0]!])).toMatch(/\nready: nothing to fix\n$/);
   });
   test('JSON: the vault, ok, and every check', () => {

@@ -60,7 +60,8 @@ describe('git in the workdir (seed 003)', () => {
     git(repo, 'add', '--all');
     git(repo, 'commit', '--quiet', '-m', 'add prd');
     const vault = await vaultFor(repo, { FAKE_COMMIT: '1' });
-    const { status, history } = await run(vault, vault.task('prd', TASK(repo, 'prd: prd.json\n')));
+    // A relative prd: is read from the task file's folder; this one lives in the workdir.
+    const { status, history } = await run(vault, vault.task('prd', TASK(repo, `prd: ${join(repo, 'prd.json')}\n`)));
     expect(status).toBe('done');
     expect(git(repo, 'branch', '--show-current')).toBe('ralph/from-prd');
     expect(history).toHaveLength(1);

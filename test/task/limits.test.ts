@@ -162,7 +162,7 @@ describe('ids from file names', () => {
   test.each([
     ['/v/Approved/add-dark-mode.md', 'add-dark-mode'],
     ['/v/Approved/Add dark mode.md', 'Add-dark-mode'],
-    ['/v/Approved/Übersicht.md', 'bersicht'],
+    ['/v/Approved/Übersicht.md', 'Ubersicht'],
     ['/v/Approved/.hidden.md', 'hidden'],
   ])('%s → %s', (file, id) => {
     const result = parseTask(file, 'body\n');
