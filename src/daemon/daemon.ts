@@ -258,6 +258,11 @@ class Daemon implements RunningDaemon {
       if (typeof owner?.pid === 'number') this.tracker.runningElsewhere(job.id, job.name, job.file, owner.pid);
       else this.tracker.forget(job.id);
       this.retryLater(job, BUSY_TASK_RETRY_MS);
+    } else if (isWiggumError(error, 'E_TASK_NOT_FOUND') && !existsSync(job.file)) {
+      // Moved or deleted by its author between the queue and the run: nothing failed, nothing to list.
+      this.tracker.forget(job.id);
+      this.watcher.markFinished(job.name);
+      void this.watcher.rescan();
     } else if (error !== null) {
       // Tried again after daemon.failed_retry, not in a hot loop. A file the daemon may not read is
       // the user's to fix, not a failure of the daemon: said once, then tried again quietly.

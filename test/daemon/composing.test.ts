@@ -139,7 +139,7 @@ describe('a task that names no harness, in a vault with no harness.default', () 
     expect(readdirSync(vault.layout.sessions)).toEqual(['probe']);
 
     const status = await runCli(['status', '--vault', vault.root]);
-    expect(status.stdout).toMatch(/noh\.md: names no harness .*harness\.default/);
+    expect(status.stdout).toMatch(/^  noh: names no harness .*harness\.default/m);
     const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { waitingForAuthor: unknown[] };
     expect(json.waitingForAuthor).toEqual([expect.objectContaining({ name: 'noh.md', reason: 'no-harness' })]);
     const dashboard = join(vault.root, 'Dashboard.md');
