@@ -75,7 +75,7 @@ function taskLine(task: TaskEntry, group: string, nowMs: number): string {
 function doing(task: TaskEntry, group: string, nowMs: number): string {
   if (task.foreground !== undefined) return `  running in a foreground wiggum run (pid ${task.foreground.pid})`;
   if (task.failure !== undefined) return `  the last attempt failed: ${oneLine(task.failure.message)}; tried again in ${elapsed(task.failure.retryAtMs - nowMs)}`;
-  if (task.phase === 'stopped') return '  held by its stop flag (wiggum resume ID continues it)';
+  if (task.phase === 'stopped') return `  held by its stop flag (wiggum resume ${task.id} continues it)`;
   if (group !== 'running') return '';
   if (task.outage !== undefined) return `  ${outageWords(task, task.outage, nowMs)}`;
   if (task.phase === 'held') return '  held by the vault STOP';

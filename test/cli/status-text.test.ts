@@ -16,7 +16,7 @@ describe('wiggum status says what each task does, or why not', () => {
     ['running in the daemon', entry('a', { phase: 'running' }), 'running:\n  a  running 5s'],
     ['running in a foreground run', entry('a', { phase: 'running', foreground: { pid: 77 } }), 'running:\n  a  running in a foreground wiggum run (pid 77)'],
     ['failing, tried again', entry('a', { failure: { message: 'ENOSPC: no space left on device', retryAtMs: NOW + 30_000 } }), 'failing, tried again:\n  a  the last attempt failed: ENOSPC: no space left on device; tried again in 30s'],
-    ['held by its stop flag', entry('a', { phase: 'stopped' }), 'stopped:\n  a  held by its stop flag (wiggum resume ID continues it)'],
+    ['held by its stop flag', entry('a', { phase: 'stopped' }), 'stopped:\n  a  held by its stop flag (wiggum resume a continues it)'],
     ['held by the vault STOP', entry('a', { phase: 'held' }), 'running:\n  a  held by the vault STOP'],
     ['waiting on a reason this wiggum does not name', entry('a', { phase: 'waiting', waitingFor: 'outage' as NonNullable<TaskEntry['waitingFor']> }), 'running:\n  a  waiting (outage)'],
     ['queued', entry('a'), 'queued:\n  a\n'],
