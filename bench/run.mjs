@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench`: wiggum's performance figures against the budgets of SPEC.md, each next to the
+// `npm run bench`: wiggum's performance figures against their budgets, each next to the
 // floor this machine sets for it, measured in the same run. One table on stdout, everything in
 // bench/results.json. See docs/performance.md for the method.
 //
@@ -30,8 +30,8 @@ const profileDir = values.profile === undefined ? null : resolve(values.profile)
 if (profileDir !== null) mkdirSync(profileDir, { recursive: true });
 const profileArgs = (name) => (profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`]);
 
-// The targets wiggum holds itself to (tighter than SPEC.md's budgets: 300 ms pickup, 500 ms status,
-// 150 MB), each checked against its figure in the table.
+// The targets wiggum holds itself to (tighter than the limits it promises users: 300 ms pickup,
+// 500 ms status, 150 MB), each checked against its figure in the table.
 const BUDGET = {
   checkpointP95Ms: 5,
   checkpointFloorRatio: 2,

@@ -1,6 +1,6 @@
 import { isWiggumError } from '../errors.js';
 
-/** Exit codes, as SPEC.md gives them. */
+/** Exit codes: 0 complete, 1 failed or rejected, 2 could not start (usage, config, lock, no such task), 3 stopped. */
 export const EXIT = {
   complete: 0,
   failed: 1,

@@ -37,7 +37,7 @@ export interface RalphOptions extends RunOverrides {
 }
 
 /**
- * `wiggum ralph [PROMPT] --change ID`: seed 001's `ralph` command. One loop in the current
+ * `wiggum ralph [PROMPT] --change ID`: the loop without a vault. One loop in the current
  * repository (its top, from any subfolder; the current folder outside a repository), its memory in
  * `.wiggum/sessions/<ID>/`. With --add-context, --clear-context or --status it only does that and
  * exits; --list (or --status without --change) lists the loops.

@@ -15,7 +15,7 @@ import { sessionHistory, taskSession } from './task-session.js';
 
 const RECENT_ITERATIONS = 10;
 
-/** One task: its checkpoint, where its memory is, and its recent iterations (seed 001 `--status`). */
+/** One task: its checkpoint, where its memory is, and its recent iterations (`--status`). */
 export async function describeTask(task: Task, layout: VaultLayout, live: TaskEntry | null, json: boolean): Promise<string> {
   // This run's memory: through its link when it has one, which still leads there after the id ran again.
   const session = await taskSession({ id: task.id, sessionId: task.frontmatter.persistence_loop?.session }, layout);

@@ -2,8 +2,8 @@ const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/;
 const DURATION_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /**
- * A duration from config in milliseconds: a bare number is seconds (as in the persistence-loop
- * design, `per_step: 300`), a string carries its unit (`500ms`, `30s`, `5m`, `6h`, `1d`).
+ * A duration from config in milliseconds: a bare number is seconds (as config/default.yaml writes
+ * them, `per_step: 300`), a string carries its unit (`500ms`, `30s`, `5m`, `6h`, `1d`).
  * Returns undefined for anything else, so the schema can say what is wrong.
  */
 export function durationMs(value: number | string): number | undefined {

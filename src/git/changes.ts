@@ -7,7 +7,7 @@ export interface GitState {
   dirty: string[];
 }
 
-/** What an iteration did to the repository (seed 001: history records at least the changed-file count). */
+/** What an iteration did to the repository: history records at least the count of changed files. */
 export interface GitSummary {
   headBefore: string | null;
   headAfter: string | null;

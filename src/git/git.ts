@@ -88,7 +88,7 @@ export async function defaultBranch(dir: string): Promise<string | null> {
 }
 
 /**
- * Puts the work tree on `branch` (seed 003): checked out if it exists, else created from the default
+ * Puts the work tree on the task's `branch`: checked out if it exists, else created from the default
  * branch. Uncommitted changes travel with the checkout; git refuses when they would be overwritten,
  * and that refusal is E_GIT with git's own words.
  */

@@ -52,8 +52,9 @@ export interface Decision {
 }
 
 /**
- * Decides what follows an iteration's outcome (seed 002's algorithm, FR-002/006/007/010). Pure:
- * the clock's `nowMs` and `random` are passed in, so every branch is tested by a table.
+ * Decides what follows an iteration's outcome: go on, retry after a backoff, wait out a usage limit
+ * or an outage, complete, reject or stop. Pure: the clock's `nowMs` and `random` are passed in, so
+ * every branch is tested by a table.
  * `harnessFailing` says that another task on the same harness is failing with network or
  * overload errors too: the service is down, not this task's luck, so its retries are not spent.
  */
@@ -161,8 +162,8 @@ export type GateResult =
   | { kind: 'reject'; code: ErrorCode; reason: string };
 
 /**
- * The exit conditions checked before every iteration (FR-012): stop requests, the total timeout,
- * the iteration bound (FR-003/010), and whether this iteration crosses the warning threshold (FR-009).
+ * The exit conditions checked before every iteration: stop requests, the total timeout, the
+ * iteration bound and spending budget, and whether this iteration crosses the warning threshold.
  */
 export function gate(state: LoopState, gateInput: Gate, limits: Pick<LoopConfig, 'totalTimeoutMs' | 'warnThreshold' | 'budget'>): GateResult {
   if (gateInput.stop !== null) return { kind: 'stop', reason: gateInput.stop };

@@ -178,7 +178,7 @@ export async function writeCheckpoint(file: string, lastText: string, write: Tas
 }
 
 /**
- * Ends a task (SPEC.md "Ending a task"): the final state and report are written into the file in
+ * Ends a task: the final state and report are written into the file in
  * place, then the file is renamed into Done/ or Rejected/. A crash between the two leaves a file in
  * Approved/ whose state already says Done or Rejected, and the next run only finishes the move.
  * Returns where the file is now, or null when its final state could not be written (it stays put).

@@ -81,7 +81,7 @@ export interface IterationRun {
 }
 
 /**
- * One iteration (SPEC.md steps 2–5): reload memory and the task body, build the prompt, run the
+ * One iteration: reload memory and the task body, build the prompt, run the
  * harness, and read what came of it. Deciding and persisting are the caller's. `previousGit` is the
  * repository as the previous iteration left it, if nothing can have happened since.
  */

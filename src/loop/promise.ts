@@ -1,6 +1,6 @@
 /**
  * Finds `<promise>TEXT</promise>` in an agent's output, with any whitespace or newlines around
- * TEXT (seed 001), while ignoring the copies of the tag that come from an echo of the prompt:
+ * TEXT, while ignoring the copies of the tag that come from an echo of the prompt:
  * the prompt itself tells the agent how to write the promise, and an agent (or `cat`) that prints
  * its input back must not complete the task by doing so.
  *

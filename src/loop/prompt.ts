@@ -21,8 +21,8 @@ export interface PromptInput {
 }
 
 /**
- * The prompt for one iteration (seed 001): a preamble with the iteration number and the rules of
- * an autonomous loop with on-disk memory (seed 003), the task, the user's mid-loop context under
+ * The prompt for one iteration: a preamble with the iteration number and the rules of
+ * an autonomous loop with on-disk memory, the task, the user's mid-loop context under
  * its own heading, and the reason a previous completion claim was refused.
  */
 export function buildPrompt(input: PromptInput): string {

@@ -22,7 +22,7 @@ import { lockTask } from './task-lock.js';
 import { TaskLoop } from './task-loop.js';
 
 /**
- * Takes one task file through the persistence loop (SPEC.md "One iteration") until it is done,
+ * Takes one task file through the persistence loop, one iteration at a time, until it is done,
  * rejected, stopped or interrupted, checkpointing after every iteration. Running it again on the
  * same file resumes from the checkpoint. A task another process is running is refused with
  * E_LOCKED (thrown: nothing about the task changes).

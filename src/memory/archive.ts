@@ -19,7 +19,7 @@ const MAX_CLASHES = 10_000;
 
 /**
  * Moves a task's whole session folder into the archive, as Ralph archives the old state when a new
- * run starts (seed 003): to `<archive>/<date>-<id>-<run>/`, the name of the run's link in
+ * run starts: to `<archive>/<date>-<id>-<run>/`, the name of the run's link in
  * `.wiggum/runs/` (run-link.ts), which is pointed at it first, so the reports that name the link
  * lead to the archived memory. A folder whose session.json cannot be read goes to
  * `<archive>/<YYYY-MM-DD>-<task id>/` (then `-2`, `-3`, … on a clash). An archive is never

@@ -3,7 +3,7 @@ import { isoSeconds } from '../time/clock.js';
 import { appendSectionText } from './progress.js';
 
 /**
- * context.md holds what the user adds mid-loop (seed 001 `--add-context`). Each addition is
+ * context.md holds what the user adds mid-loop (`--add-context`). Each addition is
  * stamped with the time it was added; the loop reloads the whole file every iteration.
  */
 export function contextEntry(text: string, atMs: number): string {

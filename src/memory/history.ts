@@ -30,7 +30,7 @@ export interface IterationRecord {
   agentSessionId?: string;
   error?: { code: string; message: string };
   logFile?: string;
-  /** FR-008: the action taken and the state that follows. */
+  /** The action taken and the state that follows: every iteration's record names both. */
   action: string;
   nextState: string;
 }

@@ -3,7 +3,7 @@ import type { ChecklistStory } from '../task/stories.js';
 import { checkSchema, parseJsonText } from './json-text.js';
 
 /**
- * prd.json as in the original Ralph (seed 003). Agents and users add their own fields, so unknown
+ * prd.json as in the original Ralph (snarktank/ralph). Agents and users add their own fields, so unknown
  * keys are kept (`.loose()`) at every level.
  */
 export const userStorySchema = z

@@ -1,9 +1,9 @@
 /**
- * progress.txt as in the original Ralph (seed 003): a header with a Codebase Patterns section, then
+ * progress.txt as in the original Ralph (snarktank/ralph): a header with a Codebase Patterns section, then
  * one section per iteration. wiggum only ever appends; the agent edits the file too.
  */
 
-/** `2025-03-11 10:00:00 UTC`: the seed's format, with the zone spelled out. */
+/** `2025-03-11 10:00:00 UTC`: sortable, readable, and with the zone spelled out. */
 export function progressDate(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }

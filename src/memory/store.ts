@@ -18,7 +18,7 @@ export interface MemoryStore {
   /** Appends a section (see `progressSection`) after a blank line. */
   appendProgress(section: string): Promise<void>;
   loadContext(): Promise<string>;
-  /** Appends the text under a timestamp line (seed 001 `--add-context`). */
+  /** Appends the text under a timestamp line (`--add-context`). */
   addContext(text: string): Promise<void>;
   clearContext(): Promise<void>;
   appendHistory(record: IterationRecord): Promise<void>;

@@ -113,7 +113,7 @@ function renderBlock(loop: PersistenceLoopData, indent: number, eol: string): st
   const doc = new YamlDocument(ordered);
   visit(doc, {
     Node(_key, node, path) {
-      // Lists and the state_data map are written inline, as in SPEC.md's example.
+      // Lists and the state_data map are written inline (`completed_steps: [US-001]`), so the checkpoint stays a few short lines.
       if ((isSeq(node) || isMap(node)) && path.length > 3) node.flow = true;
     },
   });

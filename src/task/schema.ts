@@ -18,7 +18,7 @@ const count = z.preprocess((value) => (typeof value === 'string' && /^\d{1,9}$/.
 /** A key another program wrote back with an empty value (`completed_steps:`, `ended:`): read as absent. */
 const orEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema);
 
-/** Seed 002 writes completed steps as `- step_1: read_input`; wiggum writes plain ids. Both are read. */
+/** Other tools write completed steps as `- step_1: read_input`; wiggum writes plain ids. Both are read. */
 const completedStep = z.union([
   z.string(),
   z.record(z.string(), z.union([z.string(), z.number()])).transform((entry) =>

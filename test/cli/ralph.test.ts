@@ -54,7 +54,7 @@ function repo(fake: Record<string, string> = {}, config: Record<string, unknown>
 
 const TWO_STORIES = 'Tidy the docs\n\n- [ ] US-001 Fix typos\n- [ ] US-002 Add examples\n';
 
-describe('wiggum ralph (seed 001)', () => {
+describe('wiggum ralph', () => {
   test('a prompt runs a loop in the repository; its state lives in .wiggum/sessions/<change>/', async () => {
     const r = repo({ FAKE_STORY_PER_RUN: '1' });
     const result = await r.ralph(TWO_STORIES, '--change', 'docs', '--no-stream');

@@ -14,7 +14,7 @@ function vaultWithConfig(yaml: string): string {
 }
 
 describe('the default configuration', () => {
-  test('has the values of the persistence-loop design, compiled to milliseconds', async () => {
+  test('has the values config/default.yaml writes, compiled to milliseconds', async () => {
     const config = await loadConfig();
     expect(config.loop).toMatchObject({
       maxIterations: 100,

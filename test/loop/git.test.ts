@@ -26,7 +26,7 @@ async function run(vault: TestVault, file: string): Promise<{ status: string; hi
   return { status: result.status, history };
 }
 
-describe('git in the workdir (seed 003)', () => {
+describe('git in the workdir', () => {
   test("the task's branch is created from the default branch, commits land there, and every iteration records them", async () => {
     const repo = gitRepo();
     git(repo, 'checkout', '--quiet', '-b', 'someone-elses-work');

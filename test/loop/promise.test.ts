@@ -6,7 +6,7 @@ const prompt = 'Rules...\n9. Only when every story passes, end your reply with <
 describe('PromiseScanner', () => {
   test.each([
     ['plain', 'done\n<promise>COMPLETE</promise>\n', true],
-    ['newlines around the text (seed 001)', '<promise>\nCOMPLETE\n</promise>', true],
+    ['newlines around the text', '<promise>\nCOMPLETE\n</promise>', true],
     ['spaces and tabs', '<promise>  \t COMPLETE \n\n </promise>', true],
     ['another text', '<promise>DONE</promise>', false],
     ['text inside a longer word', '<promise>COMPLETELY</promise>', false],

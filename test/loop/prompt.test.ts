@@ -49,7 +49,7 @@ describe('the iteration prompt', () => {
   test('without durable memory, and with a custom promise', () =>
     golden('not-durable', buildPrompt({ ...base, durable: false, paths: { prd: '/tmp/wiggum-agent-abc/prd.json', progress: '/tmp/wiggum-agent-abc/progress.txt', sessionDir: '/tmp/wiggum-agent-abc' }, branch: null, promise: 'SHIPPED', stories: { passing: 2, total: 2, next: null } })));
 
-  test('states the iteration number and the labelled context section (seed 001)', () => {
+  test('states the iteration number and the labelled context section', () => {
     const prompt = buildPrompt({ ...base, iteration: 7, context: 'prefer pnpm' });
     expect(prompt).toContain('# Iteration 7 of 10');
     expect(prompt).toContain('## Additional Context (added by user mid-loop)\n\nprefer pnpm');

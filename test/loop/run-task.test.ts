@@ -50,7 +50,7 @@ describe('completion', () => {
     expect(existsSync(join(vault.layout.approved, 'dark-mode.md'))).toBe(false);
     expect(ran.text.startsWith('---\ntitle: Dark mode\nstate: Done\npersistence_loop:\n  status: done\n')).toBe(true);
     expect(loopOf(ran.text)).toMatchObject({ iteration: 3, max_iterations: 100, exit_reason: 'completed', checkpoint: { completed_steps: ['US-001', 'US-002'], current_step: null } });
-    // Not one byte of the body changes: the summary is appended after it (SPEC.md "Task file").
+    // Not one byte of the body changes: the summary is appended after it.
     expect(ran.text).toContain('# Dark mode\n\n- [ ] US-001 Theme context\n- [ ] US-002 Toggle\n\n## Completion summary\n');
     expect(ran.text).toContain('after 3 iterations');
     expect(ran.history.map((r) => [r.iteration, r.outcome, r.action])).toEqual([
@@ -59,7 +59,7 @@ describe('completion', () => {
       [3, 'complete', 'done'],
     ]);
     expect(ran.history[2]).toMatchObject({ exitCode: 0, completionFound: true, completionAccepted: true, storiesPassing: 2, storiesTotal: 2 });
-    // FR-008: every iteration is logged with its number, the action, the result and the next state.
+    // Every iteration is logged with its number, the action, the result and the next state.
     const iterationLogs = ran.logs.filter((line) => typeof line.outcome === 'string');
     expect(iterationLogs.map((line) => [line.iteration, line.action, line.outcome, line.next])).toEqual([
       [1, 'continue', 'continue', 'next iteration'],
@@ -188,7 +188,7 @@ describe('failures', () => {
     expect(loopOf(ran.text)).toMatchObject({ status: 'rejected', iteration: 0 });
   });
 
-  test('a non-zero exit is recorded and the loop goes on (seed 001)', async () => {
+  test('a non-zero exit is recorded and the loop goes on', async () => {
     const vault = await vaultWith({ FAKE_STATE_FILE: 'x', FAKE_FAIL_TIMES: '1', FAKE_EXIT_CODE: '3', FAKE_COMPLETE_AFTER: '2' });
     vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.root, 'fails');
     const ran = await run(vault, vault.task('bumpy', TASK));

@@ -4,7 +4,7 @@ import { appendSectionText, progressHeader, progressSection } from '../../src/me
 
 const at = Date.parse('2025-03-11T10:00:00Z');
 
-test('the header has the seed-003 structure', () => {
+test("the header has the original Ralph's structure", () => {
   expect(progressHeader(at)).toBe('# Ralph Progress Log\nStarted: 2025-03-11 10:00:00 UTC\n---\n\n## Codebase Patterns\n\n---\n');
 });
 
