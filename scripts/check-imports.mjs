@@ -45,7 +45,9 @@ const codeIn = (cell = '') => [...cell.matchAll(/`([^`]+)`/g)].map(([, name]) =>
 
 function requireTable(tables, header) {
   const rows = tables.get(header);
-  if (rows === undefined) fail([`${shown(architecture)} has no table headed "${header}"; the import check reads its rules from it`]);
+  if (rows === undefined) {
+    fail([`${shown(architecture)} has no table headed "${header}"; the import check reads its rules from it`]);
+  }
   return rows;
 }
 
@@ -85,14 +87,17 @@ function readModule(file) {
   const found = { imports: [], computedImports: [], exits: [] };
   const lineOf = (node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
   const visit = (node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (isStaticImport(node)) {
       const typeOnly = ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly === true : node.isTypeOnly;
       found.imports.push({ specifier: node.moduleSpecifier.text, typeOnly, dynamic: false, line: lineOf(node) });
       if (importsExit(node)) found.exits.push(lineOf(node));
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [path] = node.arguments;
-      if (path !== undefined && ts.isStringLiteralLike(path)) found.imports.push({ specifier: path.text, typeOnly: false, dynamic: true, line: lineOf(node) });
-      else found.computedImports.push(lineOf(node));
+      if (path !== undefined && ts.isStringLiteralLike(path)) {
+        found.imports.push({ specifier: path.text, typeOnly: false, dynamic: true, line: lineOf(node) });
+      } else {
+        found.computedImports.push(lineOf(node));
+      }
     } else if (isProcessExit(node)) {
       found.exits.push(lineOf(node));
     }
@@ -102,21 +107,32 @@ function readModule(file) {
   return found;
 }
 
+/** `import … from '…'` or `export … from '…'` (an `export` of local names has no specifier). */
+const isStaticImport = (node) =>
+  (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+  node.moduleSpecifier !== undefined &&
+  ts.isStringLiteral(node.moduleSpecifier);
+
 /** `process.exit` or `process['exit']`, called or passed on. */
 function isProcessExit(node) {
-  const member = ts.isPropertyAccessExpression(node) ? node.name.text : ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression) ? node.argumentExpression.text : null;
-  return member === 'exit' && ts.isIdentifier(node.expression) && node.expression.text === 'process';
+  const isMember = ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node);
+  if (!isMember || !ts.isIdentifier(node.expression) || node.expression.text !== 'process') return false;
+  if (ts.isPropertyAccessExpression(node)) return node.name.text === 'exit';
+  return ts.isStringLiteralLike(node.argumentExpression) && node.argumentExpression.text === 'exit';
 }
 
 /** `import { exit } from 'node:process'`: the same effect under another name. */
 function importsExit(node) {
   const bindings = ts.isImportDeclaration(node) ? node.importClause?.namedBindings : undefined;
-  if (bindings === undefined || !ts.isNamedImports(bindings) || !['process', 'node:process'].includes(node.moduleSpecifier.text)) return false;
+  if (bindings === undefined || !ts.isNamedImports(bindings)) return false;
+  if (!['process', 'node:process'].includes(node.moduleSpecifier.text)) return false;
   return bindings.elements.some((element) => (element.propertyName ?? element.name).text === 'exit');
 }
 
 /** The module a relative specifier names (`./load.js` → `…/load.ts`), or null for a package. */
-const targetOf = (file, specifier) => (specifier.startsWith('.') ? resolve(dirname(file), specifier.replace(/\.js$/, '.ts')) : null);
+function targetOf(file, specifier) {
+  return specifier.startsWith('.') ? resolve(dirname(file), specifier.replace(/\.js$/, '.ts')) : null;
+}
 
 /** A package's name from a specifier (`node:child_process` → `child_process`, `pino/file` → `pino`). */
 function packageOf(specifier) {
@@ -143,7 +159,8 @@ function checkLayers(modules, ranks) {
       if (target === null || !modules.has(target)) continue;
       const to = layerOf(target);
       if (to !== from && ranks.has(to) && ranks.get(to) <= ranks.get(from)) {
-        problems.push(`${shown(file)}:${line} ${dynamic ? 'import()s' : 'imports'} ${shown(target)}: ${from} may import only what ${shown(architecture)} lists below it`);
+        const how = dynamic ? 'import()s' : 'imports';
+        problems.push(`${shown(file)}:${line} ${how} ${shown(target)}: ${from} may import only what ${shown(architecture)} lists below it`);
       }
     }
   }
@@ -153,7 +170,9 @@ function checkLayers(modules, ranks) {
 function checkComputedImports(modules) {
   const problems = [];
   for (const [file, { computedImports }] of modules) {
-    for (const line of computedImports) problems.push(`${shown(file)}:${line} import() of a computed path: write the path as a string literal, so the layers can be checked`);
+    for (const line of computedImports) {
+      problems.push(`${shown(file)}:${line} import() of a computed path: write the path as a string literal, so the layers can be checked`);
+    }
   }
   return problems;
 }
@@ -167,10 +186,14 @@ function checkPlacement(modules, rules) {
     const path = relative(root, file).split(sep).join('/');
     for (const { what, onlyIn } of rules) {
       if (isIn(path, onlyIn)) continue;
-      const uses = what.includes('process.exit') ? exits : [];
       const packages = what.map(packageOf);
-      for (const { specifier, line } of imports) if (packages.includes(packageOf(specifier)) && !specifier.startsWith('.')) uses.push(line);
-      for (const line of uses) problems.push(`${shown(file)}:${line} uses ${what.join(', ')}, which ${shown(architecture)} keeps in ${onlyIn.join(', ')}`);
+      const uses = [
+        ...(what.includes('process.exit') ? exits : []),
+        ...imports.filter(({ specifier }) => !specifier.startsWith('.') && packages.includes(packageOf(specifier))).map(({ line }) => line),
+      ];
+      for (const line of uses) {
+        problems.push(`${shown(file)}:${line} uses ${what.join(', ')}, which ${shown(architecture)} keeps in ${onlyIn.join(', ')}`);
+      }
     }
   }
   return problems;
@@ -193,7 +216,8 @@ function checkShortCommands(modules, rules) {
       for (const [file, path] of loadedBy(start, modules)) {
         for (const { specifier, typeOnly, dynamic, line } of modules.get(file).imports) {
           if (typeOnly || dynamic || !never.includes(packageOf(specifier))) continue;
-          problems.push(`${shown(file)}:${line} imports ${specifier}, loaded by a short command (${path.map(shown).join(' → ')}); load it with import() where it is needed`);
+          const chain = path.map(shown).join(' → ');
+          problems.push(`${shown(file)}:${line} imports ${specifier}, loaded by a short command (${chain}); load it with import() where it is needed`);
         }
       }
     }
@@ -221,7 +245,8 @@ function loadedBy(start, modules) {
 function checkCycles(modules) {
   const edges = new Map();
   for (const [file, { imports }] of modules) {
-    edges.set(file, imports.filter((i) => !i.dynamic).map((i) => targetOf(file, i.specifier)).filter((target) => modules.has(target)));
+    const targets = imports.filter(({ dynamic }) => !dynamic).map(({ specifier }) => targetOf(file, specifier));
+    edges.set(file, targets.filter((target) => modules.has(target)));
   }
   const problems = [];
   let index = 0;
@@ -274,4 +299,7 @@ const problems = [
   ...checkShortCommands(modules, shortCommandRules(requireTable(tables, 'short command'))),
 ];
 if (problems.length > 0) fail(problems);
-console.log(`${modules.size} modules: no import cycles; every import, static or dynamic, points down the layers; every package and effect where ${shown(architecture)} places it`);
+console.log(
+  `${modules.size} modules: no import cycles; every import, static or dynamic, points down the layers; ` +
+    `every package and effect where ${shown(architecture)} places it`,
+);
