@@ -1,87 +1,274 @@
 #!/usr/bin/env node
-// Fails when modules under src/ import each other in a cycle, or when a folder imports a folder
-// that docs/architecture.md lists above it. The order is read from that document's table, so the
-// documented layering and the checked one cannot drift apart; a folder missing from the table fails
-// too. Type-only imports count: a cycle of types is still a sign that two concepts are not cut apart.
+// Holds the boundaries docs/architecture.md states, reading them from that document's tables so the
+// documented rules and the checked ones cannot drift apart:
+// - layers: a folder imports only folders listed below it (static and dynamic `import()` alike);
+//   a folder missing from the table fails too;
+// - no import cycles (type-only imports count: a cycle of types is still two concepts not cut apart);
+// - placement: each outside package or effect (child_process, chokidar, process.exit, …) only where
+//   its row says;
+// - short commands: the modules they load never load `yaml` or `zod` (half of a short command's time).
+// A dynamic `import()` of a computed path fails: the check could not see where it points.
+// Modules are read with TypeScript's parser, not regular expressions: comments and strings that
+// look like imports are not imports, and `import type` (erased at build) is told apart.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
 
 const root = resolve(process.argv[2] ?? 'src');
 const architecture = resolve(process.argv[3] ?? 'docs/architecture.md');
+const shown = (path) => relative(process.cwd(), path);
 
-/** Rank per folder (`cli`) or root file (`errors.ts`): the table's row number, top row first. */
-function layerRanks() {
-  const ranks = new Map();
-  let row = 0;
-  for (const line of readFileSync(architecture, 'utf8').split('\n')) {
-    if (!line.startsWith('| `')) continue;
-    const firstCell = line.split('|')[1] ?? '';
-    for (const [, name] of firstCell.matchAll(/`([^`]+)`/g)) ranks.set(name.replace(/\/$/, ''), row);
-    row += 1;
+// ---- the rules, from the document ----
+
+/**
+ * Every table of a Markdown document, keyed by the first cell of its header row; each row a list of
+ * cells. Keyed by header so that any other table in the document (a map, a list of files) is not
+ * mistaken for a rule.
+ */
+function readTables(markdown) {
+  const tables = new Map();
+  let rows = null;
+  for (const line of markdown.split('\n')) {
+    if (!line.startsWith('|')) {
+      rows = null;
+      continue;
+    }
+    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
+    if (rows === null) tables.set(cells[0], (rows = []));
+    else if (!/^-+$/.test(cells[0].replace(/:/g, ''))) rows.push(cells);
   }
+  return tables;
+}
+
+/** The names in a cell written as code: `` `harness/`, `git/` `` → ['harness/', 'git/']. */
+const codeIn = (cell = '') => [...cell.matchAll(/`([^`]+)`/g)].map(([, name]) => name);
+
+function requireTable(tables, header) {
+  const rows = tables.get(header);
+  if (rows === undefined) {
+    fail([`${shown(architecture)} has no table headed "${header}"; the import check reads its rules from it`]);
+  }
+  return rows;
+}
+
+/** Rank per folder (`cli`) or root file (`errors.ts`): the layer table's row number, top row first. */
+function layerRanks(rows) {
+  const ranks = new Map();
+  rows.forEach((cells, row) => {
+    for (const name of codeIn(cells[0])) ranks.set(name.replace(/\/$/, ''), row);
+  });
   return ranks;
 }
 
-const files = [];
-(function walk(dir) {
+/** Placement rows: `{ what: ['chokidar'], onlyIn: ['vault/file-events.ts'] }`. */
+const placementRules = (rows) => rows.map((cells) => ({ what: codeIn(cells[0]), onlyIn: codeIn(cells[1]) }));
+
+/** Short-command rows: `{ modules: ['cli/status.ts'], never: ['yaml', 'zod'] }`. */
+const shortCommandRules = (rows) => rows.map((cells) => ({ modules: codeIn(cells[1]), never: codeIn(cells[2]) }));
+
+// ---- the modules ----
+
+function listModules(dir, into = []) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path);
-    else if (path.endsWith('.ts')) files.push(path);
+    if (statSync(path).isDirectory()) listModules(path, into);
+    else if (path.endsWith('.ts')) into.push(path);
   }
-})(root);
-
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/g;
-const graph = new Map();
-for (const file of files) {
-  const edges = [];
-  for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-    edges.push(resolve(dirname(file), match[1].replace(/\.js$/, '.ts')));
-  }
-  graph.set(file, edges.filter((edge) => files.includes(edge)));
+  return into;
 }
+
+/**
+ * What one module imports and which effects it uses: each import with its specifier, whether it is
+ * type-only (erased at build: no load at run time) and whether it is dynamic; each `import()` whose
+ * path is computed; each `process.exit`.
+ */
+function readModule(file) {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const found = { imports: [], computedImports: [], exits: [] };
+  const lineOf = (node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+  const visit = (node) => {
+    if (isStaticImport(node)) {
+      const typeOnly = ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly === true : node.isTypeOnly;
+      found.imports.push({ specifier: node.moduleSpecifier.text, typeOnly, dynamic: false, line: lineOf(node) });
+      if (importsExit(node)) found.exits.push(lineOf(node));
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [path] = node.arguments;
+      if (path !== undefined && ts.isStringLiteralLike(path)) {
+        found.imports.push({ specifier: path.text, typeOnly: false, dynamic: true, line: lineOf(node) });
+      } else {
+        found.computedImports.push(lineOf(node));
+      }
+    } else if (isProcessExit(node)) {
+      found.exits.push(lineOf(node));
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** `import … from '…'` or `export … from '…'` (an `export` of local names has no specifier). */
+const isStaticImport = (node) =>
+  (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+  node.moduleSpecifier !== undefined &&
+  ts.isStringLiteral(node.moduleSpecifier);
+
+/** `process.exit` or `process['exit']`, called or passed on. */
+function isProcessExit(node) {
+  const isMember = ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node);
+  if (!isMember || !ts.isIdentifier(node.expression) || node.expression.text !== 'process') return false;
+  if (ts.isPropertyAccessExpression(node)) return node.name.text === 'exit';
+  return ts.isStringLiteralLike(node.argumentExpression) && node.argumentExpression.text === 'exit';
+}
+
+/** `import { exit } from 'node:process'`: the same effect under another name. */
+function importsExit(node) {
+  const bindings = ts.isImportDeclaration(node) ? node.importClause?.namedBindings : undefined;
+  if (bindings === undefined || !ts.isNamedImports(bindings)) return false;
+  if (!['process', 'node:process'].includes(node.moduleSpecifier.text)) return false;
+  return bindings.elements.some((element) => (element.propertyName ?? element.name).text === 'exit');
+}
+
+/** The module a relative specifier names (`./load.js` → `…/load.ts`), or null for a package. */
+function targetOf(file, specifier) {
+  return specifier.startsWith('.') ? resolve(dirname(file), specifier.replace(/\.js$/, '.ts')) : null;
+}
+
+/** A package's name from a specifier (`node:child_process` → `child_process`, `pino/file` → `pino`). */
+function packageOf(specifier) {
+  const bare = specifier.replace(/^node:/, '');
+  const parts = bare.split('/');
+  return bare.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+// ---- the checks; each returns its problems as lines ----
 
 /** The layer a module belongs to: its top folder under src/, or its own name for a root file. */
 const layerOf = (file) => relative(root, file).split(sep)[0];
 
-const problems = new Set();
-const ranks = layerRanks();
-for (const file of files) {
-  const from = layerOf(file);
-  if (!ranks.has(from)) {
-    problems.add(`${relative(process.cwd(), file)}: ${from} is not in the table of ${relative(process.cwd(), architecture)}; add it where it belongs`);
-    continue;
-  }
-  for (const edge of graph.get(file)) {
-    const to = layerOf(edge);
-    if (to === from || !ranks.has(to)) continue;
-    if (ranks.get(to) <= ranks.get(from)) {
-      problems.add(`${relative(process.cwd(), file)} imports ${relative(process.cwd(), edge)}: ${from} may import only what ${relative(process.cwd(), architecture)} lists below it`);
+function checkLayers(modules, ranks) {
+  const problems = [];
+  for (const [file, { imports }] of modules) {
+    const from = layerOf(file);
+    if (!ranks.has(from)) {
+      problems.push(`${shown(file)}: ${from} is not in the layer table of ${shown(architecture)}; add it where it belongs`);
+      continue;
+    }
+    for (const { specifier, dynamic, line } of imports) {
+      const target = targetOf(file, specifier);
+      if (target === null || !modules.has(target)) continue;
+      const to = layerOf(target);
+      if (to !== from && ranks.has(to) && ranks.get(to) <= ranks.get(from)) {
+        const how = dynamic ? 'import()s' : 'imports';
+        problems.push(`${shown(file)}:${line} ${how} ${shown(target)}: ${from} may import only what ${shown(architecture)} lists below it`);
+      }
     }
   }
+  return problems;
 }
 
-// Tarjan's strongly connected components: any component with more than one file is a cycle.
-let index = 0;
-const indices = new Map();
-const lowlinks = new Map();
-const stack = [];
-const onStack = new Set();
-function connect(node) {
-  indices.set(node, index);
-  lowlinks.set(node, index);
-  index += 1;
-  stack.push(node);
-  onStack.add(node);
-  for (const next of graph.get(node) ?? []) {
-    if (!indices.has(next)) {
-      connect(next);
-      lowlinks.set(node, Math.min(lowlinks.get(node), lowlinks.get(next)));
-    } else if (onStack.has(next)) {
-      lowlinks.set(node, Math.min(lowlinks.get(node), indices.get(next)));
+function checkComputedImports(modules) {
+  const problems = [];
+  for (const [file, { computedImports }] of modules) {
+    for (const line of computedImports) {
+      problems.push(`${shown(file)}:${line} import() of a computed path: write the path as a string literal, so the layers can be checked`);
     }
   }
-  if (lowlinks.get(node) === indices.get(node)) {
+  return problems;
+}
+
+/** Whether a module (its path under src/) is one a rule names: a folder (`harness/`) or a file. */
+const isIn = (path, places) => places.some((place) => (place.endsWith('/') ? path.startsWith(place) : path === place));
+
+function checkPlacement(modules, rules) {
+  const problems = [];
+  for (const [file, { imports, exits }] of modules) {
+    const path = relative(root, file).split(sep).join('/');
+    for (const { what, onlyIn } of rules) {
+      if (isIn(path, onlyIn)) continue;
+      const packages = what.map(packageOf);
+      const uses = [
+        ...(what.includes('process.exit') ? exits : []),
+        ...imports.filter(({ specifier }) => !specifier.startsWith('.') && packages.includes(packageOf(specifier))).map(({ line }) => line),
+      ];
+      for (const line of uses) {
+        problems.push(`${shown(file)}:${line} uses ${what.join(', ')}, which ${shown(architecture)} keeps in ${onlyIn.join(', ')}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * The modules a short command loads are its module and all it imports at load time (static,
+ * not type-only: a dynamic `import()` is loaded only when needed). None of them may import a
+ * package the rule names.
+ */
+function checkShortCommands(modules, rules) {
+  const problems = [];
+  for (const { modules: entries, never } of rules) {
+    for (const entry of entries) {
+      const start = join(root, entry);
+      if (!modules.has(start)) {
+        problems.push(`${shown(architecture)} names ${entry} as a short command's module, but ${shown(start)} does not exist`);
+        continue;
+      }
+      for (const [file, path] of loadedBy(start, modules)) {
+        for (const { specifier, typeOnly, dynamic, line } of modules.get(file).imports) {
+          if (typeOnly || dynamic || !never.includes(packageOf(specifier))) continue;
+          const chain = path.map(shown).join(' → ');
+          problems.push(`${shown(file)}:${line} imports ${specifier}, loaded by a short command (${chain}); load it with import() where it is needed`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** Each module loaded with `start`, with the chain of imports that loads it. */
+function loadedBy(start, modules) {
+  const chains = new Map([[start, [start]]]);
+  const queue = [start];
+  while (queue.length > 0) {
+    const file = queue.shift();
+    for (const { specifier, typeOnly, dynamic } of modules.get(file).imports) {
+      const target = targetOf(file, specifier);
+      if (typeOnly || dynamic || target === null || !modules.has(target) || chains.has(target)) continue;
+      chains.set(target, [...chains.get(file), target]);
+      queue.push(target);
+    }
+  }
+  return chains;
+}
+
+/** Tarjan's strongly connected components over static imports: any component of more than one file is a cycle. */
+function checkCycles(modules) {
+  const edges = new Map();
+  for (const [file, { imports }] of modules) {
+    const targets = imports.filter(({ dynamic }) => !dynamic).map(({ specifier }) => targetOf(file, specifier));
+    edges.set(file, targets.filter((target) => modules.has(target)));
+  }
+  const problems = [];
+  let index = 0;
+  const indices = new Map();
+  const lowlinks = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const connect = (node) => {
+    indices.set(node, index);
+    lowlinks.set(node, index);
+    index += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node)) {
+      if (!indices.has(next)) {
+        connect(next);
+        lowlinks.set(node, Math.min(lowlinks.get(node), lowlinks.get(next)));
+      } else if (onStack.has(next)) {
+        lowlinks.set(node, Math.min(lowlinks.get(node), indices.get(next)));
+      }
+    }
+    if (lowlinks.get(node) !== indices.get(node)) return;
     const component = [];
     let member;
     do {
@@ -89,13 +276,30 @@ function connect(node) {
       onStack.delete(member);
       component.push(member);
     } while (member !== node);
-    if (component.length > 1) problems.add(`import cycle: ${component.map((f) => relative(process.cwd(), f)).join(' ↔ ')}`);
-  }
+    if (component.length > 1) problems.push(`import cycle: ${component.map(shown).join(' ↔ ')}`);
+  };
+  for (const file of modules.keys()) if (!indices.has(file)) connect(file);
+  return problems;
 }
-for (const file of files) if (!indices.has(file)) connect(file);
 
-if (problems.size > 0) {
+function fail(problems) {
   for (const problem of problems) console.error(problem);
   process.exit(1);
 }
-console.log(`${files.length} modules: no import cycles, every import points down the layers of ${relative(process.cwd(), architecture)}`);
+
+// ---- main ----
+
+const tables = readTables(readFileSync(architecture, 'utf8'));
+const modules = new Map(listModules(root).map((file) => [file, readModule(file)]));
+const problems = [
+  ...checkLayers(modules, layerRanks(requireTable(tables, 'folder'))),
+  ...checkComputedImports(modules),
+  ...checkCycles(modules),
+  ...checkPlacement(modules, placementRules(requireTable(tables, 'package or effect'))),
+  ...checkShortCommands(modules, shortCommandRules(requireTable(tables, 'short command'))),
+];
+if (problems.length > 0) fail(problems);
+console.log(
+  `${modules.size} modules: no import cycles; every import, static or dynamic, points down the layers; ` +
+    `every package and effect where ${shown(architecture)} places it`,
+);

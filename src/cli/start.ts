@@ -7,6 +7,7 @@ import { showRunningTasks } from './progress-line.js';
 import type { LogLevel, Logger } from '../log/logger.js';
 import { systemClock } from '../time/clock.js';
 import { requireVault } from '../vault/find-root.js';
+import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 
 /** How long the process may linger once the daemon has stopped. */
@@ -39,7 +40,10 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
     signals += 1;
     if (daemon === null) return;
     if (signals === 1) daemon.drain(signal);
-    else daemon.forceExit();
+    else {
+      daemon.killAgentsNow();
+      process.exit(EXIT.stopped);
+    }
   };
   const onHup = (): void => {
     if (daemon === null) reloadWanted = true;

@@ -55,8 +55,11 @@ export interface RunningDaemon {
   events: TypedEvents<DaemonEvents>;
   /** SIGTERM/SIGINT: stop starting work, stop every harness, checkpoint, release, exit 0. */
   drain(why: string): void;
-  /** A second signal: exit at once; files stay consistent because every write is atomic. */
-  forceExit(): never;
+  /**
+   * A second signal: kill every agent at once, before the caller exits the process (code 3); files
+   * stay consistent because every write is atomic. The exit itself is the CLI's: see docs/architecture.md.
+   */
+  killAgentsNow(): void;
   /** SIGHUP: reload and check the configuration; a bad one is logged and the old one kept. */
   reload(): Promise<void>;
 }
@@ -351,11 +354,10 @@ class Daemon implements RunningDaemon {
     return idle;
   }
 
-  forceExit(): never {
+  killAgentsNow(): void {
     this.logger.warn('exiting at once: the agents still running are killed; their tasks resume from their last checkpoint at the next start');
-    // The listeners signal synchronously, so SIGKILL reaches every agent's group before the exit.
+    // The listeners signal synchronously, so SIGKILL reaches every agent's group before the caller exits.
     this.killAgents.abort();
-    process.exit(3);
   }
 
   async reload(): Promise<void> {
