@@ -24,7 +24,7 @@ import { jobFor } from './job.js';
 import { applyActions } from './apply-actions.js';
 import type { ActionTarget } from './apply-actions.js';
 import { acquireVaultLock } from './lock.js';
-import { settlePolicy } from './settle-policy.js';
+import { endedPolicy, settlePolicy } from './settle-policy.js';
 import type { SaidOnce, SettleAction } from './settle-policy.js';
 import { Scheduler } from './scheduler.js';
 import type { FinishedEntry, Lifecycle, StatusTracker } from './status.js';
@@ -231,11 +231,8 @@ class Daemon implements RunningDaemon {
   }
 
   private ended(job: Job, result: TaskRunResult): void {
-    if (result.status === 'stopped' && result.reason === 'stop-flag') {
-      this.watcher.markStopped(job.name); // the tracker already shows it stopped: the loop's 'ended' event said so
-    } else if (result.status !== 'interrupted') {
-      this.watcher.markFinished(job.name);
-    }
+    // A task stopped by its flag: the tracker already shows it stopped, the loop's 'ended' event said so.
+    for (const action of endedPolicy(result)) this.applySettle(job, action);
     this.events.emit('settled', { taskId: job.id, name: job.name, result, error: null });
   }
 
@@ -264,8 +261,11 @@ class Daemon implements RunningDaemon {
     switch (action.kind) {
       case 'forget':
         return this.tracker.forget(job.id);
-      case 'offer-again':
-        this.watcher.markFinished(job.name);
+      case 'mark-finished':
+        return this.watcher.markFinished(job.name);
+      case 'mark-stopped':
+        return this.watcher.markStopped(job.name);
+      case 'rescan':
         void this.watcher.rescan();
         return;
       case 'retry-later':

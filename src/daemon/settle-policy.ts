@@ -1,4 +1,5 @@
 import { isWiggumError } from '../errors.js';
+import type { TaskRunResult } from '../loop/events.js';
 import { elapsed } from './dashboard.js';
 
 /** A task another process (`wiggum run`) is running is looked at again this often, to take it once that ends. */
@@ -8,8 +9,12 @@ export const BUSY_TASK_RETRY_MS = 5_000;
 export type SettleAction =
   /** No longer listed in status.json and the Dashboard. */
   | { kind: 'forget' }
-  /** The watcher may offer the task again, and looks at Approved/ now. */
-  | { kind: 'offer-again' }
+  /** The watcher may offer the task again when it sees it in Approved/ (see vault/reconcile.ts). */
+  | { kind: 'mark-finished' }
+  /** The task stopped for its stop flag: the watcher offers it again once the flag goes. */
+  | { kind: 'mark-stopped' }
+  /** The watcher looks at Approved/ now. */
+  | { kind: 'rescan' }
   /** The watcher offers the task again after `delayMs` (unless its file has gone by then). */
   | { kind: 'retry-later'; delayMs: number }
   /** Listed as running in the process `pid` holds it, never as queued here. */
@@ -39,6 +44,20 @@ export interface SettleFacts {
   nowMs: number;
 }
 
+/** The watcher reads the task again now, as it reads a new one. */
+const OFFER_AGAIN: SettleAction[] = [{ kind: 'mark-finished' }, { kind: 'rescan' }];
+
+/**
+ * What the watcher is told about a run that came to an end of its own: stopped by its flag, it
+ * waits for the flag to go; done, rejected or stopped because its file went, it is finished; an
+ * interrupted run (a drain) leaves the task as it was, to run at the next start.
+ */
+export function endedPolicy(result: Pick<TaskRunResult, 'status' | 'reason'>): SettleAction[] {
+  if (result.status === 'stopped' && result.reason === 'stop-flag') return [{ kind: 'mark-stopped' }];
+  if (result.status === 'interrupted') return [];
+  return [{ kind: 'mark-finished' }];
+}
+
 /**
  * What follows a run, decided on the error's code, never on its text. Pure: table-tested in
  * test/daemon/settle-policy.test.ts.
@@ -47,7 +66,7 @@ export function settlePolicy(facts: SettleFacts): SettleAction[] {
   const { error } = facts;
   if (error === null) return [{ kind: 'clear-said' }];
   // Changed between the scan and the run (emptied, its harness removed): the watcher reads it again, and it waits there.
-  if (isWiggumError(error, 'E_NO_HARNESS') || isWiggumError(error, 'E_TASK_EMPTY')) return [{ kind: 'forget' }, { kind: 'offer-again' }];
+  if (isWiggumError(error, 'E_NO_HARNESS') || isWiggumError(error, 'E_TASK_EMPTY')) return [{ kind: 'forget' }, ...OFFER_AGAIN];
   if (isWiggumError(error, 'E_LOCKED')) {
     const owner = error.details.owner as { pid?: unknown } | undefined;
     return [
@@ -58,7 +77,7 @@ export function settlePolicy(facts: SettleFacts): SettleAction[] {
     ];
   }
   // Moved or deleted by its author between the queue and the run: nothing failed, nothing to list.
-  if (isWiggumError(error, 'E_TASK_NOT_FOUND') && !facts.fileExists) return [{ kind: 'forget' }, { kind: 'offer-again' }];
+  if (isWiggumError(error, 'E_TASK_NOT_FOUND') && !facts.fileExists) return [{ kind: 'forget' }, ...OFFER_AGAIN];
   // Tried again after daemon.failed_retry, not in a hot loop. A file the daemon may not read is the
   // user's to fix, not a failure of the daemon: said once, then tried again quietly.
   const every = elapsed(facts.failedRetryMs);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { BUSY_TASK_RETRY_MS, settlePolicy } from '../../src/daemon/settle-policy.js';
+import { BUSY_TASK_RETRY_MS, endedPolicy, settlePolicy } from '../../src/daemon/settle-policy.js';
 import type { SaidOnce, SettleAction, SettleFacts } from '../../src/daemon/settle-policy.js';
 import { WiggumError } from '../../src/errors.js';
 
@@ -15,8 +15,8 @@ const bug = new Error('Cannot read properties of undefined');
 describe('settlePolicy: what follows a run', () => {
   const cases: [string, Partial<SettleFacts>, SettleAction[]][] = [
     ['a run that came to its own end: what was said about the task may be said again', {}, [{ kind: 'clear-said' }]],
-    ['its harness was removed after the scan: forgotten, and the watcher reads it again', { error: new WiggumError('E_NO_HARNESS', 'name a harness') }, [{ kind: 'forget' }, { kind: 'offer-again' }]],
-    ['emptied after the scan: forgotten, read again', { error: new WiggumError('E_TASK_EMPTY', 'a-task.md is empty') }, [{ kind: 'forget' }, { kind: 'offer-again' }]],
+    ['its harness was removed after the scan: forgotten, and the watcher reads it again', { error: new WiggumError('E_NO_HARNESS', 'name a harness') }, [{ kind: 'forget' }, { kind: 'mark-finished' }, { kind: 'rescan' }]],
+    ['emptied after the scan: forgotten, read again', { error: new WiggumError('E_TASK_EMPTY', 'a-task.md is empty') }, [{ kind: 'forget' }, { kind: 'mark-finished' }, { kind: 'rescan' }]],
     [
       'running in another process: said once, listed as running there, looked at again in 5 s',
       { error: lockedBy({ pid: 4242, host: 'h' }) },
@@ -37,7 +37,7 @@ describe('settlePolicy: what follows a run', () => {
       { error: lockedBy(undefined), said: new Set<SaidOnce>(['busy-elsewhere']) },
       [{ kind: 'note-said', what: 'busy-elsewhere' }, { kind: 'forget' }, { kind: 'retry-later', delayMs: BUSY_TASK_RETRY_MS }],
     ],
-    ['moved or deleted by its author before its run: nothing failed, nothing listed', { error: new WiggumError('E_TASK_NOT_FOUND', 'gone'), fileExists: false }, [{ kind: 'forget' }, { kind: 'offer-again' }]],
+    ['moved or deleted by its author before its run: nothing failed, nothing listed', { error: new WiggumError('E_TASK_NOT_FOUND', 'gone'), fileExists: false }, [{ kind: 'forget' }, { kind: 'mark-finished' }, { kind: 'rescan' }]],
     [
       'not found, yet the file is there (gone for a moment): a failure like any other',
       { error: new WiggumError('E_TASK_NOT_FOUND', 'gone'), fileExists: true },
@@ -92,5 +92,17 @@ describe('settlePolicy: what follows a run', () => {
   test('decided on the code, never on the text: a message that reads like another code changes nothing', () => {
     const disguised = new WiggumError('E_TASK_UNREADABLE', 'E_LOCKED: E_NO_HARNESS');
     expect(settlePolicy({ ...facts, error: disguised }).map((action) => action.kind)).toEqual(['note-said', 'log', 'list-failing', 'retry-later']);
+  });
+});
+
+describe('endedPolicy: what the watcher is told about a run that ended on its own', () => {
+  test.each([
+    ['done: finished', { status: 'done' }, [{ kind: 'mark-finished' }]],
+    ['rejected: finished', { status: 'rejected', reason: 'reached max_iterations' }, [{ kind: 'mark-finished' }]],
+    ['stopped by its flag: offered again once the flag goes', { status: 'stopped', reason: 'stop-flag' }, [{ kind: 'mark-stopped' }]],
+    ['stopped because its file went: finished', { status: 'stopped', reason: 'task-gone' }, [{ kind: 'mark-finished' }]],
+    ['interrupted by a drain: left as it is, to run at the next start', { status: 'interrupted', reason: 'interrupted' }, []],
+  ] as const)('%s', (_name, result, actions) => {
+    expect(endedPolicy(result)).toEqual(actions);
   });
 });
