@@ -3,7 +3,6 @@ import { mkdir } from 'node:fs/promises';
 import type { WiggumConfig } from '../config/config.js';
 import { checkConfig, loadConfig } from '../config/load.js';
 import type { ConfigSources } from '../config/sources.js';
-import { isWiggumError } from '../errors.js';
 import { TypedEvents } from '../events.js';
 import { Releasers } from '../lifecycle.js';
 import type { Logger } from '../log/logger.js';
@@ -25,6 +24,8 @@ import { jobFor } from './job.js';
 import { applyActions } from './apply-actions.js';
 import type { ActionTarget } from './apply-actions.js';
 import { acquireVaultLock } from './lock.js';
+import { endedPolicy, settlePolicy } from './settle-policy.js';
+import type { SaidOnce, SettleAction } from './settle-policy.js';
 import { Scheduler } from './scheduler.js';
 import type { FinishedEntry, Lifecycle, StatusTracker } from './status.js';
 import { AuthorWaits } from './author-waits.js';
@@ -64,8 +65,6 @@ export interface RunningDaemon {
   reload(): Promise<void>;
 }
 
-/** A task another process (`wiggum run`) is running is looked at again this often, to take it once that ends. */
-const BUSY_TASK_RETRY_MS = 5_000;
 const IDLE_CHECK_MS = 500;
 /**
  * After the drain grace ran out and the agents were killed, how long their loops get to record the
@@ -122,10 +121,8 @@ class Daemon implements RunningDaemon {
   private readonly blockedById = new Map<string, Job[]>();
   /** A usage limit one task's agent hit holds every task on that harness. */
   private readonly pauses = new HarnessPauses();
-  /** Tasks found running in another process, each said once in the log until it runs here. */
-  private readonly busyElsewhere = new Set<string>();
-  /** Task files the daemon may not read: said once, tried again quietly until they can be read. */
-  private readonly unreadable = new Set<string>();
+  /** Per task file, what the log said once about it (running in another process, unreadable) until it runs here. */
+  private readonly said = new Map<string, Set<SaidOnce>>();
   /** Files in Approved/ that wait for their author (empty, no harness named). */
   private readonly authorWaits: AuthorWaits;
   /** The session of each running task, to know its file again when its author renames it. */
@@ -237,52 +234,23 @@ class Daemon implements RunningDaemon {
   }
 
   private ended(job: Job, result: TaskRunResult): void {
-    if (result.status === 'stopped' && result.reason === 'stop-flag') {
-      this.watcher.markStopped(job.name); // the tracker already shows it stopped: the loop's 'ended' event said so
-    } else if (result.status !== 'interrupted') {
-      this.watcher.markFinished(job.name);
-    }
+    // A task stopped by its flag: the tracker already shows it stopped, the loop's 'ended' event said so.
+    for (const action of endedPolicy(result)) this.applySettle(job, action);
     this.events.emit('settled', { taskId: job.id, name: job.name, result, error: null });
   }
 
   private settled(job: Job, error: unknown): void {
     // Every run ends here (after `ended`, or with the error that ended it): its session is free.
     this.sessions.release(job);
-    if (isWiggumError(error, 'E_NO_HARNESS') || isWiggumError(error, 'E_TASK_EMPTY')) {
-      // Changed between the scan and the run: the watcher reads it again, and it waits there.
-      this.tracker.forget(job.id);
-      this.watcher.markFinished(job.name);
-      void this.watcher.rescan();
-    } else if (isWiggumError(error, 'E_LOCKED')) {
-      if (!this.busyElsewhere.has(job.name)) this.logger.warn({ taskId: job.id, owner: error.details.owner }, `${error.message}; it is taken here once that run ends`);
-      this.busyElsewhere.add(job.name);
-      const owner = error.details.owner as { pid?: unknown } | undefined;
-      // Listed as running in that process (status, Dashboard), never as queued here.
-      if (typeof owner?.pid === 'number') this.tracker.runningElsewhere(job.id, job.name, job.file, owner.pid);
-      else this.tracker.forget(job.id);
-      this.retryLater(job, BUSY_TASK_RETRY_MS);
-    } else if (isWiggumError(error, 'E_TASK_NOT_FOUND') && !existsSync(job.file)) {
-      // Moved or deleted by its author between the queue and the run: nothing failed, nothing to list.
-      this.tracker.forget(job.id);
-      this.watcher.markFinished(job.name);
-      void this.watcher.rescan();
-    } else if (error !== null) {
-      // Tried again after daemon.failed_retry, not in a hot loop. A file the daemon may not read is
-      // the user's to fix, not a failure of the daemon: said once, then tried again quietly.
-      const every = elapsed(this.config.daemon.failedRetryMs);
-      if (!isWiggumError(error, 'E_TASK_UNREADABLE')) {
-        this.logger.error({ taskId: job.id, err: error }, `the loop of ${job.name} failed unexpectedly; it is tried again in ${every}`);
-      } else if (!this.unreadable.has(job.name)) {
-        this.unreadable.add(job.name);
-        this.logger.warn({ taskId: job.id, err: error }, `${error.message} (every ${every})`);
-      }
-      // Still listed, with why, until it runs or its file goes: a task the daemon keeps failing on is never hidden.
-      this.tracker.failed(job.id, job.name, job.file, error instanceof Error ? error.message : 'an unknown failure', this.options.clock.now() + this.config.daemon.failedRetryMs);
-      this.retryLater(job, this.config.daemon.failedRetryMs);
-    } else {
-      this.busyElsewhere.delete(job.name);
-      this.unreadable.delete(job.name);
-    }
+    const actions = settlePolicy({
+      name: job.name,
+      error,
+      fileExists: existsSync(job.file),
+      said: this.said.get(job.name) ?? new Set(),
+      failedRetryMs: this.config.daemon.failedRetryMs,
+      nowMs: this.options.clock.now(),
+    });
+    for (const action of actions) this.applySettle(job, action);
     if (error !== null) this.events.emit('settled', { taskId: job.id, name: job.name, result: null, error });
     const blocked = this.blockedById.get(job.id);
     const next = blocked?.shift();
@@ -290,6 +258,34 @@ class Daemon implements RunningDaemon {
     if (next !== undefined && !this.draining) void this.enqueue(next.name, next.file);
     this.changed();
     if (this.options.exitWhenIdle === true) this.checkIdleSoon();
+  }
+
+  private applySettle(job: Job, action: SettleAction): void {
+    switch (action.kind) {
+      case 'forget':
+        return this.tracker.forget(job.id);
+      case 'mark-finished':
+        return this.watcher.markFinished(job.name);
+      case 'mark-stopped':
+        return this.watcher.markStopped(job.name);
+      case 'rescan':
+        void this.watcher.rescan();
+        return;
+      case 'retry-later':
+        return this.retryLater(job, action.delayMs);
+      case 'list-running-elsewhere':
+        return this.tracker.runningElsewhere(job.id, job.name, job.file, action.pid);
+      case 'list-failing':
+        return this.tracker.failed(job.id, job.name, job.file, action.reason, action.retryAtMs);
+      case 'log':
+        return this.logger[action.level]({ taskId: job.id, ...action.fields }, action.message);
+      case 'note-said':
+        this.said.set(job.name, (this.said.get(job.name) ?? new Set<SaidOnce>()).add(action.what));
+        return;
+      case 'clear-said':
+        this.said.delete(job.name);
+        return;
+    }
   }
 
   /** Lets the watcher offer the task again after `delayMs`; a task whose file has gone meanwhile is no longer listed. */

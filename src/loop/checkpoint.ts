@@ -4,7 +4,7 @@ import type { PersistenceLoopData } from '../task/render.js';
 import { isoSeconds } from '../time/clock.js';
 import type { LoopState, WaitCause } from './decide.js';
 import type { IterationRecord } from '../memory/history.js';
-import { NOTHING_SPENT, addRun, spentOf } from '../memory/spent.js';
+import { NOTHING_SPENT, spentOf } from '../memory/spent.js';
 import type { Spent } from '../memory/spent.js';
 
 /**
@@ -158,25 +158,6 @@ export function checkpointData(input: CheckpointInput): PersistenceLoopData {
   if (input.ended === true) data.ended = now;
   if (input.exitReason !== undefined) data.exit_reason = input.exitReason;
   return data;
-}
-
-/** Outcomes after which an iteration is spent (retries and stops are attempts of the same one). */
-/** Outcomes of an iteration that counts (a stop, a retry or a wait runs the same iteration again). */
-export const FINISHED_OUTCOMES: ReadonlySet<string> = new Set(['complete', 'refused', 'continue', 'nonzero-exit']);
-
-/**
- * Loop state on resume, given the history. The history line is written before the checkpoint: a
- * crash between the two leaves an iteration that finished but is not counted. It counts now, so it
- * is not run (and recorded) twice. A refused completion claim is remembered for the next prompt.
- */
-export function resumeFromHistory(state: LoopState, history: IterationRecord[], historyBase = 0): { state: LoopState; countedIteration: number | null } {
-  const last = history.slice(historyBase).at(-1);
-  let next = state;
-  if (last?.completionFound === true && last.completionAccepted === false && last.refusal !== undefined) next = { ...next, refusal: last.refusal };
-  if (last !== undefined && last.iteration > next.iteration && FINISHED_OUTCOMES.has(last.outcome)) {
-    return { state: { ...next, iteration: last.iteration, attempt: 0, spent: addRun(next.spent, last) }, countedIteration: last.iteration };
-  }
-  return { state: next, countedIteration: null };
 }
 
 /** How many history lines belong to runs before the task was last sent back (0 when it never was). */

@@ -19,7 +19,8 @@ import type { PreparedTask } from './prepare.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 import { isAgentReported } from './reports.js';
 import { lockTask } from './task-lock.js';
-import { TaskLoop } from './task-loop.js';
+import { startPlan } from './resume-plan.js';
+import { runTaskLoop } from './task-loop.js';
 
 /**
  * Takes one task file through the persistence loop, one iteration at a time, until it is done,
@@ -60,12 +61,11 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   const log = deps.logger.child({ taskId: task.id });
   const endingDeps: EndingDeps = { layout: deps.layout, logger: log, clock: deps.clock };
   const ended = endedAs(task);
-  // An ended task in Approved/ is either a move a crash cut short (the marker says so: finish the
-  // move, never run it again) or a file a person put back (run it again).
-  if (ended !== null && hasPendingMove(task.id, endingDeps)) return finishHalfDoneMove(task, ended, endingDeps);
+  const start = startPlan(ended, ended !== null && hasPendingMove(task.id, endingDeps));
+  if (start.kind === 'finish-move') return finishHalfDoneMove(task, start.as, endingDeps);
   // No implicit agent: a task that names none, with no default configured, waits for its author.
   if (chooseHarness(request.overrides?.harness, task.frontmatter.harness, deps.config.harness.defaultName) === null) throw noHarnessError(basename(task.file));
-  if (ended !== null) task = await sendBack(task, ended, deps, log);
+  if (start.kind === 'send-back') task = await sendBack(task, start.from, deps, log);
 
   let prepared: PreparedTask;
   try {
@@ -76,7 +76,7 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
     if (!isWiggumError(error)) throw error;
     return rejectBeforeStart(task, error, deps, endingDeps);
   }
-  return new TaskLoop(task, prepared, request, deps).run();
+  return runTaskLoop(task, prepared, request, deps);
 }
 
 /** A task that cannot start (unknown harness, workdir outside the allowed folders, …): rejected with no iteration run. */

@@ -13,7 +13,9 @@ import type { Task } from '../task/parse.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { LoopStatus } from '../task/vocabulary.js';
 import { isoSeconds } from '../time/clock.js';
-import { checkpointData, historyBaseOf, loopStateFromCheckpoint, resumeFromHistory, waitCauseOf, waitingUntilOf } from './checkpoint.js';
+import { checkpointData } from './checkpoint.js';
+import { resumePlan } from './resume-plan.js';
+import type { ResumePlan } from './resume-plan.js';
 import { HarnessPauses } from './harness-pauses.js';
 import { decide, describeNextAction, gate } from './decide.js';
 import type { LoopState, WaitCause } from './decide.js';
@@ -40,8 +42,15 @@ import type { NextAction } from './decide.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 
 
+/** Runs the loop of a prepared task, from where its checkpoint and history say it stands (resume-plan.ts). */
+export async function runTaskLoop(task: Task, prepared: PreparedTask, request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
+  const history = await prepared.session.store.loadHistory();
+  const plan = resumePlan(task.frontmatter.persistence_loop, history, { maxIterations: prepared.maxIterations, nowMs: deps.clock.now() });
+  return new TaskLoop(task, prepared, history, plan, request, deps).run();
+}
+
 /** The loop of one prepared task: its state and the effects of each decision. */
-export class TaskLoop {
+class TaskLoop {
   private state: LoopState;
   /** The task file; it follows a rename by the task's author (see `follow`). */
   private file: string;
@@ -57,7 +66,7 @@ export class TaskLoop {
   private readonly historyBase: number;
   private readonly log: Logger;
   private readonly ctx: IterationContext;
-  private history: IterationRecord[] = [];
+  private readonly history: IterationRecord[];
   private lastOutput = '';
   /** The repository as the last iteration left it, while the loop goes straight on to the next. */
   private gitState: GitState | null = null;
@@ -67,6 +76,8 @@ export class TaskLoop {
   constructor(
     task: Task,
     private readonly prepared: PreparedTask,
+    history: IterationRecord[],
+    private readonly plan: ResumePlan,
     private readonly request: RunTaskRequest,
     private readonly deps: RunTaskDeps,
   ) {
@@ -75,13 +86,13 @@ export class TaskLoop {
     this.body = task.body;
     this.fileMax = task.frontmatter.max_iterations ?? null;
     this.log = deps.logger.child({ taskId: task.id });
-    this.state = loopStateFromCheckpoint(task.frontmatter.persistence_loop, prepared.maxIterations);
+    this.history = history;
+    this.state = plan.state;
     this.pauses = deps.pauses ?? new HarnessPauses();
     // A task that was waiting out a usage limit or an outage when wiggum stopped goes on waiting after a restart.
-    const waitingUntil = waitingUntilOf(task.frontmatter.persistence_loop);
-    if (waitingUntil !== null) this.pauses.pause(prepared.harness.name, waitingUntil, waitCauseOf(task.frontmatter.persistence_loop));
-    this.started = task.frontmatter.persistence_loop?.started ?? isoSeconds(deps.clock.now());
-    this.historyBase = historyBaseOf(task.frontmatter.persistence_loop);
+    if (plan.pause !== null) this.pauses.pause(prepared.harness.name, plan.pause.untilMs, plan.pause.why);
+    this.started = plan.started;
+    this.historyBase = plan.historyBase;
     this.ctx = iterationContext(task, prepared, request, deps, this.log);
   }
 
@@ -95,14 +106,11 @@ export class TaskLoop {
 
   private async loop(): Promise<TaskRunResult> {
     const store = this.prepared.session.store;
-    this.history = await store.loadHistory();
-    const fromHistory = resumeFromHistory(this.state, this.history, this.historyBase);
-    if (fromHistory.countedIteration !== null) {
-      this.log.info({ iteration: fromHistory.countedIteration }, `iteration ${fromHistory.countedIteration} finished before a crash that kept it from the checkpoint; counting it`);
+    const { countedIteration, resumed } = this.plan;
+    if (countedIteration !== null) {
+      this.log.info({ iteration: countedIteration }, `iteration ${countedIteration} finished before a crash that kept it from the checkpoint; counting it`);
     }
-    this.state = fromHistory.state;
     this.prd = await store.loadPrd();
-    const resumed = this.state.iteration > 0 || this.history.length > 0;
     const { iteration, maxIterations } = this.state;
     this.log.info(
       { iterations: iteration, maxIterations, harness: this.prepared.harness.name, workdir: this.prepared.workdir, durable: store.durable, session: this.prepared.session.sessionId },
@@ -111,7 +119,7 @@ export class TaskLoop {
     this.request.onEvent?.({ type: 'started', taskId: this.ctx.taskId, file: this.file, iteration, maxIterations, resumed, durable: store.durable, harness: this.prepared.harness.name, session: this.prepared.session.sessionId });
     // The iteration counted from the history had completed the task: a crash came between its
     // history line and the Done file. End it now rather than run the agent once more.
-    if (fromHistory.countedIteration !== null && this.history.at(-1)?.action === 'done') return this.done();
+    if (this.plan.first === 'done') return this.done();
     await this.checkpoint('running');
 
     for (;;) {

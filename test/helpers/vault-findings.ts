@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { FINISHED_OUTCOMES } from '../../src/loop/checkpoint.js';
+import { FINISHED_OUTCOMES } from '../../src/loop/resume-plan.js';
 
 /**
  * What a user finds in a vault after a fault campaign, task by task: the invariants the reliability
