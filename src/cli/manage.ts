@@ -6,7 +6,7 @@ import { findTaskIn, folderName } from '../vault/find-task.js';
 import type { FoundTask, VaultFolder } from '../vault/find-task.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { stopFlagFor } from '../vault/layout.js';
-import { retryTask } from '../vault/retry.js';
+import { sendTaskBack } from '../vault/send-back.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { openVault } from './open-vault.js';
@@ -41,7 +41,7 @@ export async function resumeCommand(ref: string, options: VaultOptions): Promise
 /** `wiggum retry ID [--fresh]`: Rejected or Done → Approved. */
 export async function retryCommand(ref: string, options: VaultOptions & { fresh?: boolean }): Promise<ExitCode> {
   const { config, layout } = await openVault(options);
-  const result = await retryTask(ref, layout, config, { fresh: options.fresh === true, clock: systemClock });
+  const result = await sendTaskBack(ref, layout, config, { fresh: options.fresh === true, clock: systemClock });
   process.stdout.write(`${result.id}: ${relative(layout.root, result.from)} → ${relative(layout.root, result.to)}\n`);
   if (result.unparsed) {
     process.stdout.write(`  it does not parse, so it went back as it was: fix it (wiggum validate "${relative(layout.root, result.to)}" says what is wrong), or it is rejected again\n`);

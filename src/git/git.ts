@@ -3,8 +3,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { WiggumError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import { runCommand } from '../harness/run-command.js';
-import type { CommandResult } from '../harness/run-command.js';
+import { runCaptured } from '../harness/run-captured.js';
+import type { CommandResult } from '../harness/run-captured.js';
 
 const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
 
@@ -31,7 +31,7 @@ function gitPath(): string {
 }
 
 export async function git(cwd: string, args: string[]): Promise<CommandResult> {
-  return runCommand(gitPath(), args, { cwd, env: { ...process.env, ...GIT_ENV }, timeoutMs: 60_000 });
+  return runCaptured(gitPath(), args, { cwd, env: { ...process.env, ...GIT_ENV }, timeoutMs: 60_000 });
 }
 
 export async function gitOk(cwd: string, args: string[], what: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { lstat, readFile, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { WiggumError, isWiggumError } from '../errors.js';
+import { WiggumError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { formatProblem } from '../problem.js';
@@ -10,7 +10,6 @@ import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Task } from '../task/parse.js';
 import type { PersistenceLoopData } from '../task/render.js';
 import { appendSection } from '../task/render.js';
-import { updateTaskFile } from '../task/update-file.js';
 import type { TaskFileWrite } from '../task/update-file.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -19,6 +18,7 @@ import { moveWithoutClobber } from '../vault/move.js';
 import type { TaskRunResult } from './events.js';
 import type { StopReason } from './outcome.js';
 import { completionSummary, failureReport, invalidTaskReport } from './reports.js';
+import { writeCheckpoint } from './write-checkpoint.js';
 import type { FailureFacts, LoopFacts } from './reports.js';
 import { plural } from '../plural.js';
 
@@ -42,9 +42,8 @@ export interface LoopFile {
   lastText: string;
 }
 
-/** How often, and how far apart, a final write is retried while the user's edit does not parse. */
+/** How often a final write is retried while the user's edit does not parse (write-checkpoint.ts waits between). */
 const CONFLICT_RETRIES = 5;
-const CONFLICT_WAIT_MS = 1000;
 
 export async function finishDone(target: LoopFile, loop: PersistenceLoopData, facts: LoopFacts, deps: EndingDeps, tickChecklist = false): Promise<TaskRunResult> {
   const passing = facts.stories.filter((story) => story.passes).map((story) => story.id);
@@ -146,35 +145,6 @@ export async function rejectInvalid(file: string, text: string | null, problems:
   const destination = await moveToEnd('rejected', file, deps);
   const code: ErrorCode = 'E_TASK_SCHEMA';
   return { status: 'rejected', taskId: null, file: destination, iterations: 0, reason: problems.map(formatProblem).join('; '), code };
-}
-
-/**
- * Writes a checkpoint, riding out a user edit that does not parse yet. Returns the new text, or null
- * when the file is gone or stays unparseable (the caller keeps going; the file is never overwritten).
- */
-export async function writeCheckpoint(file: string, lastText: string, write: TaskFileWrite, deps: EndingDeps, retries = 0): Promise<string | null> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      const written = await updateTaskFile(file, lastText, write);
-      if (written.replacedUnreadKeys.length > 0) {
-        deps.logger.warn(
-          { file, problems: written.replacedUnreadKeys.map(formatProblem) },
-          "another program had rewritten wiggum's own keys in a shape wiggum does not read; they were written again, and the rest of the file was kept",
-        );
-      }
-      return written.task.text;
-    } catch (error) {
-      if (isWiggumError(error, 'E_CHECKPOINT_CONFLICT') && attempt < retries) {
-        await deps.clock.sleep(CONFLICT_WAIT_MS);
-        continue;
-      }
-      if (isWiggumError(error, 'E_CHECKPOINT_CONFLICT') || isWiggumError(error, 'E_TASK_GONE')) {
-        deps.logger.warn({ file, code: error.code }, error.message);
-        return null;
-      }
-      throw error;
-    }
-  }
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
 import { withKeptId } from '../memory/kept-id.js';
 import { updateTaskFile } from '../task/update-file.js';
-import { historyLength, retriedLoop } from '../vault/retry.js';
+import { historyLength, sentBackLoop } from '../vault/send-back.js';
 import { isoSeconds } from '../time/clock.js';
 import { checkpointData, loopStateFromCheckpoint } from './checkpoint.js';
 import { endedAs, finishHalfDoneMove, finishRejected, finishStopped, hasPendingMove, rejectInvalid } from './ending.js';
@@ -118,7 +118,7 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
  */
 async function sendBack(task: Task, ended: 'done' | 'rejected', deps: RunTaskDeps, log: RunTaskDeps['logger']): Promise<Task> {
   log.info(`the task was moved back into Approved/ after it was ${ended === 'done' ? 'done' : 'rejected'}: it runs again, as wiggum retry would send it`);
-  const loop = retriedLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));
+  const loop = sentBackLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));
   const sent = (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } })).task;
   // The file read back derives its id again; the run keeps the one chosen for it (withKeptId).
   return { ...sent, id: task.id };

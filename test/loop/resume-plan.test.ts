@@ -12,7 +12,7 @@ import { parseTask } from '../../src/task/parse.js';
 import { persistenceLoopSchema } from '../../src/task/schema.js';
 import type { PersistenceLoop } from '../../src/task/schema.js';
 import { isoSeconds } from '../../src/time/clock.js';
-import { retriedLoop } from '../../src/vault/retry.js';
+import { sentBackLoop } from '../../src/vault/send-back.js';
 
 const NOW = 1_800_000_000_000;
 const STARTED = '2026-01-07T10:30:00Z';
@@ -60,7 +60,7 @@ beforeAll(async () => {
     // JSON is YAML: the file holds the keys exactly as the loop wrote them.
     const parsed = parseTask('/v/Done/a-task.md', `---\nstate: Done\nharness: fake\npersistence_loop: ${JSON.stringify(ended)}\n---\n# A task\n`);
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
-    return persistenceLoopSchema.parse(retriedLoop(parsed.task, config, historyLines));
+    return persistenceLoopSchema.parse(sentBackLoop(parsed.task, config, historyLines));
   };
 });
 

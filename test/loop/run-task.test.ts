@@ -392,8 +392,8 @@ describe('a crash between the history line and the checkpoint', () => {
     expect(first.result.status).toBe('rejected');
     // As if wiggum died after appending iteration 2 to history.jsonl but before its checkpoint:
     // put the task back as it was after iteration 1, with history one line ahead.
-    const { retryTask } = await import('../../src/vault/retry.js');
-    await retryTask('torn', vault.layout, vault.config, { fresh: false, clock: new FakeClock() });
+    const { sendTaskBack } = await import('../../src/vault/send-back.js');
+    await sendTaskBack('torn', vault.layout, vault.config, { fresh: false, clock: new FakeClock() });
     const back = join(vault.layout.approved, 'torn.md');
     const text = readFileSync(back, 'utf8').replace('iteration: 0', 'iteration: 1');
     writeFileSync(back, text);

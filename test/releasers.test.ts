@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { TypedEvents } from '../src/events.js';
-import { Releasers } from '../src/lifecycle.js';
+import { TypedEvents } from '../src/typed-events.js';
+import { Releasers } from '../src/releasers.js';
 
 describe('Releasers', () => {
   test('releases in reverse order, each once, and goes on past a failure, reporting it', async () => {

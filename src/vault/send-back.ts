@@ -11,7 +11,7 @@ import { findTaskIn, folderName } from './find-task.js';
 import type { VaultLayout } from './layout.js';
 import { moveWithoutClobber } from './move.js';
 
-export interface RetryResult {
+export interface SendBackResult {
   id: string;
   from: string;
   to: string;
@@ -29,7 +29,7 @@ export interface RetryResult {
  * id, the file name or the path. A file that does not parse (found by its name) goes back
  * untouched, since no key can be written into frontmatter that does not parse.
  */
-export async function retryTask(ref: string, layout: VaultLayout, config: WiggumConfig, options: { fresh: boolean; clock: Clock }): Promise<RetryResult> {
+export async function sendTaskBack(ref: string, layout: VaultLayout, config: WiggumConfig, options: { fresh: boolean; clock: Clock }): Promise<SendBackResult> {
   const found = await findTaskIn(ref, layout, ['rejected', 'done'], (other) =>
     `${relative(layout.root, other.file)} is in ${folderName(layout, 'approved')} already: it runs (or waits its turn) without a retry (wiggum status ${other.id} shows where it stands)`,
   );
@@ -44,7 +44,7 @@ export async function retryTask(ref: string, layout: VaultLayout, config: Wiggum
   if (options.fresh) {
     archivedTo = await archiveSession({ sessionsRoot: layout.sessions, archiveRoot: layout.archive, taskId: task.id, clock: options.clock });
   } else {
-    loop = retriedLoop(task, config, await historyLength(layout.sessions, task.id));
+    loop = sentBackLoop(task, config, await historyLength(layout.sessions, task.id));
   }
   await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } });
   const to = await moveWithoutClobber(task.file, layout.approved);
@@ -56,7 +56,7 @@ export async function retryTask(ref: string, layout: VaultLayout, config: Wiggum
  * its memory) with fresh budgets, since a task rejected for max_iterations or time would otherwise
  * be rejected again at once.
  */
-export function retriedLoop(task: Task, config: WiggumConfig, historyBase: number): PersistenceLoopData {
+export function sentBackLoop(task: Task, config: WiggumConfig, historyBase: number): PersistenceLoopData {
   const previous = task.frontmatter.persistence_loop;
   return {
     status: 'queued',

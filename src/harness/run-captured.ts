@@ -21,7 +21,7 @@ export interface CommandOptions {
  * non-zero exit is a result, not an error. Only a command that cannot start throws
  * (E_HARNESS_MISSING). Agent harnesses use run-process.ts instead, which owns process groups.
  */
-export function runCommand(command: string, args: string[], options: CommandOptions): Promise<CommandResult> {
+export function runCaptured(command: string, args: string[], options: CommandOptions): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     execFile(
       command,

@@ -1,0 +1,43 @@
+import { isWiggumError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import { formatProblem } from '../problem.js';
+import { updateTaskFile } from '../task/update-file.js';
+import type { TaskFileWrite } from '../task/update-file.js';
+import type { Clock } from '../time/clock.js';
+
+/** How long a checkpoint waits for a user's edit that does not parse yet to be finished. */
+const CONFLICT_WAIT_MS = 1000;
+
+export interface CheckpointDeps {
+  logger: Logger;
+  clock: Clock;
+}
+
+/**
+ * Writes a checkpoint, riding out a user edit that does not parse yet. Returns the new text, or null
+ * when the file is gone or stays unparseable (the caller keeps going; the file is never overwritten).
+ */
+export async function writeCheckpoint(file: string, lastText: string, write: TaskFileWrite, deps: CheckpointDeps, retries = 0): Promise<string | null> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const written = await updateTaskFile(file, lastText, write);
+      if (written.replacedUnreadKeys.length > 0) {
+        deps.logger.warn(
+          { file, problems: written.replacedUnreadKeys.map(formatProblem) },
+          "another program had rewritten wiggum's own keys in a shape wiggum does not read; they were written again, and the rest of the file was kept",
+        );
+      }
+      return written.task.text;
+    } catch (error) {
+      if (isWiggumError(error, 'E_CHECKPOINT_CONFLICT') && attempt < retries) {
+        await deps.clock.sleep(CONFLICT_WAIT_MS);
+        continue;
+      }
+      if (isWiggumError(error, 'E_CHECKPOINT_CONFLICT') || isWiggumError(error, 'E_TASK_GONE')) {
+        deps.logger.warn({ file, code: error.code }, error.message);
+        return null;
+      }
+      throw error;
+    }
+  }
+}
