@@ -130,7 +130,9 @@ class Daemon implements RunningDaemon {
   private draining = false;
   /** Aborted when the drain grace runs out (or on a second signal): every running agent is killed. */
   private readonly killAgents = new AbortController();
-  private idleTimer: NodeJS.Timeout | null = null;
+  /** Aborted by the drain: every timer the daemon set (a retry later, the idle check) is cancelled. */
+  private readonly drained = new AbortController();
+  private idleCheckPending = false;
 
   constructor(
     private readonly options: DaemonOptions,
@@ -288,30 +290,40 @@ class Daemon implements RunningDaemon {
     }
   }
 
-  /** Lets the watcher offer the task again after `delayMs`; a task whose file has gone meanwhile is no longer listed. */
+  /**
+   * Lets the watcher offer the task again after `delayMs` (on the injected clock, cancelled by a
+   * drain); a task whose file has gone meanwhile is no longer listed.
+   */
   private retryLater(job: Job, delayMs: number): void {
-    setTimeout(() => {
-      if (!existsSync(job.file)) this.tracker.forget(job.id);
-      this.watcher.markFinished(job.name);
-      void this.watcher.rescan();
-    }, delayMs).unref();
+    this.options.clock.sleep(delayMs, this.drained.signal).then(
+      () => {
+        if (!existsSync(job.file)) this.tracker.forget(job.id);
+        this.watcher.markFinished(job.name);
+        void this.watcher.rescan();
+      },
+      () => undefined, // drained: nothing is offered again
+    );
   }
 
   private checkIdleSoon(): void {
-    if (this.idleTimer !== null || this.draining) return;
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = null;
-      const snapshot = this.watcher.snapshot();
-      const startable = snapshot === null ? 1 : [...snapshot.tasks.keys()].filter((name) => !snapshot.stopFlags.has(stemOf(name)) && !this.authorWaits.has(name)).length;
-      if (this.queue.running().length === 0 && this.queue.waiting().length === 0 && startable === 0) this.drain('nothing left to do (--exit-when-idle)');
-      else this.checkIdleSoon();
-    }, IDLE_CHECK_MS);
+    if (this.idleCheckPending || this.draining) return;
+    this.idleCheckPending = true;
+    this.options.clock.sleep(IDLE_CHECK_MS, this.drained.signal).then(
+      () => {
+        this.idleCheckPending = false;
+        const snapshot = this.watcher.snapshot();
+        const startable = snapshot === null ? 1 : [...snapshot.tasks.keys()].filter((name) => !snapshot.stopFlags.has(stemOf(name)) && !this.authorWaits.has(name)).length;
+        if (this.queue.running().length === 0 && this.queue.waiting().length === 0 && startable === 0) this.drain('nothing left to do (--exit-when-idle)');
+        else this.checkIdleSoon();
+      },
+      () => undefined, // drained already
+    );
   }
 
   drain(why: string): void {
     if (this.draining) return;
     this.draining = true;
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.drained.abort();
     this.setLifecycle('draining');
     const running = this.queue.running();
     this.logger.info({ running: running.length }, `draining (${why}): stopping ${plural(running.length, 'running task')} and checkpointing them`);
@@ -339,14 +351,17 @@ class Daemon implements RunningDaemon {
     this.logger.error({ graceMs, tasks: this.queue.running().map((job) => job.id) }, 'some tasks did not stop after their agents were killed; exiting anyway (they resume from their last checkpoint)');
   }
 
-  /** Whether the queue is idle within `ms`. */
+  /** Whether the queue is idle within `ms` (on the injected clock). */
   private async idleWithin(ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
+    const timeUp = new AbortController();
     const idle = await Promise.race([
       this.queue.idle().then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+      this.options.clock.sleep(ms, timeUp.signal).then(
+        () => false,
+        () => true, // unreachable: aborted only once the race is decided
+      ),
     ]);
-    clearTimeout(timer);
+    timeUp.abort();
     return idle;
   }
 
