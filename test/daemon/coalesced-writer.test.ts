@@ -1,11 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import { CoalescedWriter } from '../../src/daemon/coalesced-writer.js';
+import { systemClock } from '../../src/time/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 describe('CoalescedWriter', () => {
   test('a burst of changes costs one write, and the last state is written', async () => {
     let state = 0;
     const written: number[] = [];
-    const writer = new CoalescedWriter(5, () => Promise.resolve(void written.push(state)), () => undefined);
+    const writer = new CoalescedWriter(5, () => Promise.resolve(void written.push(state)), () => undefined, systemClock);
     for (state = 1; state <= 200; state += 1) writer.schedule();
     state = 200;
     await writer.flush();
@@ -24,7 +26,7 @@ describe('CoalescedWriter', () => {
       writes.push(state);
       if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
       active -= 1;
-    }, () => undefined);
+    }, () => undefined, systemClock);
     writer.schedule();
     while (release === null) await new Promise((resolve) => setImmediate(resolve));
     state = 2;
@@ -38,16 +40,34 @@ describe('CoalescedWriter', () => {
 
   test('flush with nothing pending writes nothing', async () => {
     let writes = 0;
-    const writer = new CoalescedWriter(5, () => Promise.resolve(void (writes += 1)), () => undefined);
+    const writer = new CoalescedWriter(5, () => Promise.resolve(void (writes += 1)), () => undefined, systemClock);
     await writer.flush();
     expect(writes).toBe(0);
   });
 
   test('a failing write is reported, not thrown', async () => {
     const errors: unknown[] = [];
-    const writer = new CoalescedWriter(0, () => Promise.reject(new Error('disk full')), (error) => errors.push(error));
+    const writer = new CoalescedWriter(0, () => Promise.reject(new Error('disk full')), (error) => errors.push(error), systemClock);
     writer.schedule();
     await writer.flush();
     expect(errors).toHaveLength(1);
+  });
+
+  test('the delay runs on the injected clock: nothing is written until it has passed', async () => {
+    const clock = new ManualClock();
+    let writes = 0;
+    const writer = new CoalescedWriter(200, () => Promise.resolve(void (writes += 1)), () => undefined, clock);
+    writer.schedule();
+    writer.schedule();
+    await clock.advance(199);
+    expect(writes).toBe(0);
+    await clock.advance(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toBe(1);
+    writer.schedule();
+    await writer.flush();
+    expect(writes).toBe(2);
+    await clock.advance(1000);
+    expect(writes).toBe(2);
   });
 });
