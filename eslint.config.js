@@ -2,7 +2,17 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-check/**', 'node_modules/**', 'coverage/**', '.demo/**', '.scratch/**', 'test/fixtures/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist-check/**',
+      'node_modules/**',
+      'coverage/**',
+      '.demo/**',
+      '.scratch/**',
+      'test/fixtures/**',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

@@ -6,7 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, inclusive: { type: 'string' }, callers: { type: 'string' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '25' }, inclusive: { type: 'string' }, callers: { type: 'string' } },
+});
 const profile = JSON.parse(readFileSync(positionals[0], 'utf8'));
 const top = Number(values.top);
 
@@ -46,7 +49,8 @@ for (const [id, us] of self) {
 const pct = (us) => `${((100 * us) / total).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(6)} ms`;
 const print = (title, map) => {
   console.log(`\n${title}`);
-  for (const [key, us] of [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${pct(us)}  ${key}`);
+  for (const [key, us] of [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`  ${pct(us)}  ${key}`);
 };
 console.log(`${positionals[0]}: ${(total / 1000).toFixed(0)} ms sampled, ${profile.samples.length} samples`);
 print('self time by package / file', byPlace);
@@ -86,5 +90,6 @@ if (values.callers !== undefined) {
     stacks.set(key, (stacks.get(key) ?? 0) + us);
   }
   console.log(`\ncallers of ${name}`);
-  for (const [key, us] of [...stacks.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${pct(us)}  ${key}`);
+  for (const [key, us] of [...stacks.entries()].sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`  ${pct(us)}  ${key}`);
 }

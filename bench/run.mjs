@@ -25,7 +25,8 @@ import { vault10k } from './phases/vault10k.mjs';
 const ALL = ['checkpoint', 'inspect', 'loop', 'naive', 'status', 'pickup', 'throughput'];
 const { values } = parseArgs({ options: { only: { type: 'string' }, profile: { type: 'string' } } });
 const only = new Set(values.only === undefined ? ALL : values.only.split(','));
-for (const name of only) if (!ALL.includes(name)) throw new Error(`--only: unknown phase ${name} (phases: ${ALL.join(', ')})`);
+for (const name of only)
+  if (!ALL.includes(name)) throw new Error(`--only: unknown phase ${name} (phases: ${ALL.join(', ')})`);
 const profileDir = values.profile === undefined ? null : resolve(values.profile);
 if (profileDir !== null) mkdirSync(profileDir, { recursive: true });
 const profileArgs = (name) => (profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`]);
@@ -57,7 +58,8 @@ const results = {
   phases: {},
 };
 const rows = [];
-const progress = (text) => process.stderr.write(`bench: ${text} (${((performance.now() - began) / 1000).toFixed(0)} s)\n`);
+const progress = (text) =>
+  process.stderr.write(`bench: ${text} (${((performance.now() - began) / 1000).toFixed(0)} s)\n`);
 
 /** Runs one phase; a failure is recorded as a failing row and the other phases still run. */
 async function phase(name, title, run) {
@@ -67,7 +69,12 @@ async function phase(name, title, run) {
   } catch (error) {
     process.stderr.write(`bench: ${title} failed: ${error?.stack ?? error}\n`);
     results.phases[name] = { error: String(error?.message ?? error) };
-    rows.push({ figure: `${title}: ERROR (see bench/results.json)`, unit: '', stats: null, budget: { text: 'runs', pass: false } });
+    rows.push({
+      figure: `${title}: ERROR (see bench/results.json)`,
+      unit: '',
+      stats: null,
+      budget: { text: 'runs', pass: false },
+    });
   }
 }
 
@@ -79,7 +86,13 @@ try {
       results.phases.checkpoint = r;
       // p95 within 5 ms, or within 2× the fsync floor measured beside it when the disk itself is slower.
       const pass = r.figure.p95 <= BUDGET.checkpointP95Ms || r.figure.p95 <= BUDGET.checkpointFloorRatio * r.floor.p95;
-      rows.push({ figure: `checkpoint write, updateTaskFile (${(r.bytes / 1024).toFixed(1)} KB task)`, unit: 'ms', stats: r.figure, budget: { text: 'p95 ≤ 5 ms or ≤ 2× floor', pass }, floor: { name: "fsync'd write+rename, same bytes", stats: r.floor } });
+      rows.push({
+        figure: `checkpoint write, updateTaskFile (${(r.bytes / 1024).toFixed(1)} KB task)`,
+        unit: 'ms',
+        stats: r.figure,
+        budget: { text: 'p95 ≤ 5 ms or ≤ 2× floor', pass },
+        floor: { name: "fsync'd write+rename, same bytes", stats: r.floor },
+      });
     });
   }
   if (only.has('inspect')) {
@@ -87,7 +100,13 @@ try {
       const r = await stateInspection({ n: 2000, warmup: 200, maxMs: 5_000, minN: 500 });
       results.phases.inspect = r;
       const floor = { name: 'fs.promises.readFile, same file', stats: r.floor };
-      rows.push({ figure: 'state inspection, readTaskState of one task', unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.inspectP95Ms), floor });
+      rows.push({
+        figure: 'state inspection, readTaskState of one task',
+        unit: 'ms',
+        stats: r.figure,
+        budget: p95Budget(r.figure, BUDGET.inspectP95Ms),
+        floor,
+      });
       rows.push({ figure: 'full task read, readTaskFile (reference)', unit: 'ms', stats: r.fullRead, floor });
     });
   }
@@ -103,18 +122,36 @@ try {
       const r = await loopOverhead({ n: 300, warmup: 20, git: false, maxMs: 8_000, minN: 100 });
       results.phases.loopPlain = r;
       const pass = r.figure.p50 <= BUDGET.loopP50Ms && r.figure.p95 <= BUDGET.loopP95Ms;
-      rows.push({ figure: 'loop overhead per iteration, no git', unit: 'ms', stats: r.figure, budget: { text: 'p50 ≤ 5, p95 ≤ 10 ms', pass }, floor: spawnFloorRef() });
+      rows.push({
+        figure: 'loop overhead per iteration, no git',
+        unit: 'ms',
+        stats: r.figure,
+        budget: { text: 'p50 ≤ 5, p95 ≤ 10 ms', pass },
+        floor: spawnFloorRef(),
+      });
     });
     await phase('loopGit', 'loop overhead, git workdir', async () => {
       const r = await loopOverhead({ n: 150, warmup: 10, git: true, maxMs: 10_000, minN: 60 });
       results.phases.loopGit = r;
-      rows.push({ figure: 'loop overhead per iteration, git workdir', unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.loopGitP95Ms, 'p95 ≤ 15 ms'), floor: spawnFloorRef() });
+      rows.push({
+        figure: 'loop overhead per iteration, git workdir',
+        unit: 'ms',
+        stats: r.figure,
+        budget: p95Budget(r.figure, BUDGET.loopGitP95Ms, 'p95 ≤ 15 ms'),
+        floor: spawnFloorRef(),
+      });
       rows.push({ figure: 'floor: git status --porcelain, spawn to exit', unit: 'ms', stats: r.gitFloor });
     });
     await phase('loopBigGit', 'loop overhead, 5,000-file git workdir', async () => {
       const r = await loopOverhead({ n: 100, warmup: 5, git: true, files: 5000, maxMs: 12_000, minN: 40 });
       results.phases.loopBigGit = r;
-      rows.push({ figure: 'loop overhead per iteration, 5,000-file git workdir', unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.loopBigGitP95Ms, 'p95 ≤ 30 ms'), floor: spawnFloorRef() });
+      rows.push({
+        figure: 'loop overhead per iteration, 5,000-file git workdir',
+        unit: 'ms',
+        stats: r.figure,
+        budget: p95Budget(r.figure, BUDGET.loopBigGitP95Ms, 'p95 ≤ 30 ms'),
+        floor: spawnFloorRef(),
+      });
       rows.push({ figure: 'floor: git status --porcelain, 5,000 files', unit: 'ms', stats: r.gitFloor });
     });
   }
@@ -124,33 +161,82 @@ try {
       results.phases.naive = r;
       const floor = { name: "naive loop (wall − agent's own time) / 200", stats: r.naive };
       rows.push({ figure: "naive loop: (wall − agent's own time) / iteration", unit: 'ms', stats: r.naive });
-      rows.push({ figure: "wiggum run: (wall − agent's own time) / iteration", unit: 'ms', stats: r.wiggum, budget: { text: '≤ 1.5× naive (p50)', pass: r.ratio <= BUDGET.naiveRatio }, floor });
+      rows.push({
+        figure: "wiggum run: (wall − agent's own time) / iteration",
+        unit: 'ms',
+        stats: r.wiggum,
+        budget: { text: '≤ 1.5× naive (p50)', pass: r.ratio <= BUDGET.naiveRatio },
+        floor,
+      });
       rows.push({ figure: 'floor: spawn the agent, wait for exit', unit: 'ms', stats: r.agentFloor });
     });
   }
   if (only.has('status')) {
     await phase('vault10k', '10,000-task vault: status, idle daemon memory', async () => {
-      const r = await vault10k({ statusN: 12, statusWarmup: 1, statusMaxMs: 15_000, nodeArgs: profileArgs('daemon-idle'), profileArgs: profileDir === null ? null : profileArgs });
+      const r = await vault10k({
+        statusN: 12,
+        statusWarmup: 1,
+        statusMaxMs: 15_000,
+        nodeArgs: profileArgs('daemon-idle'),
+        profileArgs: profileDir === null ? null : profileArgs,
+      });
       results.phases.vault10k = r;
-      rows.push({ figure: 'wiggum status --json, 10k tasks, no daemon', unit: 'ms', stats: r.withoutDaemon.figure, budget: p95Budget(r.withoutDaemon.figure, BUDGET.statusMs, 'p95 ≤ 300 ms'), floor: { name: 'spawn node -e 0', stats: r.withoutDaemon.floor } });
-      rows.push({ figure: 'wiggum status --json, 10k tasks, daemon up', unit: 'ms', stats: r.idle.status.figure, budget: p95Budget(r.idle.status.figure, BUDGET.statusMs, 'p95 ≤ 300 ms'), floor: { name: 'spawn node -e 0', stats: r.idle.status.floor } });
-      rows.push({ figure: 'wiggum --help (CLI start-up, reference)', unit: 'ms', stats: r.cliStartup, floor: { name: 'spawn node -e 0', stats: r.withoutDaemon.floor } });
-      rows.push({ figure: 'daemon RSS, at rest over 10k tasks (1k held), 30 s', unit: 'MB', stats: r.idle.rss, budget: { text: '≤ 100 MB', pass: r.idle.rss.max <= BUDGET.idleRssMb } });
+      rows.push({
+        figure: 'wiggum status --json, 10k tasks, no daemon',
+        unit: 'ms',
+        stats: r.withoutDaemon.figure,
+        budget: p95Budget(r.withoutDaemon.figure, BUDGET.statusMs, 'p95 ≤ 300 ms'),
+        floor: { name: 'spawn node -e 0', stats: r.withoutDaemon.floor },
+      });
+      rows.push({
+        figure: 'wiggum status --json, 10k tasks, daemon up',
+        unit: 'ms',
+        stats: r.idle.status.figure,
+        budget: p95Budget(r.idle.status.figure, BUDGET.statusMs, 'p95 ≤ 300 ms'),
+        floor: { name: 'spawn node -e 0', stats: r.idle.status.floor },
+      });
+      rows.push({
+        figure: 'wiggum --help (CLI start-up, reference)',
+        unit: 'ms',
+        stats: r.cliStartup,
+        floor: { name: 'spawn node -e 0', stats: r.withoutDaemon.floor },
+      });
+      rows.push({
+        figure: 'daemon RSS, at rest over 10k tasks (1k held), 30 s',
+        unit: 'MB',
+        stats: r.idle.rss,
+        budget: { text: '≤ 100 MB', pass: r.idle.rss.max <= BUDGET.idleRssMb },
+      });
       rows.push({ figure: 'daemon RSS, 2 s after start-up (reference)', unit: 'MB', stats: r.idle.afterStartup });
-      rows.push({ figure: 'daemon peak RSS (VmHWM), 10k start-up (reference)', unit: 'MB', stats: single(r.idle.hwmMb) });
+      rows.push({
+        figure: 'daemon peak RSS (VmHWM), 10k start-up (reference)',
+        unit: 'MB',
+        stats: single(r.idle.hwmMb),
+      });
     });
   }
   if (only.has('pickup')) {
     await phase('pickup', 'pickup latency', async () => {
       const r = await pickup({ n: 40, warmup: 3, maxMs: 20_000, minN: 20, nodeArgs: profileArgs('daemon-pickup') });
       results.phases.pickup = r;
-      rows.push({ figure: 'file dropped → harness started', unit: 'ms', stats: r.figure, budget: p95Budget(r.figure, BUDGET.pickupP95Ms, 'p95 ≤ 200 ms'), floor: spawnFloorRef() });
+      rows.push({
+        figure: 'file dropped → harness started',
+        unit: 'ms',
+        stats: r.figure,
+        budget: p95Budget(r.figure, BUDGET.pickupP95Ms, 'p95 ≤ 200 ms'),
+        floor: spawnFloorRef(),
+      });
     });
   }
   if (only.has('throughput')) {
     await phase('throughput', 'throughput, 1,000 tasks', async () => {
       // Capped so the whole bench stays under 3 minutes; tasks left in Approved/ are counted too.
-      const r = await throughput({ tasks: 1000, concurrency: 4, capMs: 70_000, nodeArgs: profileArgs('daemon-throughput') });
+      const r = await throughput({
+        tasks: 1000,
+        concurrency: 4,
+        capMs: 70_000,
+        nodeArgs: profileArgs('daemon-throughput'),
+      });
       results.phases.throughput = r;
       const c = r.check;
       rows.push({
@@ -158,13 +244,22 @@ try {
         unit: 'task/s',
         stats: { n: c.doneAtCap, p50: NaN, p95: NaN, p99: NaN, max: NaN },
         value: r.tasksPerSecond.toFixed(1),
-        budget: { text: '≥ 40/s, none lost or twice', pass: c.noneLost && c.noneTwice && r.tasksPerSecond >= BUDGET.throughputPerS },
+        budget: {
+          text: '≥ 40/s, none lost or twice',
+          pass: c.noneLost && c.noneTwice && r.tasksPerSecond >= BUDGET.throughputPerS,
+        },
       });
       rows.push({ figure: 'daemon RSS during throughput (samples)', unit: 'MB', stats: r.rss });
-      rows.push({ figure: 'daemon peak RSS (VmHWM), throughput run', unit: 'MB', stats: single(r.hwmMb), budget: { text: '≤ 150 MB', pass: r.hwmMb <= BUDGET.burstRssMb } });
+      rows.push({
+        figure: 'daemon peak RSS (VmHWM), throughput run',
+        unit: 'MB',
+        stats: single(r.hwmMb),
+        budget: { text: '≤ 150 MB', pass: r.hwmMb <= BUDGET.burstRssMb },
+      });
     });
   }
-  if (spawnFloor !== null) rows.push({ figure: 'floor: spawn /bin/true, wait for exit', unit: 'ms', stats: spawnFloor });
+  if (spawnFloor !== null)
+    rows.push({ figure: 'floor: spawn /bin/true, wait for exit', unit: 'ms', stats: spawnFloor });
 } finally {
   cleanupAll();
 }
@@ -188,7 +283,16 @@ if (results.phases.throughput?.check !== undefined) {
       `none lost: ${c.noneLost ? 'yes' : 'NO'}, none ran twice: ${c.noneTwice ? 'yes' : 'NO'}\n`,
   );
 }
-process.stdout.write(`${results.allPass ? 'all budgets PASS' : `FAIL: ${rows.filter((row) => row.budget?.pass === false).map((row) => row.figure).join('; ')}`}\n`);
+process.stdout.write(
+  `${
+    results.allPass
+      ? 'all budgets PASS'
+      : `FAIL: ${rows
+          .filter((row) => row.budget?.pass === false)
+          .map((row) => row.figure)
+          .join('; ')}`
+  }\n`,
+);
 
 function single(value) {
   return { n: 1, p50: NaN, p95: NaN, p99: NaN, max: value };

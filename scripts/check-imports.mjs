@@ -33,7 +33,10 @@ function readTables(markdown) {
       rows = null;
       continue;
     }
-    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
     if (rows === null) tables.set(cells[0], (rows = []));
     else if (!/^-+$/.test(cells[0].replace(/:/g, ''))) rows.push(cells);
   }
@@ -151,7 +154,9 @@ function checkLayers(modules, ranks) {
   for (const [file, { imports }] of modules) {
     const from = layerOf(file);
     if (!ranks.has(from)) {
-      problems.push(`${shown(file)}: ${from} is not in the layer table of ${shown(architecture)}; add it where it belongs`);
+      problems.push(
+        `${shown(file)}: ${from} is not in the layer table of ${shown(architecture)}; add it where it belongs`,
+      );
       continue;
     }
     for (const { specifier, dynamic, line } of imports) {
@@ -160,7 +165,9 @@ function checkLayers(modules, ranks) {
       const to = layerOf(target);
       if (to !== from && ranks.has(to) && ranks.get(to) <= ranks.get(from)) {
         const how = dynamic ? 'import()s' : 'imports';
-        problems.push(`${shown(file)}:${line} ${how} ${shown(target)}: ${from} may import only what ${shown(architecture)} lists below it`);
+        problems.push(
+          `${shown(file)}:${line} ${how} ${shown(target)}: ${from} may import only what ${shown(architecture)} lists below it`,
+        );
       }
     }
   }
@@ -171,7 +178,9 @@ function checkComputedImports(modules) {
   const problems = [];
   for (const [file, { computedImports }] of modules) {
     for (const line of computedImports) {
-      problems.push(`${shown(file)}:${line} import() of a computed path: write the path as a string literal, so the layers can be checked`);
+      problems.push(
+        `${shown(file)}:${line} import() of a computed path: write the path as a string literal, so the layers can be checked`,
+      );
     }
   }
   return problems;
@@ -189,10 +198,14 @@ function checkPlacement(modules, rules) {
       const packages = what.map(packageOf);
       const uses = [
         ...(what.includes('process.exit') ? exits : []),
-        ...imports.filter(({ specifier }) => !specifier.startsWith('.') && packages.includes(packageOf(specifier))).map(({ line }) => line),
+        ...imports
+          .filter(({ specifier }) => !specifier.startsWith('.') && packages.includes(packageOf(specifier)))
+          .map(({ line }) => line),
       ];
       for (const line of uses) {
-        problems.push(`${shown(file)}:${line} uses ${what.join(', ')}, which ${shown(architecture)} keeps in ${onlyIn.join(', ')}`);
+        problems.push(
+          `${shown(file)}:${line} uses ${what.join(', ')}, which ${shown(architecture)} keeps in ${onlyIn.join(', ')}`,
+        );
       }
     }
   }
@@ -210,14 +223,18 @@ function checkShortCommands(modules, rules) {
     for (const entry of entries) {
       const start = join(root, entry);
       if (!modules.has(start)) {
-        problems.push(`${shown(architecture)} names ${entry} as a short command's module, but ${shown(start)} does not exist`);
+        problems.push(
+          `${shown(architecture)} names ${entry} as a short command's module, but ${shown(start)} does not exist`,
+        );
         continue;
       }
       for (const [file, path] of loadedBy(start, modules)) {
         for (const { specifier, typeOnly, dynamic, line } of modules.get(file).imports) {
           if (typeOnly || dynamic || !never.includes(packageOf(specifier))) continue;
           const chain = path.map(shown).join(' → ');
-          problems.push(`${shown(file)}:${line} imports ${specifier}, loaded by a short command (${chain}); load it with import() where it is needed`);
+          problems.push(
+            `${shown(file)}:${line} imports ${specifier}, loaded by a short command (${chain}); load it with import() where it is needed`,
+          );
         }
       }
     }
@@ -246,7 +263,10 @@ function checkCycles(modules) {
   const edges = new Map();
   for (const [file, { imports }] of modules) {
     const targets = imports.filter(({ dynamic }) => !dynamic).map(({ specifier }) => targetOf(file, specifier));
-    edges.set(file, targets.filter((target) => modules.has(target)));
+    edges.set(
+      file,
+      targets.filter((target) => modules.has(target)),
+    );
   }
   const problems = [];
   let index = 0;

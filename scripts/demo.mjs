@@ -18,7 +18,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vault = join(root, '.demo', 'vault');
 const cli = join(root, 'dist', 'cli', 'main.js');
 if (!existsSync(cli)) {
-  console.error(`wiggum demo: ${relative(process.cwd(), cli) || cli} is missing: run \`npm start\` (it builds first) or \`npm run build\``);
+  console.error(
+    `wiggum demo: ${relative(process.cwd(), cli) || cli} is missing: run \`npm start\` (it builds first) or \`npm run build\``,
+  );
   process.exit(2);
 }
 const { demoSummary } = await import(pathToFileURL(join(root, 'dist', 'demo', 'summary.js')).href);
@@ -27,9 +29,14 @@ cpSync(join(root, 'vault-example'), vault, { recursive: true });
 const shown = relative(process.cwd(), vault) || '.';
 console.error(`wiggum demo: a fresh copy of vault-example/ is in ${shown}/`);
 console.error('  it runs until every task is in Done/ or Rejected/, then says where to look and exits');
-console.error(`  drop more tasks into ${shown}/Approved/ while it runs;\n  one Ctrl-C stops it (running tasks are checkpointed)\n`);
+console.error(
+  `  drop more tasks into ${shown}/Approved/ while it runs;\n  one Ctrl-C stops it (running tasks are checkpointed)\n`,
+);
 
-const child = spawn(process.execPath, [cli, 'start', '--vault', vault, '--exit-when-idle', ...process.argv.slice(2)], { stdio: 'inherit', detached: true });
+const child = spawn(process.execPath, [cli, 'start', '--vault', vault, '--exit-when-idle', ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  detached: true,
+});
 let firstSignalAt = null;
 const pass = (signal) => {
   const now = Date.now();
@@ -45,13 +52,23 @@ process.on('SIGHUP', () => pass('SIGTERM'));
 child.on('exit', (code, signal) => {
   const tasks = (folder) => {
     try {
-      return readdirSync(join(vault, folder)).filter((name) => name.endsWith('.md') && !name.startsWith('.')).sort();
+      return readdirSync(join(vault, folder))
+        .filter((name) => name.endsWith('.md') && !name.startsWith('.'))
+        .sort();
     } catch {
       return [];
     }
   };
   const again = `node ${relative(process.cwd(), cli) || cli} start --vault ${shown}`;
-  const lines = demoSummary({ vault: shown, done: tasks('Done'), rejected: tasks('Rejected'), approved: tasks('Approved'), exitCode: code, interrupted: firstSignalAt !== null, again });
+  const lines = demoSummary({
+    vault: shown,
+    done: tasks('Done'),
+    rejected: tasks('Rejected'),
+    approved: tasks('Approved'),
+    exitCode: code,
+    interrupted: firstSignalAt !== null,
+    again,
+  });
   console.error(lines.join('\n'));
   process.exitCode = code ?? (signal === null ? 1 : 3);
 });

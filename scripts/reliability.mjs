@@ -25,7 +25,8 @@ if (existsSync(figures)) {
   for (const line of readFileSync(figures, 'utf8').split('\n').filter(Boolean)) {
     const { campaign, ...values } = JSON.parse(line);
     console.log(`  ${campaign}`);
-    for (const [name, value] of Object.entries(values)) console.log(`    ${name.padEnd(34)} ${typeof value === 'object' ? JSON.stringify(value) : value}`);
+    for (const [name, value] of Object.entries(values))
+      console.log(`    ${name.padEnd(34)} ${typeof value === 'object' ? JSON.stringify(value) : value}`);
   }
 } else {
   console.log('  (none recorded: the suite did not get that far)');

@@ -34,7 +34,11 @@ export class TypedEvents<Events extends object> {
   }
 
   /** The next `event` whose payload `match`es (every one, by default); rejects if `signal` aborts first. */
-  next<K extends keyof Events>(event: K, match: (payload: Events[K]) => boolean = () => true, signal?: AbortSignal): Promise<Events[K]> {
+  next<K extends keyof Events>(
+    event: K,
+    match: (payload: Events[K]) => boolean = () => true,
+    signal?: AbortSignal,
+  ): Promise<Events[K]> {
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
         release();

@@ -16,7 +16,8 @@ export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   if (resolved.url.includes('?original')) return resolved;
   for (const { suffix, variant } of active) {
-    if (resolved.url.endsWith(suffix) && context.parentURL !== variant) return { ...resolved, url: variant, shortCircuit: true };
+    if (resolved.url.endsWith(suffix) && context.parentURL !== variant)
+      return { ...resolved, url: variant, shortCircuit: true };
   }
   return resolved;
 }

@@ -8,4 +8,6 @@
 // (Variants that were adopted into src/ were removed: see docs/performance.md.)
 import { register } from 'node:module';
 
-register('./hooks.mjs', import.meta.url, { data: { experiments: (process.env.BENCH_EXPERIMENTS ?? '').split(',').filter(Boolean) } });
+register('./hooks.mjs', import.meta.url, {
+  data: { experiments: (process.env.BENCH_EXPERIMENTS ?? '').split(',').filter(Boolean) },
+});

@@ -59,7 +59,8 @@ export class Daemon {
   async waitForLog(pattern, timeoutMs = 30_000) {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (this.exitCode !== undefined) throw new Error(`the daemon exited (${this.exitCode}) before logging ${pattern}:\n${this.log().slice(-2000)}`);
+      if (this.exitCode !== undefined)
+        throw new Error(`the daemon exited (${this.exitCode}) before logging ${pattern}:\n${this.log().slice(-2000)}`);
       if (pattern.test(this.log())) return;
       await sleep(20);
     }
@@ -82,7 +83,8 @@ export class Daemon {
         // gone
       }
       const timedOut = await Promise.race([this.exited.then(() => false), sleep(graceMs).then(() => true)]);
-      if (timedOut) process.stderr.write(`bench: the daemon (pid ${this.pid}) did not drain in ${graceMs} ms; killing its group\n`);
+      if (timedOut)
+        process.stderr.write(`bench: the daemon (pid ${this.pid}) did not drain in ${graceMs} ms; killing its group\n`);
     }
     // Whatever is left in its group (a harness it started, though those lead their own groups).
     try {

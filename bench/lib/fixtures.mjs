@@ -9,7 +9,7 @@ function pad(n, width = 3) {
 }
 
 function uuidFor(i) {
-  const hex = (i * 2654435761 >>> 0).toString(16).padStart(8, '0');
+  const hex = ((i * 2654435761) >>> 0).toString(16).padStart(8, '0');
   return `${hex}-9d1f-4f6e-8a51-${pad(i, 12)}`;
 }
 
@@ -84,7 +84,9 @@ export function taskText(i, { loop = null, harness = 'bench', stories = 6, workd
     '',
   ];
   for (let s = 1; s <= stories; s += 1) {
-    body.push(`- [ ] US-${pad(s)} ${['Validate the input', 'Cache the lookup', 'Paginate the list', 'Explain the error', 'Add the audit line', 'Remove the dead flag', 'Retry the webhook', 'Document the change'][(i + s) % 8]} of step ${s}`);
+    body.push(
+      `- [ ] US-${pad(s)} ${['Validate the input', 'Cache the lookup', 'Paginate the list', 'Explain the error', 'Add the audit line', 'Remove the dead flag', 'Retry the webhook', 'Document the change'][(i + s) % 8]} of step ${s}`,
+    );
     body.push(`  - the ${area} handler returns 400 with a message naming the field when it is missing`);
     body.push(`  - a unit test covers the happy path and the two error paths of step ${s}`);
     body.push('  - `npm run lint` and `npm test` pass');

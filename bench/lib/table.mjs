@@ -1,6 +1,7 @@
 // The one table the bench prints.
 
-const fmtMs = (ms) => (!Number.isFinite(ms) ? '—' : ms >= 100 ? `${ms.toFixed(0)}` : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const fmtMs = (ms) =>
+  !Number.isFinite(ms) ? '—' : ms >= 100 ? `${ms.toFixed(0)}` : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
 const fmtRatio = (r) => (!Number.isFinite(r) ? '—' : r >= 10 ? `${r.toFixed(0)}×` : `${r.toFixed(1)}×`);
 
 /**
@@ -8,7 +9,19 @@ const fmtRatio = (r) => (!Number.isFinite(r) ? '—' : r >= 10 ? `${r.toFixed(0)
  * floor?: {name, stats} }
  */
 export function renderTable(rows) {
-  const header = ['figure', 'unit', 'n', 'p50', 'p95', 'p99', 'max', 'budget', 'verdict', '×floor p50/p95', 'floor (p50 / p95)'];
+  const header = [
+    'figure',
+    'unit',
+    'n',
+    'p50',
+    'p95',
+    'p99',
+    'max',
+    'budget',
+    'verdict',
+    '×floor p50/p95',
+    'floor (p50 / p95)',
+  ];
   const body = rows.map((row) => {
     const s = row.stats;
     const fmt = row.unit === 'ms' ? fmtMs : (v) => (!Number.isFinite(v) ? '—' : v.toFixed(1));
@@ -21,12 +34,18 @@ export function renderTable(rows) {
       ...cells,
       row.budget?.text ?? '',
       row.budget === undefined ? '' : row.budget.pass ? 'PASS' : 'FAIL',
-      floor === undefined || s === null ? '' : `${fmtRatio(s.p50 / floor.stats.p50)} / ${fmtRatio(s.p95 / floor.stats.p95)}`,
+      floor === undefined || s === null
+        ? ''
+        : `${fmtRatio(s.p50 / floor.stats.p50)} / ${fmtRatio(s.p95 / floor.stats.p95)}`,
       floor === undefined ? '' : `${floor.name} (${fmtMs(floor.stats.p50)} / ${fmtMs(floor.stats.p95)} ms)`,
     ];
   });
   const widths = header.map((title, col) => Math.max(title.length, ...body.map((cells) => cells[col].length)));
   const numeric = new Set([2, 3, 4, 5, 6]);
-  const line = (cells) => cells.map((cell, col) => (numeric.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col]))).join('  ').trimEnd();
+  const line = (cells) =>
+    cells
+      .map((cell, col) => (numeric.has(col) ? cell.padStart(widths[col]) : cell.padEnd(widths[col])))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }

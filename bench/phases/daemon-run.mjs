@@ -92,7 +92,11 @@ export async function pickup({ n, warmup, maxMs = Infinity, minN = n, nodeArgs =
  */
 export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
   const vault = daemonVault('throughput');
-  const daemon = Daemon.start(vault.root, { logDir: tempDir('throughput-log'), nodeArgs, args: ['--concurrency', String(concurrency)] });
+  const daemon = Daemon.start(vault.root, {
+    logDir: tempDir('throughput-log'),
+    nodeArgs,
+    args: ['--concurrency', String(concurrency)],
+  });
   let stopped = false;
   try {
     await daemon.waitForLog(/"msg":"watching /);
@@ -100,14 +104,18 @@ export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
     const texts = Array.from({ length: tasks }, (_, i) => taskText(i, { stories: 3 }));
     const rss = [];
     const t0 = performance.now();
-    for (let i = 0; i < tasks; i += 1) writeFileSync(join(vault.approved, `tp-${String(i).padStart(4, '0')}.md`), texts[i]);
+    for (let i = 0; i < tasks; i += 1)
+      writeFileSync(join(vault.approved, `tp-${String(i).padStart(4, '0')}.md`), texts[i]);
     const writeAllMs = performance.now() - t0;
     const countDone = () => readdirSync(vault.done).filter((name) => name.endsWith('.md')).length;
     let doneCount = 0;
     let lastSample = 0;
     let lastDoneAt = t0;
     while (doneCount < tasks && performance.now() - t0 < capMs) {
-      if (daemon.exitCode !== undefined) throw new Error(`the daemon exited (${daemon.exitCode}) during the throughput run:\n${daemon.log().slice(-2000)}`);
+      if (daemon.exitCode !== undefined)
+        throw new Error(
+          `the daemon exited (${daemon.exitCode}) during the throughput run:\n${daemon.log().slice(-2000)}`,
+        );
       const now = countDone();
       if (now > doneCount) lastDoneAt = performance.now();
       doneCount = now;
@@ -124,8 +132,14 @@ export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
     stopped = true;
 
     const count = (dir) => readdirSync(dir).filter((name) => name.endsWith('.md')).length;
-    const inDone = new Set(readdirSync(vault.done).filter((name) => name.endsWith('.md')).map((name) => name.slice(0, -3)));
-    const runs = readFileSync(join(vault.marks, 'runs.log'), 'utf8').split('\n').filter((line) => line !== '');
+    const inDone = new Set(
+      readdirSync(vault.done)
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => name.slice(0, -3)),
+    );
+    const runs = readFileSync(join(vault.marks, 'runs.log'), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     const perTask = new Map();
     for (const id of runs) perTask.set(id, (perTask.get(id) ?? 0) + 1);
     const ranTwice = [...perTask.entries()].filter(([, n]) => n > 1).map(([id]) => id);
@@ -144,7 +158,17 @@ export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
     check.noneLost = check.done + check.leftInApproved === tasks && check.rejected === 0;
     check.noneTwice = ranTwice.length === 0 && doneNotOnce.length === 0;
     check.allOnce = finished && check.noneLost && check.noneTwice && check.done === tasks && runs.length === tasks;
-    return { tasks, concurrency, capMs, elapsedMs, writeAllMs, tasksPerSecond: doneCount / (elapsedMs / 1000), check, rss: summarize(rss), hwmMb };
+    return {
+      tasks,
+      concurrency,
+      capMs,
+      elapsedMs,
+      writeAllMs,
+      tasksPerSecond: doneCount / (elapsedMs / 1000),
+      check,
+      rss: summarize(rss),
+      hwmMb,
+    };
   } finally {
     if (!stopped) await daemon.stop(30_000);
   }

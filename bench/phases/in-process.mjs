@@ -123,5 +123,11 @@ export async function stateInspection({ n, warmup, maxMs = Infinity, minN = n })
       floor.push(floorMs);
     }
   }
-  return { figure: summarize(state), fullRead: summarize(full), parseOnly: summarize(parse), floor: summarize(floor), bytes: Buffer.byteLength(text) };
+  return {
+    figure: summarize(state),
+    fullRead: summarize(full),
+    parseOnly: summarize(parse),
+    floor: summarize(floor),
+    bytes: Buffer.byteLength(text),
+  };
 }

@@ -14,7 +14,18 @@ import { spawnAndWait } from './floors.mjs';
 
 // The harness exits at once and changes nothing, so every iteration is "ok, no progress":
 // no_progress_limit 0 keeps the breaker off, and max_iterations ends the task after the samples.
-const CONFIG = ['harness:', '  default: instant', 'harnesses:', '  instant:', '    kind: command', '    command: /bin/true', '    args: []', 'persistence_loop:', '  no_progress_limit: 0', ''].join('\n');
+const CONFIG = [
+  'harness:',
+  '  default: instant',
+  'harnesses:',
+  '  instant:',
+  '    kind: command',
+  '    command: /bin/true',
+  '    args: []',
+  'persistence_loop:',
+  '  no_progress_limit: 0',
+  '',
+].join('\n');
 
 /**
  * Runs one task for `warmup + n + 1` iterations and returns, per iteration k after the warm-up,
@@ -53,7 +64,10 @@ export async function loopOverhead({ n, warmup, git, files = 50, maxMs = Infinit
   const config = await loadConfig({ vault: root });
   const layout = vaultLayout(root, config);
   // As the daemon logs: pino JSON lines, synchronously, at the default level (here into /dev/null).
-  const logger = pino({ level: config.log.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: '/dev/null', sync: true }));
+  const logger = pino(
+    { level: config.log.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
+    pino.destination({ dest: '/dev/null', sync: true }),
+  );
 
   const starts = [];
   const ends = [];
@@ -81,7 +95,8 @@ export async function loopOverhead({ n, warmup, git, files = 50, maxMs = Infinit
     { config, layout, clock: systemClock, random: Math.random, logger, env: process.env },
   );
   const timeBoxed = result.status === 'interrupted' && controller.signal.aborted;
-  if (!timeBoxed && (result.iterations !== total || result.code !== 'E_MAX_ITERATIONS')) throw new Error(`the loop ended early: ${JSON.stringify(result)}`);
+  if (!timeBoxed && (result.iterations !== total || result.code !== 'E_MAX_ITERATIONS'))
+    throw new Error(`the loop ended early: ${JSON.stringify(result)}`);
 
   const overhead = [];
   const around = [];
@@ -97,7 +112,13 @@ export async function loopOverhead({ n, warmup, git, files = 50, maxMs = Infinit
     between.push(starts[k + 1] - ends[k]);
   }
   // The git floor: one `git status` as the loop runs it (spawn to exit), in the same repository.
-  const gitFloor = git ? summarize(await timeSamples(50, 5, () => spawnAndWait('git', ['-C', join(root, 'repo'), 'status', '--porcelain', '--untracked-files=all']))) : null;
+  const gitFloor = git
+    ? summarize(
+        await timeSamples(50, 5, () =>
+          spawnAndWait('git', ['-C', join(root, 'repo'), 'status', '--porcelain', '--untracked-files=all']),
+        ),
+      )
+    : null;
   return {
     figure: summarize(overhead),
     gitFloor,

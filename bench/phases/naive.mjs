@@ -58,7 +58,18 @@ export async function naiveLoop({ iterations = 200, rounds = 3 } = {}) {
   const naive = writeNaiveLoop(root);
   const prompt = join(root, 'prompt.md');
   writeFileSync(prompt, taskText(1, { harness: 'quick' }));
-  const config = ['harness:', '  default: quick', 'harnesses:', '  quick:', '    kind: command', `    command: ${agent}`, '    args: []', 'persistence_loop:', '  no_progress_limit: 0', ''].join('\n');
+  const config = [
+    'harness:',
+    '  default: quick',
+    'harnesses:',
+    '  quick:',
+    '    kind: command',
+    `    command: ${agent}`,
+    '    args: []',
+    'persistence_loop:',
+    '  no_progress_limit: 0',
+    '',
+  ].join('\n');
   const vault = makeVault(root, config);
   const agentFloor = summarize(await timeSamples(200, 20, () => spawnAndWait(agent)));
 
@@ -76,5 +87,12 @@ export async function naiveLoop({ iterations = 200, rounds = 3 } = {}) {
   }
   const naiveStats = summarize(naivePerIteration);
   const wiggumStats = summarize(wiggumPerIteration);
-  return { iterations, rounds, agentFloor, naive: naiveStats, wiggum: wiggumStats, ratio: wiggumStats.p50 / naiveStats.p50 };
+  return {
+    iterations,
+    rounds,
+    agentFloor,
+    naive: naiveStats,
+    wiggum: wiggumStats,
+    ratio: wiggumStats.p50 / naiveStats.p50,
+  };
 }

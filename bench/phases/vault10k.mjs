@@ -23,7 +23,10 @@ export function buildVault10k() {
   }
   for (let i = 0; i < FINISHED; i += 1) {
     const kind = i % 2 === 0 ? 'done' : 'rejected';
-    writeFileSync(join(kind === 'done' ? vault.done : vault.rejected, `Finished flow ${String(i).padStart(5, '0')}.md`), finishedTaskText(APPROVED + i, kind));
+    writeFileSync(
+      join(kind === 'done' ? vault.done : vault.rejected, `Finished flow ${String(i).padStart(5, '0')}.md`),
+      finishedTaskText(APPROVED + i, kind),
+    );
   }
   return vault;
 }
@@ -54,7 +57,8 @@ async function statusSamples(vault, { n, warmup, expectDaemon, maxMs, minN }) {
   for (let i = 0; i < warmup + n && box.more(figure.length); i += 1) {
     const { ms, stdout } = await timeCli(['status', '--json', '--vault', vault.root]);
     const view = JSON.parse(stdout);
-    if (view.counts.approved !== APPROVED || view.counts.done + view.counts.rejected !== FINISHED) throw new Error(`status counted ${JSON.stringify(view.counts)}`);
+    if (view.counts.approved !== APPROVED || view.counts.done + view.counts.rejected !== FINISHED)
+      throw new Error(`status counted ${JSON.stringify(view.counts)}`);
     if ((view.daemon !== null) !== expectDaemon) throw new Error(`status saw daemon ${JSON.stringify(view.daemon)}`);
     if (view.tasks.length !== APPROVED) throw new Error(`status listed ${view.tasks.length} tasks`);
     const t = performance.now();
@@ -125,9 +129,22 @@ async function idleDaemon(vault, { statusN, statusWarmup, statusMaxMs, nodeArgs 
     await sleep(Math.max(0, AT_REST_MS - (performance.now() - startedAt - queuedMs)));
     const rss = await sampleRss(daemon);
     const { hwmMb } = daemon.memory();
-    const status = await statusSamples(vault, { n: statusN, warmup: statusWarmup, expectDaemon: true, maxMs: statusMaxMs, minN: 5 });
-    if (profileArgs !== null) await timeCli(['status', '--json', '--vault', vault.root], profileArgs('status-daemon-up'));
-    return { rss: summarize(rss), afterStartup: summarize(afterStartup), hwmMb, startupToAllQueuedMs: queuedMs, status };
+    const status = await statusSamples(vault, {
+      n: statusN,
+      warmup: statusWarmup,
+      expectDaemon: true,
+      maxMs: statusMaxMs,
+      minN: 5,
+    });
+    if (profileArgs !== null)
+      await timeCli(['status', '--json', '--vault', vault.root], profileArgs('status-daemon-up'));
+    return {
+      rss: summarize(rss),
+      afterStartup: summarize(afterStartup),
+      hwmMb,
+      startupToAllQueuedMs: queuedMs,
+      status,
+    };
   } finally {
     await daemon.stop();
   }
@@ -135,7 +152,13 @@ async function idleDaemon(vault, { statusN, statusWarmup, statusMaxMs, nodeArgs 
 
 export async function vault10k({ statusN, statusWarmup, statusMaxMs = Infinity, nodeArgs = [], profileArgs = null }) {
   const vault = buildVault10k();
-  const withoutDaemon = await statusSamples(vault, { n: statusN, warmup: statusWarmup, expectDaemon: false, maxMs: statusMaxMs, minN: 5 });
+  const withoutDaemon = await statusSamples(vault, {
+    n: statusN,
+    warmup: statusWarmup,
+    expectDaemon: false,
+    maxMs: statusMaxMs,
+    minN: 5,
+  });
   const startup = await cliStartup({ n: 6, warmup: 1 });
   if (profileArgs !== null) await timeCli(['status', '--json', '--vault', vault.root], profileArgs('status-no-daemon'));
   const idle = await idleDaemon(vault, { statusN, statusWarmup, statusMaxMs, nodeArgs, profileArgs });

@@ -11,11 +11,19 @@ import type { VaultOptions } from './open-vault.js';
  * next iteration under "## Additional Context (added by user mid-loop)". The task must exist (by
  * id, file name or path): a typo would otherwise leave guidance in a session folder no task reads.
  */
-export async function contextCommand(action: 'add' | 'clear', ref: string, text: string | undefined, options: VaultOptions): Promise<ExitCode> {
+export async function contextCommand(
+  action: 'add' | 'clear',
+  ref: string,
+  text: string | undefined,
+  options: VaultOptions,
+): Promise<ExitCode> {
   const { layout } = await openVault(options);
   const taskId = (await findTaskIn(ref, layout, ['approved', 'rejected', 'done'])).id;
   const where = await changeContext(layout.state, taskId, action === 'add' ? (text ?? '') : null, systemClock);
-  const target = where === 'session' ? 'its session' : 'the task (it has not started yet; its first iteration reads it)';
-  process.stdout.write(action === 'add' ? `context added to ${target}: ${taskId}\n` : `context cleared for ${taskId}\n`);
+  const target =
+    where === 'session' ? 'its session' : 'the task (it has not started yet; its first iteration reads it)';
+  process.stdout.write(
+    action === 'add' ? `context added to ${target}: ${taskId}\n` : `context cleared for ${taskId}\n`,
+  );
   return EXIT.complete;
 }

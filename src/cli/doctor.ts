@@ -15,7 +15,11 @@ export interface DoctorOptions {
 export async function doctorCommand(options: DoctorOptions): Promise<ExitCode> {
   const vault = resolve(options.vault ?? process.cwd());
   await requireVault(vault);
-  const results = await gatherChecks({ vault, config: { vault, ...(options.config === undefined ? {} : { file: options.config }) }, env: process.env });
+  const results = await gatherChecks({
+    vault,
+    config: { vault, ...(options.config === undefined ? {} : { file: options.config }) },
+    env: process.env,
+  });
   process.stdout.write(options.json === true ? reportJson(vault, results) : formatReport(results));
   return doctorExitCode(results);
 }

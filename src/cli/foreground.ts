@@ -34,7 +34,10 @@ export async function runInForeground(request: ForegroundRun): Promise<{ code: E
   if (existsSync(flag)) {
     // A flag set beforehand keeps the task from starting at all: not even one agent run.
     process.stderr.write(`wiggum: not started: the stop flag ${flag} exists; remove it and run again to resume\n`);
-    return { code: EXIT.stopped, result: { status: 'stopped', taskId: null, file: request.file, iterations: 0, reason: 'stop-flag' } };
+    return {
+      code: EXIT.stopped,
+      result: { status: 'stopped', taskId: null, file: request.file, iterations: 0, reason: 'stop-flag' },
+    };
   }
   const controller = new AbortController();
   const stopSignals = onStopSignals(() => controller.abort('interrupted'), request.logger);
@@ -57,7 +60,14 @@ export async function runInForeground(request: ForegroundRun): Promise<{ code: E
           progress(event);
         },
       },
-      { config: request.config, layout: request.layout, clock: systemClock, random: Math.random, logger: request.logger, env: process.env },
+      {
+        config: request.config,
+        layout: request.layout,
+        clock: systemClock,
+        random: Math.random,
+        logger: request.logger,
+        env: process.env,
+      },
     );
   } finally {
     clearInterval(flagWatch);
@@ -77,7 +87,9 @@ function progressLines(): (event: LoopEvent) => void {
     if (event.type === 'iteration') {
       const elapsed = ((Date.now() - startedAt) / 1000).toFixed(1);
       const retry = event.attempt > 0 ? ` (retry ${event.attempt})` : '';
-      process.stderr.write(`\u25b6 ${describeIterations(iterationCount(event.iteration - 1, event.maxIterations, true))}${retry} · ${event.step ?? 'no open story'} · ${elapsed} s elapsed\n`);
+      process.stderr.write(
+        `\u25b6 ${describeIterations(iterationCount(event.iteration - 1, event.maxIterations, true))}${retry} · ${event.step ?? 'no open story'} · ${elapsed} s elapsed\n`,
+      );
     }
     if (event.type === 'waiting' && Number.isFinite(event.untilMs)) {
       process.stderr.write(`\u23f8 waiting ${((event.untilMs - Date.now()) / 1000).toFixed(1)} s (${event.why})\n`);
@@ -94,8 +106,10 @@ function summaryLine(result: TaskRunResult): string {
     case 'stopped':
       return `wiggum: stopped after ${plural(result.iterations, 'iteration')}; remove the stop flag and run again to resume`;
     case 'interrupted':
-      if (result.reason === 'task-gone') return `wiggum: the task file was moved or deleted after ${plural(result.iterations, 'iteration')}; its memory is kept, and the task resumes from it if the file comes back`;
-      if (result.reason !== undefined && result.reason !== 'interrupted') return `wiggum: not ended after ${plural(result.iterations, 'iteration')}: ${result.reason}`;
+      if (result.reason === 'task-gone')
+        return `wiggum: the task file was moved or deleted after ${plural(result.iterations, 'iteration')}; its memory is kept, and the task resumes from it if the file comes back`;
+      if (result.reason !== undefined && result.reason !== 'interrupted')
+        return `wiggum: not ended after ${plural(result.iterations, 'iteration')}: ${result.reason}`;
       return `wiggum: interrupted after ${plural(result.iterations, 'iteration')}; run the same command again to resume`;
   }
 }

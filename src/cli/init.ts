@@ -19,14 +19,25 @@ export async function initCommand(dir: string | undefined, options: InitOptions 
   const hasConfig = existsSync(configFile);
   // The name is checked before anything is created: a typo leaves no half-made vault behind.
   if (options.harness !== undefined) await checkHarness(options.harness, hasConfig ? root : null);
-  const { created, sampleLeftOut } = await scaffoldVault(root, options.harness === undefined ? {} : { harness: options.harness });
-  process.stdout.write(created.length === 0 ? `${root} is already a vault: nothing to create\n` : `created in ${root}: ${created.join(', ')}\n`);
+  const { created, sampleLeftOut } = await scaffoldVault(
+    root,
+    options.harness === undefined ? {} : { harness: options.harness },
+  );
+  process.stdout.write(
+    created.length === 0
+      ? `${root} is already a vault: nothing to create\n`
+      : `created in ${root}: ${created.join(', ')}\n`,
+  );
   if (sampleLeftOut !== null) process.stdout.write(`no sample task added: ${sampleLeftOut}\n`);
   if (options.harness !== undefined && hasConfig) {
-    process.stdout.write(`${configFile} already exists and was left as it is: set harness.default: ${options.harness} there yourself\n`);
+    process.stdout.write(
+      `${configFile} already exists and was left as it is: set harness.default: ${options.harness} there yourself\n`,
+    );
   }
   process.stdout.write('write a task in Drafts/, then move it into Approved/ to run it\n');
-  const sample = created.some((file) => file.startsWith('Approved/')) ? '   (the sample task runs with the demo agent)' : '';
+  const sample = created.some((file) => file.startsWith('Approved/'))
+    ? '   (the sample task runs with the demo agent)'
+    : '';
   process.stdout.write(`next: wiggum start --vault ${root}${sample}\n`);
   return EXIT.complete;
 }
@@ -36,6 +47,9 @@ async function checkHarness(name: string, vault: string | null): Promise<void> {
   const config = await loadConfig(vault === null ? {} : { vault });
   const known = Object.keys(config.harnesses);
   if (!known.includes(name)) {
-    throw new WiggumError('E_USAGE', `--harness ${name}: no such harness${didYouMeanSuffix(name, known)}; the configured ones are ${known.join(', ')}`);
+    throw new WiggumError(
+      'E_USAGE',
+      `--harness ${name}: no such harness${didYouMeanSuffix(name, known)}; the configured ones are ${known.join(', ')}`,
+    );
   }
 }

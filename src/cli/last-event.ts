@@ -7,7 +7,8 @@ export function lastEventLine(rendered: string): string | null {
   const lines = rendered.split('\n');
   for (let i = lines.length - 1; i >= 0; i -= 1) {
     const line = (lines[i] ?? '').trimEnd();
-    if (line.trim() === '' || line.startsWith('● ') || line.startsWith('✓ ') || line.startsWith('── iteration ')) continue;
+    if (line.trim() === '' || line.startsWith('● ') || line.startsWith('✓ ') || line.startsWith('── iteration '))
+      continue;
     return line.trim();
   }
   return null;

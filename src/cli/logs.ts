@@ -48,7 +48,10 @@ export async function logsCommand(ref: string, options: LogsOptions): Promise<Ex
     let session = await taskSession({ id: task.id, sessionId }, layout);
     if (options.follow !== true) {
       await printer.pass(session);
-      if (!printer.printedAny) process.stderr.write(`${task.id} has no harness log yet: no iteration has started (wiggum logs ${task.id} --follow waits for it)\n`);
+      if (!printer.printedAny)
+        process.stderr.write(
+          `${task.id} has no harness log yet: no iteration has started (wiggum logs ${task.id} --follow waits for it)\n`,
+        );
       return EXIT.complete;
     }
     let told = false;
@@ -64,7 +67,10 @@ export async function logsCommand(ref: string, options: LogsOptions): Promise<Ex
       const ended = followEnded(gone ? null : (state?.loop?.status ?? 'queued'));
       await printer.pass(session);
       if (ended || stopped.signal.aborted) return EXIT.complete;
-      if (!told && !(await daemonRuns(layout))) process.stderr.write(`no daemon runs in ${layout.root}: ${task.id} goes on once wiggum start runs it; waiting (Ctrl-C stops)\n`);
+      if (!told && !(await daemonRuns(layout)))
+        process.stderr.write(
+          `no daemon runs in ${layout.root}: ${task.id} goes on once wiggum start runs it; waiting (Ctrl-C stops)\n`,
+        );
       told = true;
       await abortableSleep(POLL_MS, stopped.signal);
     }
@@ -95,7 +101,9 @@ class LogPrinter {
 
   async pass(session: TaskSession): Promise<void> {
     if (!session.own) return;
-    const logs = (await listLogs(session.paths.logs)).filter((log) => !this.seen.has(log.path) || log.path === this.open?.path);
+    const logs = (await listLogs(session.paths.logs)).filter(
+      (log) => !this.seen.has(log.path) || log.path === this.open?.path,
+    );
     for (const log of logs) {
       if (this.open?.path !== log.path) await this.start(log, session);
       await this.write(await this.open!.next());
@@ -105,7 +113,8 @@ class LogPrinter {
   private async start(log: LogFile, session: TaskSession): Promise<void> {
     // The log before it is complete once the next exists: what it gained last is shown first.
     if (this.open !== null) await this.write(await this.open.next());
-    if (!this.history.some((r) => r.iteration === log.iteration && r.attempt === log.attempt)) this.history = await sessionHistory(session);
+    if (!this.history.some((r) => r.iteration === log.iteration && r.attempt === log.attempt))
+      this.history = await sessionHistory(session);
     const harness = harnessOfLog(log, this.history, this.current);
     const shown = relative(this.layout.root, throughRunLink(log.path, session.paths.dir, session.runLink));
     const header = `${this.printedAny ? '\n' : ''}${logHeader(log, harness, shown)}`;

@@ -51,7 +51,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .description('run one task through the loop in the foreground, exactly as the daemon would')
     .argument('<file>', 'the task file (a path; or its name or id, looked up in the vault)')
     .addHelpText('after', RUN_ENDED_HELP)
-    .option('--harness <name>', 'a harness from the config, instead of the task\'s')
+    .option('--harness <name>', "a harness from the config, instead of the task's")
     .option('--max-iterations <n>', 'bound on iterations', positiveInt)
     .option('--completion-promise <text>', 'the TEXT of <promise>TEXT</promise>')
     .option('--no-stream', 'do not show the harness output live (it is still captured)')
@@ -79,7 +79,9 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   program
     .command('ralph')
-    .description('one loop in the current repository (its top, from any subfolder), without a vault; state in .wiggum/sessions/<change>/')
+    .description(
+      'one loop in the current repository (its top, from any subfolder), without a vault; state in .wiggum/sessions/<change>/',
+    )
     .argument('[prompt]', 'what to do (or --prompt-file); omitted, the loop of --change resumes')
     .option('--change <id>', 'the change: names the loop and its memory (required but with --list)')
     .option('--list', 'list the loops with their state, then exit (so does --status without --change)')
@@ -101,19 +103,29 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     });
 
   const vaultOptions = (command: Command): Command =>
-    command.option('--vault <dir>', 'the vault (default: the current folder)').option('--config <file>', 'a config file merged over the vault config');
+    command
+      .option('--vault <dir>', 'the vault (default: the current folder)')
+      .option('--config <file>', 'a config file merged over the vault config');
 
-  vaultOptions(program.command('status').description('counts per folder, running, queued and stopped tasks; with ID, one task and its recent iterations'))
+  vaultOptions(
+    program
+      .command('status')
+      .description('counts per folder, running, queued and stopped tasks; with ID, one task and its recent iterations'),
+  )
     .argument('[id]', TASK_REF)
     .option('--json', 'machine-readable output')
     .option('--all', 'list every task (by default a long group shows its first few and a count)')
     .option('--watch', 'a live view of the vault, drawn again every second (as wiggum top); Ctrl-C ends it')
-    .action(async (id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean; all?: boolean }) => {
-      const { statusCommand } = await import('./status.js');
-      setExit(await statusCommand(id, options));
-    });
+    .action(
+      async (id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean; all?: boolean }) => {
+        const { statusCommand } = await import('./status.js');
+        setExit(await statusCommand(id, options));
+      },
+    );
 
-  vaultOptions(program.command('logs').description("a task's agent output, every iteration in order, rendered as run shows it"))
+  vaultOptions(
+    program.command('logs').description("a task's agent output, every iteration in order, rendered as run shows it"),
+  )
     .argument('<id>', TASK_REF)
     .option('--follow', 'keep reading as the task runs, into its next iterations, until it ends')
     .option('--raw', 'the raw stream as the agent wrote it (JSON lines for structured agents)')
@@ -122,12 +134,16 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(await logsCommand(id, options));
     });
 
-  vaultOptions(program.command('top').description('a live view of every task: iteration, time, tokens and cost, its agent\'s last event (as status --watch)')).action(
-    async (options: VaultOptions) => {
-      const { watchCommand } = await import('./watch.js');
-      setExit(await watchCommand(options));
-    },
-  );
+  vaultOptions(
+    program
+      .command('top')
+      .description(
+        "a live view of every task: iteration, time, tokens and cost, its agent's last event (as status --watch)",
+      ),
+  ).action(async (options: VaultOptions) => {
+    const { watchCommand } = await import('./watch.js');
+    setExit(await watchCommand(options));
+  });
 
   vaultOptions(program.command('stop').description('stop a task now: writes Approved/<name>.stop'))
     .argument('<id>', TASK_REF)
@@ -143,7 +159,11 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(await resumeCommand(id, options));
     });
 
-  vaultOptions(program.command('retry').description('send a Rejected or Done task back to Approved, keeping its memory (or --fresh)'))
+  vaultOptions(
+    program
+      .command('retry')
+      .description('send a Rejected or Done task back to Approved, keeping its memory (or --fresh)'),
+  )
     .argument('<id>', TASK_REF)
     .option('--fresh', 'archive its memory and start over')
     .action(async (id: string, options: VaultOptions & { fresh?: boolean }) => {
@@ -151,9 +171,18 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(await retryCommand(id, options));
     });
 
-  vaultOptions(program.command('doctor').description('check what a first run needs (config, agent commands and keys, vault, inotify, git, disk, Node) and say what to fix'))
+  vaultOptions(
+    program
+      .command('doctor')
+      .description(
+        'check what a first run needs (config, agent commands and keys, vault, inotify, git, disk, Node) and say what to fix',
+      ),
+  )
     .option('--json', 'machine-readable output')
-    .addHelpText('after', '\nOne ok / warn / FAIL line per check, each FAIL with its fix. Exit 1: something must be fixed; warnings alone exit 0.')
+    .addHelpText(
+      'after',
+      '\nOne ok / warn / FAIL line per check, each FAIL with its fix. Exit 1: something must be fixed; warnings alone exit 0.',
+    )
     .action(async (options: VaultOptions & { json?: boolean }) => {
       const { doctorCommand } = await import('./doctor.js');
       setExit(await doctorCommand(options));
@@ -163,21 +192,24 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .command('init')
     .description('scaffold a vault: folders, a config and a sample task')
     .argument('[dir]', 'where (default: the current folder)')
-    .option('--harness <name>', 'the agent of every task that names none: written as harness.default into .wiggum/config.yaml')
+    .option(
+      '--harness <name>',
+      'the agent of every task that names none: written as harness.default into .wiggum/config.yaml',
+    )
     .action(async (dir: string | undefined, options: InitOptions) => {
       const { initCommand } = await import('./init.js');
       setExit(await initCommand(dir, options));
     });
 
   const context = program.command('context').description('guidance for a task, read by its next iteration');
-  vaultOptions(context.command('add').description('append TEXT to the task\'s context'))
+  vaultOptions(context.command('add').description("append TEXT to the task's context"))
     .argument('<id>', TASK_REF)
     .argument('<text...>', 'the guidance')
     .action(async (id: string, text: string[], options: VaultOptions) => {
       const { contextCommand } = await import('./context.js');
       setExit(await contextCommand('add', id, text.join(' '), options));
     });
-  vaultOptions(context.command('clear').description('empty the task\'s context'))
+  vaultOptions(context.command('clear').description("empty the task's context"))
     .argument('<id>', TASK_REF)
     .action(async (id: string, options: VaultOptions) => {
       const { contextCommand } = await import('./context.js');
@@ -187,7 +219,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   for (const command of [program, ...program.commands, ...context.commands]) {
     command.addHelpText('after', EXIT_CODES_HELP);
   }
-  program.addHelpText('after', 'A harness of kind: command speaks by exit code (75 retry, 77/78 reject) and gets WIGGUM_* variables: wiggum help harness.');
+  program.addHelpText(
+    'after',
+    'A harness of kind: command speaks by exit code (75 retry, 77/78 reject) and gets WIGGUM_* variables: wiggum help harness.',
+  );
   // A help topic rather than a command: `wiggum help harness` (and `wiggum harness`) print it.
   const harness = program
     .command('harness')
@@ -197,14 +232,16 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   return program;
 }
 
-const TASK_REF = 'the task: its id, its file name (with or without .md) or its path; the id in any letter case when that is unambiguous';
+const TASK_REF =
+  'the task: its id, its file name (with or without .md) or its path; the id in any letter case when that is unambiguous';
 
 const RUN_ENDED_HELP = `
 A task in Done/ or Rejected/ is refused (exit 2): its run has ended. wiggum retry ID sends it back to
 Approved/ with its memory and a fresh iteration budget (--fresh starts over); so does moving the file
 back into Approved/. The file must be inside a vault (a folder with Approved/; wiggum init DIR makes one).`;
 
-const EXIT_CODES_HELP = '\nExit codes: 0 complete, 1 failed or rejected, 2 usage or configuration error, 3 stopped or interrupted.';
+const EXIT_CODES_HELP =
+  '\nExit codes: 0 complete, 1 failed or rejected, 2 usage or configuration error, 3 stopped or interrupted.';
 
 /** The version in package.json, one folder above dist/. */
 function packageVersion(): string {
@@ -234,7 +271,12 @@ async function main(argv: string[]): Promise<ExitCode> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? EXIT.complete : EXIT.usage;
     }
-    const message = error instanceof WiggumError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const message =
+      error instanceof WiggumError
+        ? error.message
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error);
     process.stderr.write(`wiggum: ${message}\n`);
     return exitCodeFor(error);
   }

@@ -44,7 +44,9 @@ export async function retryCommand(ref: string, options: VaultOptions & { fresh?
   const result = await sendTaskBack(ref, layout, config, { fresh: options.fresh === true, clock: systemClock });
   process.stdout.write(`${result.id}: ${relative(layout.root, result.from)} → ${relative(layout.root, result.to)}\n`);
   if (result.unparsed) {
-    process.stdout.write(`  it does not parse, so it went back as it was: fix it (wiggum validate "${relative(layout.root, result.to)}" says what is wrong), or it is rejected again\n`);
+    process.stdout.write(
+      `  it does not parse, so it went back as it was: fix it (wiggum validate "${relative(layout.root, result.to)}" says what is wrong), or it is rejected again\n`,
+    );
   }
   process.stdout.write(
     result.archivedTo === null

@@ -17,6 +17,9 @@ export interface VaultOptions {
 export async function openVault(options: VaultOptions): Promise<{ config: WiggumConfig; layout: VaultLayout }> {
   const root = resolve(options.vault ?? process.cwd());
   await requireVault(root);
-  const config = await loadConfigCached({ vault: root, ...(options.config === undefined ? {} : { file: options.config }) });
+  const config = await loadConfigCached({
+    vault: root,
+    ...(options.config === undefined ? {} : { file: options.config }),
+  });
   return { config, layout: vaultLayout(root, config) };
 }

@@ -30,10 +30,25 @@ export function showRunningTasks(daemon: RunningDaemon, line: LiveLine, now: () 
   };
   const releases = [
     daemon.events.on('loop', (event) => {
-      if (event.type === 'iteration') running.set(event.taskId, { iteration: event.iteration, maxIterations: event.maxIterations, step: event.step, sinceMs: event.startedAtMs, waiting: null });
+      if (event.type === 'iteration')
+        running.set(event.taskId, {
+          iteration: event.iteration,
+          maxIterations: event.maxIterations,
+          step: event.step,
+          sinceMs: event.startedAtMs,
+          waiting: null,
+        });
       if (event.type === 'waiting') {
         const task = running.get(event.taskId);
-        if (task !== undefined) task.waiting = event.why === 'hold' ? 'held by STOP' : event.why === 'retry' ? 'waiting to retry' : event.why === 'outage' ? `waiting on harness ${event.harness ?? ''} (outage)` : 'waiting for the usage limit';
+        if (task !== undefined)
+          task.waiting =
+            event.why === 'hold'
+              ? 'held by STOP'
+              : event.why === 'retry'
+                ? 'waiting to retry'
+                : event.why === 'outage'
+                  ? `waiting on harness ${event.harness ?? ''} (outage)`
+                  : 'waiting for the usage limit';
       }
       if (event.type === 'ended' && event.taskId !== null) running.delete(event.taskId);
       render();

@@ -53,14 +53,21 @@ export async function ralphCommand(prompt: string | undefined, options: RalphOpt
     return EXIT.complete;
   }
   if (options.change === undefined) {
-    throw new WiggumError('E_USAGE', 'ralph needs --change ID, the name of the loop (wiggum ralph --list shows the loops there are)');
+    throw new WiggumError(
+      'E_USAGE',
+      'ralph needs --change ID, the name of the loop (wiggum ralph --list shows the loops there are)',
+    );
   }
   checkChangeId(options.change);
   return ralphChange(prompt, { ...options, change: options.change }, root, layout);
 }
 
-async function ralphChange(prompt: string | undefined, options: RalphOptions & { change: string }, root: string, layout: VaultLayout): Promise<ExitCode> {
-
+async function ralphChange(
+  prompt: string | undefined,
+  options: RalphOptions & { change: string },
+  root: string,
+  layout: VaultLayout,
+): Promise<ExitCode> {
   if (options.addContext !== undefined || options.clearContext === true) {
     if (options.clearContext === true) {
       await changeContext(layout.state, options.change, null, systemClock);
@@ -87,18 +94,30 @@ async function ralphChange(prompt: string | undefined, options: RalphOptions & {
   const existing = await readRalphTask(layout, options.change);
   if (existing === null && text === null) throw noLoopToResume(layout, options.change);
   const recorded = existing === null ? {} : recordedSettings(existing.frontmatter, existing.file);
-  const { settings, harnessSource, switches } = chooseSettings({ flags, recorded, configuredHarness: config.harness.defaultName, harnesses: Object.keys(config.harnesses) });
+  const { settings, harnessSource, switches } = chooseSettings({
+    flags,
+    recorded,
+    configuredHarness: config.harness.defaultName,
+    harnesses: Object.keys(config.harnesses),
+  });
   // Checked before the file is touched: a loop another wiggum runs keeps the settings it runs with.
   await refuseIfRunning(layout, options.change);
   const { file, action } = await ensureRalphTask(layout, options.change, text, unrecorded(settings, recorded));
   for (const line of switches) process.stderr.write(`wiggum: ${line}\n`);
   logger.info(
     { change: options.change, file: relative(root, file), harness: settings.harness, harnessFrom: harnessSource },
-    action === 'created' ? 'new loop' : action === 'updated' ? 'new prompt for an existing loop: its memory is kept' : 'resuming the loop',
+    action === 'created'
+      ? 'new loop'
+      : action === 'updated'
+        ? 'new prompt for an existing loop: its memory is kept'
+        : 'resuming the loop',
   );
   // The loop reads harness, max_iterations and completion_promise from the file just written
   // (flags given now still override, as in `wiggum run`); fail_fast is no task key, so it goes here.
-  const overrides: RunOverrides = { ...flags, ...(settings.failFast === undefined ? {} : { failFast: settings.failFast }) };
+  const overrides: RunOverrides = {
+    ...flags,
+    ...(settings.failFast === undefined ? {} : { failFast: settings.failFast }),
+  };
   const { code } = await runInForeground({ file, overrides, stream: options.stream, config, layout, logger });
   return code;
 }
@@ -108,7 +127,10 @@ async function refuseIfRunning(layout: VaultLayout, change: string): Promise<voi
   const lock = join(layout.taskLocks, `${change}.lock`);
   const owner = await readLockOwner(lock);
   if (owner !== null && isLockOwnerAlive(owner)) {
-    throw new WiggumError('E_LOCKED', `the loop for --change ${change} is already running (pid ${owner.pid} on ${owner.host}, since ${owner.startedAt}): wait for it to end or stop it first`);
+    throw new WiggumError(
+      'E_LOCKED',
+      `the loop for --change ${change} is already running (pid ${owner.pid} on ${owner.host}, since ${owner.startedAt}): wait for it to end or stop it first`,
+    );
   }
 }
 
@@ -121,11 +143,16 @@ function withRecorded(detail: string, recorded: LoopSettings, json: boolean): st
 }
 
 async function promptText(prompt: string | undefined, promptFile: string | undefined): Promise<string | null> {
-  if (prompt !== undefined && promptFile !== undefined) throw new WiggumError('E_USAGE', 'give the prompt either as an argument or with --prompt-file, not both');
+  if (prompt !== undefined && promptFile !== undefined)
+    throw new WiggumError('E_USAGE', 'give the prompt either as an argument or with --prompt-file, not both');
   if (promptFile === undefined) return prompt ?? null;
   try {
     return await readFile(promptFile, 'utf8');
   } catch (error) {
-    throw new WiggumError('E_USAGE', `cannot read --prompt-file ${promptFile} (${systemErrorCode(error) ?? String(error)})`, { cause: error });
+    throw new WiggumError(
+      'E_USAGE',
+      `cannot read --prompt-file ${promptFile} (${systemErrorCode(error) ?? String(error)})`,
+      { cause: error },
+    );
   }
 }

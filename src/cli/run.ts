@@ -88,7 +88,10 @@ async function refuseEnded(file: string, layout: VaultLayout): Promise<void> {
 async function refuseLink(file: string, layout: VaultLayout): Promise<void> {
   const stats = await lstat(file).catch(() => null);
   const reason = stats === null ? null : linkRefusalOf(stats);
-  if (reason !== null) throw new WiggumError('E_USAGE', `${relative(layout.root, file)} is ${linkRefusalText(reason)}`, { details: { file, reason } });
+  if (reason !== null)
+    throw new WiggumError('E_USAGE', `${relative(layout.root, file)} is ${linkRefusalText(reason)}`, {
+      details: { file, reason },
+    });
 }
 
 /** The file a name, id or vault-relative path stands for, or null when none does. */
@@ -114,7 +117,10 @@ async function exists(path: string): Promise<boolean> {
 export function checkedOverrides(options: RunOverrides, config: WiggumConfig): RunOverrides {
   if (options.harness !== undefined && !(options.harness in config.harnesses)) {
     const known = Object.keys(config.harnesses);
-    throw new WiggumError('E_USAGE', `--harness ${options.harness}: no such harness${didYouMeanSuffix(options.harness, known)}; the configured ones are ${known.join(', ')}`);
+    throw new WiggumError(
+      'E_USAGE',
+      `--harness ${options.harness}: no such harness${didYouMeanSuffix(options.harness, known)}; the configured ones are ${known.join(', ')}`,
+    );
   }
   return overridesFrom(options);
 }

@@ -72,7 +72,13 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
       random: Math.random,
       env: process.env,
       exitWhenIdle: options.exitWhenIdle === true,
-      createLogger: (config) => (logger = createLogger({ level: options.logLevel ?? config.log.level, fd: 1, relativeTo: vault, ...(liveLine === null ? {} : { liveLine }) })),
+      createLogger: (config) =>
+        (logger = createLogger({
+          level: options.logLevel ?? config.log.level,
+          fd: 1,
+          relativeTo: vault,
+          ...(liveLine === null ? {} : { liveLine }),
+        })),
     });
     const stopShowing = liveLine === null ? null : showRunningTasks(daemon, liveLine);
     void daemon.stopped.then(() => stopShowing?.());

@@ -26,7 +26,11 @@ export function renderStatus(view: VaultView, layout: VaultLayout, nowMs: number
   const lines: string[] = [];
   const daemon = view.daemon;
   lines.push(`vault ${layout.root}`);
-  lines.push(daemon === null ? 'daemon: not running' : `daemon: ${daemon.lifecycle} (pid ${daemon.pid}, up ${elapsed(nowMs - daemon.startedAtMs)}, ${daemon.concurrency} at a time)`);
+  lines.push(
+    daemon === null
+      ? 'daemon: not running'
+      : `daemon: ${daemon.lifecycle} (pid ${daemon.pid}, up ${elapsed(nowMs - daemon.startedAtMs)}, ${daemon.concurrency} at a time)`,
+  );
   if (options.configProblem !== null) lines.push(`config: ${options.configProblem}`);
   lines.push(`Approved ${view.counts.approved} · Done ${view.counts.done} · Rejected ${view.counts.rejected}`);
   if (view.held) lines.push('STOP exists: nothing new starts; running tasks hold before their next iteration');
@@ -41,30 +45,52 @@ export function renderStatus(view: VaultView, layout: VaultLayout, nowMs: number
   for (const [title, tasks] of groups) {
     if (tasks.length === 0) continue;
     lines.push('', `${title}:`);
-    lines.push(...cut(tasks.map((task) => `  ${taskLine(task, title, nowMs)}`), options.all, `${title.split(',')[0] ?? title}`));
+    lines.push(
+      ...cut(
+        tasks.map((task) => `  ${taskLine(task, title, nowMs)}`),
+        options.all,
+        `${title.split(',')[0] ?? title}`,
+      ),
+    );
   }
   if (view.waitingForAuthor.length > 0) {
     lines.push('', 'waiting for you (not run until fixed):');
     // The file's stem names it as the task lists do (`hl`), the message says what to fix.
-    lines.push(...cut(view.waitingForAuthor.map((wait) => `  ${wait.name.replace(/\.md$/i, '')}: ${wait.message}`), options.all, 'waiting for you'));
+    lines.push(
+      ...cut(
+        view.waitingForAuthor.map((wait) => `  ${wait.name.replace(/\.md$/i, '')}: ${wait.message}`),
+        options.all,
+        'waiting for you',
+      ),
+    );
   }
   if (view.recent.length > 0) {
     lines.push('', 'recently finished:');
-    for (const item of view.recent.slice(0, 10)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${plural(item.iterations, 'iteration')}` : `  ${item.reason.slice(0, 100)}`}`);
+    for (const item of view.recent.slice(0, 10))
+      lines.push(
+        `  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${plural(item.iterations, 'iteration')}` : `  ${item.reason.slice(0, 100)}`}`,
+      );
   }
   const fragile = view.tasks.filter((t) => t.durable === false).map((t) => t.id);
-  if (fragile.length > 0) lines.push('', `WARNING: session memory is NOT durable for ${fragile.join(', ')}; see the daemon log`);
+  if (fragile.length > 0)
+    lines.push('', `WARNING: session memory is NOT durable for ${fragile.join(', ')}; see the daemon log`);
   return `${lines.join('\n')}\n`;
 }
 
 /** The first lines of a long group and how many more there are. */
 function cut(lines: string[], all: boolean, what: string): string[] {
   if (all || lines.length <= LONG_GROUP) return lines;
-  return [...lines.slice(0, SHOWN), `  … and ${lines.length - SHOWN} more ${what} (${lines.length} in all; wiggum status --all lists them)`];
+  return [
+    ...lines.slice(0, SHOWN),
+    `  … and ${lines.length - SHOWN} more ${what} (${lines.length} in all; wiggum status --all lists them)`,
+  ];
 }
 
 function taskLine(task: TaskEntry, group: string, nowMs: number): string {
-  const progress = task.iteration === undefined ? '' : `  ${describeIterations(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))}`;
+  const progress =
+    task.iteration === undefined
+      ? ''
+      : `  ${describeIterations(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))}`;
   const step = task.step ? `  ${task.step}` : '';
   const last = task.lastOutcome === undefined ? '' : `  last: ${task.lastOutcome}`;
   const fragile = task.durable === false ? '  (memory NOT durable)' : '';
@@ -74,14 +100,17 @@ function taskLine(task: TaskEntry, group: string, nowMs: number): string {
 /** What the task is doing, or why not, for the lines that say more than their group's title. */
 function doing(task: TaskEntry, group: string, nowMs: number): string {
   if (task.foreground !== undefined) return `  running in a foreground wiggum run (pid ${task.foreground.pid})`;
-  if (task.failure !== undefined) return `  the last attempt failed: ${oneLine(task.failure.message)}; tried again in ${elapsed(task.failure.retryAtMs - nowMs)}`;
+  if (task.failure !== undefined)
+    return `  the last attempt failed: ${oneLine(task.failure.message)}; tried again in ${elapsed(task.failure.retryAtMs - nowMs)}`;
   if (task.phase === 'stopped') return `  held by its stop flag (wiggum resume ${task.id} continues it)`;
   if (group !== 'running') return '';
   if (task.outage !== undefined) return `  ${outageWords(task, task.outage, nowMs)}`;
   if (task.phase === 'held') return '  held by the vault STOP';
   if (task.phase === 'waiting') {
-    if (task.waitingFor === 'usage-limit') return `  waiting for the usage limit${task.untilMs === undefined ? '' : ` (resets in ${elapsed(task.untilMs - nowMs)})`}`;
-    if (task.waitingFor === 'retry') return `  waiting to retry${task.untilMs === undefined ? '' : ` (in ${elapsed(task.untilMs - nowMs)})`}`;
+    if (task.waitingFor === 'usage-limit')
+      return `  waiting for the usage limit${task.untilMs === undefined ? '' : ` (resets in ${elapsed(task.untilMs - nowMs)})`}`;
+    if (task.waitingFor === 'retry')
+      return `  waiting to retry${task.untilMs === undefined ? '' : ` (in ${elapsed(task.untilMs - nowMs)})`}`;
     // A reason this wiggum does not know by name (a newer daemon's): said as it is.
     return `  waiting${task.waitingFor === undefined ? '' : ` (${String(task.waitingFor)})`}${task.untilMs === undefined ? '' : ` until ${elapsed(task.untilMs - nowMs)} from now`}`;
   }
@@ -90,7 +119,12 @@ function doing(task: TaskEntry, group: string, nowMs: number): string {
 
 /** A task waiting on its harness's outage: paused, not failed, and when it probes again. */
 function outageWords(task: TaskEntry, outage: NonNullable<TaskEntry['outage']>, nowMs: number): string {
-  const next = task.phase === 'running' ? 'probing it now' : task.untilMs === undefined ? 'paused' : `paused, probing again in ${elapsed(task.untilMs - nowMs)}`;
+  const next =
+    task.phase === 'running'
+      ? 'probing it now'
+      : task.untilMs === undefined
+        ? 'paused'
+        : `paused, probing again in ${elapsed(task.untilMs - nowMs)}`;
   return `waiting on harness ${outage.harness} (outage for ${elapsed(nowMs - outage.sinceMs)}): ${next}`;
 }
 

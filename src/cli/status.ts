@@ -12,9 +12,16 @@ import type { VaultOptions } from './open-vault.js';
 import { renderStatus } from './status-text.js';
 
 /** `wiggum status [ID] [--json]`: works whether or not the daemon runs. */
-export async function statusCommand(id: string | undefined, options: VaultOptions & { json?: boolean; watch?: boolean; all?: boolean }): Promise<ExitCode> {
+export async function statusCommand(
+  id: string | undefined,
+  options: VaultOptions & { json?: boolean; watch?: boolean; all?: boolean },
+): Promise<ExitCode> {
   if (options.watch === true) {
-    if (id !== undefined || options.json === true) throw new WiggumError('E_USAGE', 'status --watch shows the whole vault: drop the task id and --json (wiggum logs ID --follow follows one task)');
+    if (id !== undefined || options.json === true)
+      throw new WiggumError(
+        'E_USAGE',
+        'status --watch shows the whole vault: drop the task id and --json (wiggum logs ID --follow follows one task)',
+      );
     const { watchCommand } = await import('./watch.js');
     return watchCommand(options);
   }
@@ -31,7 +38,10 @@ export async function statusCommand(id: string | undefined, options: VaultOption
   const view = await inspectVault(layout, now);
   // A daemon killed without its drain left the page saying it runs: set it right (never fatal to status).
   await correctStaleDashboard(layout, view, now).catch(() => false);
-  if (options.json === true) process.stdout.write(`${JSON.stringify({ vault: layout.root, ...view, ...(configProblem === null ? {} : { configProblem }) }, null, 2)}\n`);
+  if (options.json === true)
+    process.stdout.write(
+      `${JSON.stringify({ vault: layout.root, ...view, ...(configProblem === null ? {} : { configProblem }) }, null, 2)}\n`,
+    );
   else process.stdout.write(renderStatus(view, layout, now, { all: options.all === true, configProblem }));
   return EXIT.complete;
 }
@@ -50,10 +60,15 @@ async function openForStatus(options: VaultOptions): Promise<{ layout: VaultLayo
     await requireVault(root);
     const { loadConfig } = await import('../config/load.js');
     const defaults = await loadConfig({});
-    const problems = error.message.split('\n').slice(1).filter((line) => line.trim() !== '');
+    const problems = error.message
+      .split('\n')
+      .slice(1)
+      .filter((line) => line.trim() !== '');
     const first = problems[0] ?? error.message;
     const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
-    return { layout: vaultLayout(root, defaults), configProblem: `INVALID: ${first}${more} (wiggum validate lists every problem; the folders are read under their default names)` };
+    return {
+      layout: vaultLayout(root, defaults),
+      configProblem: `INVALID: ${first}${more} (wiggum validate lists every problem; the folders are read under their default names)`,
+    };
   }
 }
-

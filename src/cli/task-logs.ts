@@ -48,7 +48,11 @@ export async function listLogs(dir: string): Promise<LogFile[]> {
  * harness running now (`current`: the live status, the task's own choice). Null: unknown.
  */
 export function harnessOfLog(log: LogFile, history: readonly IterationRecord[], current: string | null): string | null {
-  const record = history.find((r) => (r.logFile !== undefined && basename(r.logFile) === log.name) || (r.iteration === log.iteration && r.attempt === log.attempt));
+  const record = history.find(
+    (r) =>
+      (r.logFile !== undefined && basename(r.logFile) === log.name) ||
+      (r.iteration === log.iteration && r.attempt === log.attempt),
+  );
   return record?.harness ?? current;
 }
 

@@ -16,8 +16,12 @@ export interface TaskSession {
 }
 
 /** This run's memory: through its link when it has one, which still leads there after the id ran again. */
-export async function taskSession(task: { id: string; sessionId: string | undefined }, layout: VaultLayout): Promise<TaskSession> {
-  const run = task.sessionId === undefined ? null : await findRunLink(layout.sessions, task.id, task.sessionId).catch(() => null);
+export async function taskSession(
+  task: { id: string; sessionId: string | undefined },
+  layout: VaultLayout,
+): Promise<TaskSession> {
+  const run =
+    task.sessionId === undefined ? null : await findRunLink(layout.sessions, task.id, task.sessionId).catch(() => null);
   const paths = run === null ? sessionPaths(layout.sessions, task.id) : pathsIn(run.dir);
   const own = run !== null || task.sessionId === undefined || sessionOf(paths) === task.sessionId;
   return { paths, runLink: run?.link ?? null, own };

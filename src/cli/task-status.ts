@@ -16,7 +16,12 @@ import { sessionHistory, taskSession } from './task-session.js';
 const RECENT_ITERATIONS = 10;
 
 /** One task: its checkpoint, where its memory is, and its recent iterations (`--status`). */
-export async function describeTask(task: Task, layout: VaultLayout, live: TaskEntry | null, json: boolean): Promise<string> {
+export async function describeTask(
+  task: Task,
+  layout: VaultLayout,
+  live: TaskEntry | null,
+  json: boolean,
+): Promise<string> {
   // This run's memory: through its link when it has one, which still leads there after the id ran again.
   const session = await taskSession({ id: task.id, sessionId: task.frontmatter.persistence_loop?.session }, layout);
   const { paths, own } = session;
@@ -42,10 +47,32 @@ interface TaskDetail {
   iterations: number;
   /** Tokens, cost, agent time, CPU and memory over every run of the task. */
   spent: Spent;
-  recent: Pick<IterationRecord, 'iteration' | 'attempt' | 'durationMs' | 'completionFound' | 'exitCode' | 'signal' | 'outcome' | 'storiesPassing' | 'storiesTotal' | 'git' | 'endedAt' | 'usage' | 'resources' | 'agentSessionId'>[];
+  recent: Pick<
+    IterationRecord,
+    | 'iteration'
+    | 'attempt'
+    | 'durationMs'
+    | 'completionFound'
+    | 'exitCode'
+    | 'signal'
+    | 'outcome'
+    | 'storiesPassing'
+    | 'storiesTotal'
+    | 'git'
+    | 'endedAt'
+    | 'usage'
+    | 'resources'
+    | 'agentSessionId'
+  >[];
 }
 
-function taskDetail(task: Task, history: IterationRecord[], live: TaskEntry | null, paths: SessionPaths, own: boolean): TaskDetail {
+function taskDetail(
+  task: Task,
+  history: IterationRecord[],
+  live: TaskEntry | null,
+  paths: SessionPaths,
+  own: boolean,
+): TaskDetail {
   return {
     id: task.id,
     file: task.file,
@@ -83,19 +110,30 @@ function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
         ? `, not started, ${describeIterations(iterationCount(0, undefined, false))}`
         : `, loop ${detail.live?.phase ?? loop.status}, ${describeIterations(iterationCount(loop.iteration, loop.max_iterations, detail.live?.current !== undefined))}, step ${loop.checkpoint?.current_step ?? '—'}`),
   );
-  if (loop?.checkpoint !== undefined) lines.push(`  completed: ${loop.checkpoint.completed_steps.length === 0 ? 'none' : loop.checkpoint.completed_steps.join(', ')}`);
+  if (loop?.checkpoint !== undefined)
+    lines.push(
+      `  completed: ${loop.checkpoint.completed_steps.length === 0 ? 'none' : loop.checkpoint.completed_steps.join(', ')}`,
+    );
   lines.push(`  spent: ${describeSpent(detail.spent)}`);
   const where = detail.session === null ? 'no session on disk' : relative(layout.root, detail.session);
-  const memory = detail.runLink === null || detail.runLink === undefined || detail.session === null ? where : `${relative(layout.root, detail.runLink)} (now ${where})`;
+  const memory =
+    detail.runLink === null || detail.runLink === undefined || detail.session === null
+      ? where
+      : `${relative(layout.root, detail.runLink)} (now ${where})`;
   lines.push(`  memory: ${memory}${detail.live?.durable === false ? ' (NOT DURABLE: kept in memory only)' : ''}`);
   if (detail.currentLog !== null && detail.currentLog !== undefined) {
     const running = detail.live?.current !== undefined;
-    lines.push(`  ${running ? 'current log' : 'last log'}: ${relative(layout.root, detail.currentLog)} (wiggum logs ${detail.id}${running ? ' --follow' : ''})`);
+    lines.push(
+      `  ${running ? 'current log' : 'last log'}: ${relative(layout.root, detail.currentLog)} (wiggum logs ${detail.id}${running ? ' --follow' : ''})`,
+    );
   }
   if (detail.recent.length === 0) {
     lines.push('  no iteration has finished yet');
   } else {
-    lines.push('  recent iterations:', '    iter  try  duration  promise  exit  outcome       stories  files  tokens in/out  cost');
+    lines.push(
+      '  recent iterations:',
+      '    iter  try  duration  promise  exit  outcome       stories  files  tokens in/out  cost',
+    );
     for (const r of detail.recent) {
       lines.push(
         `    ${pad(r.iteration, 4)}  ${pad(r.attempt, 3)}  ${pad(`${(r.durationMs / 1000).toFixed(1)}s`, 8)}  ${pad(r.completionFound ? 'yes' : 'no', 7)}  ${pad(r.signal ?? r.exitCode ?? '—', 4)}  ${pad(r.outcome, 12)}  ${pad(`${r.storiesPassing}/${r.storiesTotal}`, 7)}  ${pad(r.git?.filesChanged ?? '—', 5)}  ${pad(r.usage === undefined ? '—' : `${r.usage.inputTokens}/${r.usage.outputTokens}`, 13)}  ${r.usage?.costUsd === undefined ? '—' : `$${r.usage.costUsd.toFixed(4)}`}`.trimEnd(),

@@ -29,7 +29,11 @@ export async function validateCommand(files: string[], options: ValidateOptions)
   for (const problem of [...problems, ...warnings]) process.stdout.write(`${formatProblem(problem)}\n`);
   if (problems.length === 0) {
     const noted = warnings.length === 0 ? '' : ` (${plural(warnings.length, 'warning')} above)`;
-    process.stdout.write(files.length === 0 ? `ok: the configuration and every task in ${vault} are valid${noted}\n` : `ok: ${plural(files.length, 'file')} valid${noted}\n`);
+    process.stdout.write(
+      files.length === 0
+        ? `ok: the configuration and every task in ${vault} are valid${noted}\n`
+        : `ok: ${plural(files.length, 'file')} valid${noted}\n`,
+    );
     return EXIT.complete;
   }
   process.stderr.write(`${plural(problems.length, 'problem')} found\n`);

@@ -39,12 +39,26 @@ export function renderFrame(snapshot: WatchSnapshot, width?: number): string {
   const now = snapshot.nowMs;
   const lines = [`wiggum ${clock(now)} · ${snapshot.vault}`];
   const daemon = snapshot.daemon;
-  lines.push(daemon === null ? 'daemon: not running (wiggum start runs it)' : `daemon: ${daemon.lifecycle}, pid ${daemon.pid}, up ${duration(now - daemon.startedAtMs)}, ${daemon.concurrency} at a time`);
-  lines.push(`Approved ${snapshot.counts.approved} · Done ${snapshot.counts.done} · Rejected ${snapshot.counts.rejected}`);
+  lines.push(
+    daemon === null
+      ? 'daemon: not running (wiggum start runs it)'
+      : `daemon: ${daemon.lifecycle}, pid ${daemon.pid}, up ${duration(now - daemon.startedAtMs)}, ${daemon.concurrency} at a time`,
+  );
+  lines.push(
+    `Approved ${snapshot.counts.approved} · Done ${snapshot.counts.done} · Rejected ${snapshot.counts.rejected}`,
+  );
   if (snapshot.held) lines.push('STOP exists: nothing new starts; running tasks hold before their next iteration');
   const groups: [string, WatchedTask[]][] = [
     ['running', snapshot.tasks.filter((t) => t.entry.phase === 'running')],
-    ['waiting and held', snapshot.tasks.filter((t) => t.entry.phase === 'waiting' || t.entry.phase === 'held' || (t.entry.phase === 'stopped' && t.stopFlag !== null))],
+    [
+      'waiting and held',
+      snapshot.tasks.filter(
+        (t) =>
+          t.entry.phase === 'waiting' ||
+          t.entry.phase === 'held' ||
+          (t.entry.phase === 'stopped' && t.stopFlag !== null),
+      ),
+    ],
     ['queued', snapshot.tasks.filter((t) => t.entry.phase === 'queued')],
     ['stopped', snapshot.tasks.filter((t) => t.entry.phase === 'stopped' && t.stopFlag === null)],
   ];
@@ -59,17 +73,24 @@ export function renderFrame(snapshot: WatchSnapshot, width?: number): string {
   }
   if (snapshot.recent.length > 0) {
     lines.push('', 'recently finished:');
-    for (const item of snapshot.recent.slice(0, RECENT_SHOWN)) lines.push(`  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? item.file}  after ${plural(item.iterations, 'iteration')}`);
+    for (const item of snapshot.recent.slice(0, RECENT_SHOWN))
+      lines.push(
+        `  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? item.file}  after ${plural(item.iterations, 'iteration')}`,
+      );
   }
   if (snapshot.tasks.length === 0 && snapshot.waitingForAuthor.length === 0) lines.push('', 'nothing running');
-  const fitted = width === undefined || width < 20 ? lines : lines.map((line) => ([...line].length > width ? `${[...line].slice(0, width - 1).join('')}…` : line));
+  const fitted =
+    width === undefined || width < 20
+      ? lines
+      : lines.map((line) => ([...line].length > width ? `${[...line].slice(0, width - 1).join('')}…` : line));
   return `${fitted.join('\n')}\n`;
 }
 
 function taskLines(task: WatchedTask, now: number): string[] {
   const entry = task.entry;
   const parts = [entry.id];
-  if (entry.iteration !== undefined || entry.current !== undefined) parts.push(describeIterations(iterationCount(entry.iteration, entry.maxIterations, entry.current !== undefined)));
+  if (entry.iteration !== undefined || entry.current !== undefined)
+    parts.push(describeIterations(iterationCount(entry.iteration, entry.maxIterations, entry.current !== undefined)));
   if (entry.step) parts.push(entry.step);
   parts.push(why(task, now));
   if (task.spent !== null) parts.push(spentText(task.spent));
@@ -87,11 +108,16 @@ export function why(task: WatchedTask, now: number): string {
       return `running ${since}${entry.taskStartedMs === undefined ? '' : ` (task ${duration(now - entry.taskStartedMs)})`}${entry.harness === undefined ? '' : ` · ${entry.harness}`}`;
     case 'waiting': {
       const left = entry.untilMs === undefined ? '' : `, ${duration(entry.untilMs - now)} left`;
-      if (entry.waitingFor === 'outage') return `waiting on harness ${entry.outage?.harness ?? entry.harness ?? '?'} (outage), probing again${left}`;
-      return entry.waitingFor === 'usage-limit' ? `waiting for the usage limit to reset${left}` : `waiting to retry${left}`;
+      if (entry.waitingFor === 'outage')
+        return `waiting on harness ${entry.outage?.harness ?? entry.harness ?? '?'} (outage), probing again${left}`;
+      return entry.waitingFor === 'usage-limit'
+        ? `waiting for the usage limit to reset${left}`
+        : `waiting to retry${left}`;
     }
     case 'held':
-      return task.stopFlag === null ? `held by STOP for ${since}` : `held: its stop flag ${task.stopFlag} (wiggum resume ${entry.id})`;
+      return task.stopFlag === null
+        ? `held by STOP for ${since}`
+        : `held: its stop flag ${task.stopFlag} (wiggum resume ${entry.id})`;
     case 'queued':
       return `queued ${since}`;
     case 'stopped':

@@ -48,7 +48,10 @@ export async function watchCommand(options: VaultOptions): Promise<ExitCode> {
   if (tty) process.stdout.write(HIDE_CURSOR);
   try {
     for (let first = true; !stopped.signal.aborted; first = false) {
-      const frame = renderFrame(await collectSnapshot(layout, config, Date.now()), tty ? process.stdout.columns : undefined);
+      const frame = renderFrame(
+        await collectSnapshot(layout, config, Date.now()),
+        tty ? process.stdout.columns : undefined,
+      );
       if (stopped.signal.aborted) break;
       process.stdout.write(tty ? `${CLEAR}${frame}` : `${first ? '' : '\n'}${frame}`);
       await abortableSleep(FRAME_MS, stopped.signal);
@@ -62,11 +65,28 @@ export async function watchCommand(options: VaultOptions): Promise<ExitCode> {
 }
 
 /** The vault as one frame shows it: the daemon's status (or the files), and each task's session. */
-export async function collectSnapshot(layout: VaultLayout, config: WiggumConfig, nowMs: number): Promise<WatchSnapshot> {
+export async function collectSnapshot(
+  layout: VaultLayout,
+  config: WiggumConfig,
+  nowMs: number,
+): Promise<WatchSnapshot> {
   const view = await inspectVault(layout, nowMs);
-  const tasks = await Promise.all(view.tasks.map((entry, index) => (index < DETAILED_TASKS ? watchedTask(entry, layout, config) : Promise.resolve(plain(entry)))));
+  const tasks = await Promise.all(
+    view.tasks.map((entry, index) =>
+      index < DETAILED_TASKS ? watchedTask(entry, layout, config) : Promise.resolve(plain(entry)),
+    ),
+  );
   tasks.push(...(await flaggedBeforeStart(layout, view.tasks)));
-  return { vault: layout.root, nowMs, daemon: view.daemon, counts: view.counts, held: view.held, tasks, waitingForAuthor: view.waitingForAuthor, recent: view.recent };
+  return {
+    vault: layout.root,
+    nowMs,
+    daemon: view.daemon,
+    counts: view.counts,
+    held: view.held,
+    tasks,
+    waitingForAuthor: view.waitingForAuthor,
+    recent: view.recent,
+  };
 }
 
 /**
@@ -79,13 +99,22 @@ async function flaggedBeforeStart(layout: VaultLayout, known: readonly TaskEntry
   const listed = new Set(known.map((entry) => entry.file));
   const held: WatchedTask[] = [];
   for (const flag of listing.filter(isStopFlagName).sort()) {
-    const name = files.has(`${flagStemOf(flag)}.md`) ? `${flagStemOf(flag)}.md` : [...files].find((file) => stemOf(file) === flagStemOf(flag));
+    const name = files.has(`${flagStemOf(flag)}.md`)
+      ? `${flagStemOf(flag)}.md`
+      : [...files].find((file) => stemOf(file) === flagStemOf(flag));
     if (name === undefined) continue;
     const file = join(layout.approved, name);
     if (listed.has(file)) continue;
     const state = await readTaskState(file).catch(() => null);
-    const entry: TaskEntry = { id: state?.id ?? stemOf(name), name, file, phase: 'stopped', sinceMs: Date.parse(state?.loop?.updated ?? '') || 0 };
-    if (state?.loop !== undefined) Object.assign(entry, { iteration: state.loop.iteration, maxIterations: state.loop.max_iterations });
+    const entry: TaskEntry = {
+      id: state?.id ?? stemOf(name),
+      name,
+      file,
+      phase: 'stopped',
+      sinceMs: Date.parse(state?.loop?.updated ?? '') || 0,
+    };
+    if (state?.loop !== undefined)
+      Object.assign(entry, { iteration: state.loop.iteration, maxIterations: state.loop.max_iterations });
     held.push({ ...plain(entry), stopFlag: flag });
   }
   return held;
@@ -113,5 +142,10 @@ async function watchedTask(entry: TaskEntry, layout: VaultLayout, config: Wiggum
     lastEvent = lastEventLine(reader.display(tail, 'stdout'));
     if (lastEvent !== null) break;
   }
-  return { entry, stopFlag, spent: { inputTokens: spent.inputTokens, outputTokens: spent.outputTokens, costUsd: spent.costUsd }, lastEvent };
+  return {
+    entry,
+    stopFlag,
+    spent: { inputTokens: spent.inputTokens, outputTokens: spent.outputTokens, costUsd: spent.costUsd },
+    lastEvent,
+  };
 }

@@ -38,7 +38,9 @@ export async function loadConfigCached(sources: ConfigSources): Promise<WiggumCo
   const config = await loadConfig(sources);
   if (file !== null && key !== null && existsSync(join(file, '..'))) {
     // Not fsynced: losing it costs one slow start, nothing else.
-    await writeFileAtomic(file, JSON.stringify({ key, config } satisfies CacheFile), { durable: false }).catch(() => undefined);
+    await writeFileAtomic(file, JSON.stringify({ key, config } satisfies CacheFile), { durable: false }).catch(
+      () => undefined,
+    );
   }
   return config;
 }
@@ -46,9 +48,12 @@ export async function loadConfigCached(sources: ConfigSources): Promise<WiggumCo
 /** A hash of everything the compiled configuration depends on, or null if a file cannot be read. */
 function cacheKey(sources: ConfigSources): string | null {
   const files = [{ path: DEFAULT_CONFIG_FILE, required: true }];
-  if (sources.vault !== undefined) files.push({ path: join(resolve(sources.vault), '.wiggum', 'config.yaml'), required: false });
+  if (sources.vault !== undefined)
+    files.push({ path: join(resolve(sources.vault), '.wiggum', 'config.yaml'), required: false });
   if (sources.file !== undefined) files.push({ path: resolve(sources.file), required: true });
-  const hash = createHash('sha256').update(JSON.stringify({ format: FORMAT, home: homedir(), overrides: sources.overrides ?? null }));
+  const hash = createHash('sha256').update(
+    JSON.stringify({ format: FORMAT, home: homedir(), overrides: sources.overrides ?? null }),
+  );
   for (const { path, required } of files) {
     let text: string | null = null;
     try {

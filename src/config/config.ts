@@ -122,14 +122,21 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
         baseDelayMs: loop.retry.base_delay,
         maxDelayMs: loop.retry.max_delay,
         jitter: loop.retry.jitter,
-        retriable: { exitCodes: loop.retry.retriable_errors.exit_codes, patterns: loop.retry.retriable_errors.patterns },
+        retriable: {
+          exitCodes: loop.retry.retriable_errors.exit_codes,
+          patterns: loop.retry.retriable_errors.patterns,
+        },
       },
       perIterationTimeoutMs: loop.timeout.per_step,
       totalTimeoutMs: loop.timeout.total,
       idleTimeoutMs: loop.timeout.idle,
       usageLimitMaxWaitMs: loop.usage_limit_max_wait,
       outageMaxWaitMs: loop.outage_max_wait,
-      budget: { maxTokens: loop.budget.max_tokens, maxCostUsd: loop.budget.max_cost_usd, maxDurationMs: loop.budget.max_duration },
+      budget: {
+        maxTokens: loop.budget.max_tokens,
+        maxCostUsd: loop.budget.max_cost_usd,
+        maxDurationMs: loop.budget.max_duration,
+      },
     },
     harness: {
       defaultName: raw.harness.default === '' ? null : raw.harness.default,
@@ -138,9 +145,17 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       tailBytes: raw.harness.tail_bytes,
       envAllowlist: raw.harness.env_allowlist,
     },
-    harnesses: Object.fromEntries(Object.entries(raw.harnesses).map(([name, h]) => [name, { name, kind: h.kind, command: h.command, args: [...h.args, ...h.extra_args], env: h.env }])),
+    harnesses: Object.fromEntries(
+      Object.entries(raw.harnesses).map(([name, h]) => [
+        name,
+        { name, kind: h.kind, command: h.command, args: [...h.args, ...h.extra_args], env: h.env },
+      ]),
+    ),
     checks: Object.fromEntries(
-      Object.entries(raw.checks).map(([name, c]) => [name, { name, command: c.command, args: c.args, env: c.env, timeoutMs: c.timeout }]),
+      Object.entries(raw.checks).map(([name, c]) => [
+        name,
+        { name, command: c.command, args: c.args, env: c.env, timeoutMs: c.timeout },
+      ]),
     ),
     memory: { backend: raw.memory.backend },
     git: { enabled: raw.git.enabled, autoCommit: raw.git.auto_commit },

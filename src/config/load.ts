@@ -26,9 +26,13 @@ export type ConfigCheck = { ok: true; config: WiggumConfig } | { ok: false; prob
 export async function loadConfig(sources: ConfigSources = {}): Promise<WiggumConfig> {
   const checked = await checkConfig(sources);
   if (!checked.ok) {
-    throw new WiggumError('E_CONFIG', `the configuration is invalid:\n${checked.problems.map(formatProblem).join('\n')}`, {
-      details: { problems: checked.problems },
-    });
+    throw new WiggumError(
+      'E_CONFIG',
+      `the configuration is invalid:\n${checked.problems.map(formatProblem).join('\n')}`,
+      {
+        details: { problems: checked.problems },
+      },
+    );
   }
   return checked.config;
 }
@@ -38,7 +42,8 @@ export async function checkConfig(sources: ConfigSources = {}): Promise<ConfigCh
   const problems: Problem[] = [];
   const layers: Layer[] = [];
   const wanted: { file: string; required: boolean }[] = [{ file: DEFAULT_CONFIG_FILE, required: true }];
-  if (sources.vault !== undefined) wanted.push({ file: join(sources.vault, '.wiggum', 'config.yaml'), required: false });
+  if (sources.vault !== undefined)
+    wanted.push({ file: join(sources.vault, '.wiggum', 'config.yaml'), required: false });
   if (sources.file !== undefined) wanted.push({ file: resolve(sources.file), required: true });
 
   for (const { file, required } of wanted) {
@@ -58,13 +63,23 @@ export async function checkConfig(sources: ConfigSources = {}): Promise<ConfigCh
       ...parsed.error.issues.map((issue) =>
         // Point an unknown key (a typo, usually) at the key itself, not at its parent.
         issue.code === 'unrecognized_keys'
-          ? locateIssue(layers, [...issue.path, issue.keys[0] ?? ''], `unknown key "${issue.keys.join('", "')}" (a typo?)`)
+          ? locateIssue(
+              layers,
+              [...issue.path, issue.keys[0] ?? ''],
+              `unknown key "${issue.keys.join('", "')}" (a typo?)`,
+            )
           : locateIssue(layers, issue.path, issue.message),
       ),
     );
   }
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: compileConfig(parsed.data, layers.map((layer) => layer.file)) };
+  return {
+    ok: true,
+    config: compileConfig(
+      parsed.data,
+      layers.map((layer) => layer.file),
+    ),
+  };
 }
 
 /** What is wrong with `harness.default` when it names no harness under `harnesses`, or null. */
@@ -89,7 +104,8 @@ async function readLayer(file: string, required: boolean, problems: Problem[]): 
   if (text.trim() === '') return { file, doc: null, text, data: {} };
   const parsed = parseSafeYaml(text);
   if (!parsed.ok) {
-    for (const problem of parsed.problems) problems.push({ file, ...positionOf(text, problem.offset), message: problem.message });
+    for (const problem of parsed.problems)
+      problems.push({ file, ...positionOf(text, problem.offset), message: problem.message });
     return null;
   }
   const data = parsed.value.data;
@@ -101,7 +117,9 @@ async function readLayer(file: string, required: boolean, problems: Problem[]): 
 function resolvePaths(data: Record<string, unknown>, base: string): void {
   const vault = data.vault as Record<string, unknown> | undefined;
   if (vault && Array.isArray(vault.allowed_workdirs)) {
-    vault.allowed_workdirs = (vault.allowed_workdirs as unknown[]).map((entry) => (typeof entry === 'string' ? resolvePath(entry, base) : entry));
+    vault.allowed_workdirs = (vault.allowed_workdirs as unknown[]).map((entry) =>
+      typeof entry === 'string' ? resolvePath(entry, base) : entry,
+    );
   }
   for (const section of ['harnesses', 'checks']) {
     const entries = data[section];

@@ -7,7 +7,10 @@ export type HarnessKind = (typeof HARNESS_KINDS)[number];
 export const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
   const ms = durationMs(value);
   if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration: use seconds (300) or a unit (500ms, 30s, 5m, 6h)` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${value}" is not a duration: use seconds (300) or a unit (500ms, 30s, 5m, 6h)`,
+    });
     return z.NEVER;
   }
   return ms;
@@ -23,18 +26,28 @@ const size = z.union([z.number(), z.string()]).transform((value, ctx) => {
 });
 
 /** A pattern of `retriable_errors`, compiled once here so that a bad one is a config error naming its key. */
-const pattern = z.string().min(1).transform((source, ctx) => {
-  try {
-    return new RegExp(source, 'i');
-  } catch (error) {
-    ctx.addIssue({ code: 'custom', message: `"${source}" is not a valid regular expression (${error instanceof Error ? error.message : String(error)}): escape special characters such as ( [ + * ? with a backslash` });
-    return z.NEVER;
-  }
-});
+const pattern = z
+  .string()
+  .min(1)
+  .transform((source, ctx) => {
+    try {
+      return new RegExp(source, 'i');
+    } catch (error) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${source}" is not a valid regular expression (${error instanceof Error ? error.message : String(error)}): escape special characters such as ( [ + * ? with a backslash`,
+      });
+      return z.NEVER;
+    }
+  });
 
-const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { message: 'names use letters, digits, "_" and "-"' });
+const name = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { message: 'names use letters, digits, "_" and "-"' });
 const folder = z.string().regex(/^[^/\\.][^/\\]*$/, { message: 'a folder name inside the vault, without slashes' });
-const envMap = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'not a valid variable name' }), z.string()).default({});
+const envMap = z
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'not a valid variable name' }), z.string())
+  .default({});
 
 const harness = z.strictObject({
   kind: z.enum(HARNESS_KINDS),
@@ -65,7 +78,11 @@ export const rawConfigSchema = z.strictObject({
     max_iterations: z.int().min(1).max(100_000),
     warn_threshold: z.number().gt(0).lte(1),
     checkpoint_interval: z.int().min(1),
-    completion_promise: z.string().min(1).max(200).regex(/^[^<>]+$/, { message: 'the TEXT inside <promise>…</promise>, without angle brackets' }),
+    completion_promise: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^<>]+$/, { message: 'the TEXT inside <promise>…</promise>, without angle brackets' }),
     no_progress_limit: z.int().min(0),
     fail_fast: z.boolean(),
     tick_checklist: z.boolean(),
@@ -97,14 +114,20 @@ export const rawConfigSchema = z.strictObject({
   }),
   harness: z.strictObject({
     // Empty (or absent) by default: no task runs without a harness it or the vault config names.
-    default: z.preprocess((value) => (value === null || (typeof value === 'string' && value.trim() === '') ? '' : value), z.union([z.literal(''), name])),
+    default: z.preprocess(
+      (value) => (value === null || (typeof value === 'string' && value.trim() === '') ? '' : value),
+      z.union([z.literal(''), name]),
+    ),
     stop_grace: duration,
     log_max_bytes: size,
     tail_bytes: size,
     env_allowlist: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)),
   }),
   harnesses: z.record(name, harness),
-  checks: z.record(name, check).nullable().transform((value) => value ?? {}),
+  checks: z
+    .record(name, check)
+    .nullable()
+    .transform((value) => value ?? {}),
   memory: z.strictObject({ backend: z.enum(['disk', 'memory']) }),
   git: z.strictObject({ enabled: z.boolean(), auto_commit: z.boolean() }),
   daemon: z.strictObject({

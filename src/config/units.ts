@@ -14,7 +14,15 @@ export function durationMs(value: number | string): number | undefined {
 }
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KiB|MiB|GiB)?$/;
-const SIZE_BYTES = { B: 1, KB: 1000, MB: 1_000_000, GB: 1_000_000_000, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 } as const;
+const SIZE_BYTES = {
+  B: 1,
+  KB: 1000,
+  MB: 1_000_000,
+  GB: 1_000_000_000,
+  KiB: 1024,
+  MiB: 1024 ** 2,
+  GiB: 1024 ** 3,
+} as const;
 
 /** A size from config in bytes: a bare number is bytes, or `50MB`, `64KiB`, … */
 export function sizeBytes(value: number | string): number | undefined {

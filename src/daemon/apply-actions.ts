@@ -49,7 +49,11 @@ export async function applyActions(actions: ReconcileAction[], target: ActionTar
         tracker.held = action.on;
         if (action.on) queue.pause();
         else queue.resume();
-        logger.info(action.on ? 'STOP exists: nothing new starts and running tasks hold before their next iteration' : 'STOP removed: resuming');
+        logger.info(
+          action.on
+            ? 'STOP exists: nothing new starts and running tasks hold before their next iteration'
+            : 'STOP removed: resuming',
+        );
         target.changed();
         break;
     }

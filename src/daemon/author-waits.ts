@@ -26,14 +26,16 @@ export class AuthorWaits {
   update(known: ReadonlyMap<string, KnownTask>, refused: ReadonlyMap<string, LinkRefusal> = new Map()): AuthorWait[] {
     const waits: AuthorWait[] = [];
     // The watcher says each refused link once in the log; here they are only listed.
-    for (const [name, reason] of refused) waits.push({ name, file: join(this.layout.approved, name), reason, message: linkRefusalText(reason) });
+    for (const [name, reason] of refused)
+      waits.push({ name, file: join(this.layout.approved, name), reason, message: linkRefusalText(reason) });
     const said = new Map<string, WaitReason>();
     for (const task of known.values()) {
       if (task.waiting === null) continue;
       const file = join(this.layout.approved, task.name);
       waits.push({ name: task.name, file, reason: task.waiting, message: waitReasonText(task.waiting) });
       said.set(task.name, task.waiting);
-      if (task.waiting === 'no-harness' && this.said.get(task.name) !== 'no-harness') this.logger.warn({ file, reason: task.waiting }, noHarnessMessage(task.name));
+      if (task.waiting === 'no-harness' && this.said.get(task.name) !== 'no-harness')
+        this.logger.warn({ file, reason: task.waiting }, noHarnessMessage(task.name));
     }
     this.said = said;
     return waits.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -81,8 +81,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const config = await loadConfig(options.config);
   const layout = vaultLayout(options.vault, config);
   const logger = options.createLogger(config);
-  await Promise.all([layout.approved, layout.done, layout.rejected, layout.state].map((dir) => mkdir(dir, { recursive: true })));
-  const events = new TypedEvents<DaemonEvents>((error, event) => logger.error({ err: error, event }, 'a daemon event listener threw; the daemon goes on'));
+  await Promise.all(
+    [layout.approved, layout.done, layout.rejected, layout.state].map((dir) => mkdir(dir, { recursive: true })),
+  );
+  const events = new TypedEvents<DaemonEvents>((error, event) =>
+    logger.error({ err: error, event }, 'a daemon event listener threw; the daemon goes on'),
+  );
   const releasers = new Releasers(
     (part) => events.emit('released', { part }),
     (error, part) => logger.error({ err: error, part }, `releasing ${part} failed; shutting down the rest`),
@@ -90,14 +94,22 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   try {
     const lock = await acquireVaultLock(layout.lockFile);
     releasers.add('vault lock', () => lock.release());
-    if (lock.tookOverFrom !== null) logger.warn({ stale: lock.tookOverFrom }, `took over a stale lock left by pid ${lock.tookOverFrom.pid}, which is no longer running`);
+    if (lock.tookOverFrom !== null)
+      logger.warn(
+        { stale: lock.tookOverFrom },
+        `took over a stale lock left by pid ${lock.tookOverFrom.pid}, which is no longer running`,
+      );
     // Under the lock: no other wiggum writes into these folders now.
     for (const dir of [layout.approved, layout.done, layout.rejected]) {
       const removed = sweepStaleTemps(dir);
-      if (removed.length > 0) logger.info({ dir, removed }, `removed ${plural(removed.length, 'temp file')} left by an interrupted write`);
+      if (removed.length > 0)
+        logger.info({ dir, removed }, `removed ${plural(removed.length, 'temp file')} left by an interrupted write`);
     }
     await finishCutMoves({ layout, logger, clock: options.clock }).catch((error: unknown) =>
-      logger.error({ err: error }, 'could not finish a move to Done/ or Rejected/ that a crash cut short; the file stays in Approved/ beside its twin'),
+      logger.error(
+        { err: error },
+        'could not finish a move to Done/ or Rejected/ that a crash cut short; the file stays in Approved/ beside its twin',
+      ),
     );
     // Read before this daemon writes its own status.json: the tasks the last one saw finish.
     const recent = await readRecent(layout.statusFile);
@@ -151,8 +163,13 @@ class Daemon implements RunningDaemon {
     releasers.add('status.json and Dashboard.md', () => this.status.flush());
     releasers.add('lifecycle', () => this.setLifecycle('stopped'));
 
-    const createQueue = options.createQueue ?? ((concurrency, run, settled) => new Scheduler(concurrency, run, settled));
-    this.queue = createQueue(config.daemon.concurrency, (job, signal) => this.run(job, signal), (job, error) => this.settled(job, error));
+    const createQueue =
+      options.createQueue ?? ((concurrency, run, settled) => new Scheduler(concurrency, run, settled));
+    this.queue = createQueue(
+      config.daemon.concurrency,
+      (job, signal) => this.run(job, signal),
+      (job, error) => this.settled(job, error),
+    );
     releasers.add('task queue', () => this.drainQueue());
 
     this.watcher = watchVault(
@@ -161,7 +178,8 @@ class Daemon implements RunningDaemon {
         settleMs: config.daemon.settleMs,
         composeQuietMs: config.daemon.composeQuietMs,
         defaultHarness: () => this.config.harness.defaultName,
-        onReconcile: (reconciled) => (this.tracker.waitingForAuthor = this.authorWaits.update(reconciled.known, reconciled.refused)),
+        onReconcile: (reconciled) =>
+          (this.tracker.waitingForAuthor = this.authorWaits.update(reconciled.known, reconciled.refused)),
         rescanIntervalMs: config.daemon.rescanIntervalMs,
         goneGraceMs: Math.max(1000, config.daemon.settleMs * 5),
         malformedGraceMs: Math.max(2000, config.daemon.settleMs * 10),
@@ -170,7 +188,9 @@ class Daemon implements RunningDaemon {
       },
       (actions) => {
         events.emit('actions', { actions });
-        void applyActions(actions, this.actionTarget()).catch((error: unknown) => logger.error({ err: error }, 'could not act on a change in the vault'));
+        void applyActions(actions, this.actionTarget()).catch((error: unknown) =>
+          logger.error({ err: error }, 'could not act on a change in the vault'),
+        );
       },
     );
     releasers.add('file watcher', () => this.watcher.close());
@@ -179,7 +199,10 @@ class Daemon implements RunningDaemon {
   async start(): Promise<void> {
     await this.watcher.ready;
     this.setLifecycle('running');
-    this.logger.info({ vault: this.layout.root, concurrency: this.config.daemon.concurrency }, `watching ${this.layout.approved}`);
+    this.logger.info(
+      { vault: this.layout.root, concurrency: this.config.daemon.concurrency },
+      `watching ${this.layout.approved}`,
+    );
     if (this.options.exitWhenIdle === true) this.checkIdleSoon();
   }
 
@@ -212,7 +235,10 @@ class Daemon implements RunningDaemon {
       this.logger.info({ taskId: job.id, file }, `queued ${name}`);
       this.events.emit('queued', { taskId: job.id, name, file });
     } else {
-      this.logger.warn({ taskId: job.id, file }, `another file with the id ${job.id} is already queued or running; ${name} waits for it`);
+      this.logger.warn(
+        { taskId: job.id, file },
+        `another file with the id ${job.id} is already queued or running; ${name} waits for it`,
+      );
       this.blockedById.set(job.id, [...(this.blockedById.get(job.id) ?? []), job]);
     }
   }
@@ -230,7 +256,15 @@ class Daemon implements RunningDaemon {
           this.events.emit('loop', event);
         },
       },
-      { config: this.config, layout: this.layout, clock: this.options.clock, random: this.options.random, logger: this.logger, env: this.options.env, pauses: this.pauses },
+      {
+        config: this.config,
+        layout: this.layout,
+        clock: this.options.clock,
+        random: this.options.random,
+        logger: this.logger,
+        env: this.options.env,
+        pauses: this.pauses,
+      },
     );
     this.ended(job, result);
   }
@@ -312,8 +346,14 @@ class Daemon implements RunningDaemon {
       () => {
         this.idleCheckPending = false;
         const snapshot = this.watcher.snapshot();
-        const startable = snapshot === null ? 1 : [...snapshot.tasks.keys()].filter((name) => !snapshot.stopFlags.has(stemOf(name)) && !this.authorWaits.has(name)).length;
-        if (this.queue.running().length === 0 && this.queue.waiting().length === 0 && startable === 0) this.drain('nothing left to do (--exit-when-idle)');
+        const startable =
+          snapshot === null
+            ? 1
+            : [...snapshot.tasks.keys()].filter(
+                (name) => !snapshot.stopFlags.has(stemOf(name)) && !this.authorWaits.has(name),
+              ).length;
+        if (this.queue.running().length === 0 && this.queue.waiting().length === 0 && startable === 0)
+          this.drain('nothing left to do (--exit-when-idle)');
         else this.checkIdleSoon();
       },
       () => undefined, // drained already
@@ -326,7 +366,10 @@ class Daemon implements RunningDaemon {
     this.drained.abort();
     this.setLifecycle('draining');
     const running = this.queue.running();
-    this.logger.info({ running: running.length }, `draining (${why}): stopping ${plural(running.length, 'running task')} and checkpointing them`);
+    this.logger.info(
+      { running: running.length },
+      `draining (${why}): stopping ${plural(running.length, 'running task')} and checkpointing them`,
+    );
     void this.releasers.releaseAll().then(() => {
       this.logger.info('stopped');
       this.resolveStopped(0);
@@ -345,10 +388,16 @@ class Daemon implements RunningDaemon {
     const graceMs = this.config.daemon.drainGraceMs;
     if (await this.idleWithin(graceMs)) return;
     const left = this.queue.running().map((job) => job.id);
-    this.logger.warn({ graceMs, tasks: left }, `the drain grace (${elapsed(graceMs)}) ran out: killing the agents still running (SIGKILL)`);
+    this.logger.warn(
+      { graceMs, tasks: left },
+      `the drain grace (${elapsed(graceMs)}) ran out: killing the agents still running (SIGKILL)`,
+    );
     this.killAgents.abort();
     if (await this.idleWithin(DRAIN_KILL_MARGIN_MS)) return;
-    this.logger.error({ graceMs, tasks: this.queue.running().map((job) => job.id) }, 'some tasks did not stop after their agents were killed; exiting anyway (they resume from their last checkpoint)');
+    this.logger.error(
+      { graceMs, tasks: this.queue.running().map((job) => job.id) },
+      'some tasks did not stop after their agents were killed; exiting anyway (they resume from their last checkpoint)',
+    );
   }
 
   /** Whether the queue is idle within `ms` (on the injected clock). */
@@ -366,7 +415,9 @@ class Daemon implements RunningDaemon {
   }
 
   killAgentsNow(): void {
-    this.logger.warn('exiting at once: the agents still running are killed; their tasks resume from their last checkpoint at the next start');
+    this.logger.warn(
+      'exiting at once: the agents still running are killed; their tasks resume from their last checkpoint at the next start',
+    );
     // The listeners signal synchronously, so SIGKILL reaches every agent's group before the caller exits.
     this.killAgents.abort();
   }
@@ -374,13 +425,19 @@ class Daemon implements RunningDaemon {
   async reload(): Promise<void> {
     const checked = await checkConfig(this.options.config);
     if (!checked.ok) {
-      this.logger.error({ problems: checked.problems.map(formatProblem) }, 'SIGHUP: the new configuration is invalid; keeping the old one');
+      this.logger.error(
+        { problems: checked.problems.map(formatProblem) },
+        'SIGHUP: the new configuration is invalid; keeping the old one',
+      );
       return;
     }
     this.config = checked.config;
     this.queue.concurrency = checked.config.daemon.concurrency;
     this.tracker.concurrency = checked.config.daemon.concurrency;
     this.logger.level = checked.config.log.level;
-    this.logger.info({ sources: checked.config.sources }, 'SIGHUP: configuration reloaded; running tasks keep the one they started with');
+    this.logger.info(
+      { sources: checked.config.sources },
+      'SIGHUP: configuration reloaded; running tasks keep the one they started with',
+    );
   }
 }

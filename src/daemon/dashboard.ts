@@ -12,43 +12,81 @@ import type { VaultView } from './view.js';
 export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'], nowMs: number): string {
   const lines: string[] = ['# wiggum', ''];
   lines.push(headerLine(view, nowMs), '');
-  if (view.held) lines.push('> [!warning] The vault is on hold', '> `STOP` exists at the vault root: no iteration starts until it is removed.', '');
+  if (view.held)
+    lines.push(
+      '> [!warning] The vault is on hold',
+      '> `STOP` exists at the vault root: no iteration starts until it is removed.',
+      '',
+    );
   const fragile = view.tasks.filter((task) => task.durable === false);
   if (fragile.length > 0) {
-    lines.push('> [!danger] Memory is NOT durable', `> ${fragile.map((task) => task.id).join(', ')}: session memory is kept in memory only and is lost if wiggum stops. See the log.`, '');
+    lines.push(
+      '> [!danger] Memory is NOT durable',
+      `> ${fragile.map((task) => task.id).join(', ')}: session memory is kept in memory only and is lost if wiggum stops. See the log.`,
+      '',
+    );
   }
 
-  lines.push(`| ${folders.approved} | ${folders.done} | ${folders.rejected} |`, '| --- | --- | --- |', `| ${view.counts.approved} | ${view.counts.done} | ${view.counts.rejected} |`, '');
+  lines.push(
+    `| ${folders.approved} | ${folders.done} | ${folders.rejected} |`,
+    '| --- | --- | --- |',
+    `| ${view.counts.approved} | ${view.counts.done} | ${view.counts.rejected} |`,
+    '',
+  );
 
-  const running = view.tasks.filter((task) => task.phase === 'running' || task.phase === 'waiting' || task.phase === 'held');
+  const running = view.tasks.filter(
+    (task) => task.phase === 'running' || task.phase === 'waiting' || task.phase === 'held',
+  );
   lines.push('## Running', '');
   if (running.length === 0) lines.push('Nothing is running.', '');
   else {
     lines.push('| task | iteration | step | state | since | last outcome |', '| --- | --- | --- | --- | --- | --- |');
     for (const task of running) {
-      lines.push(`| ${link(folders.approved, task)} | ${task.iteration === undefined ? '—' : countText(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))} | ${task.step ?? '—'} | ${phaseText(task, nowMs)} | ${localTime(task.sinceMs, nowMs)} | ${task.lastOutcome ?? '—'} |`);
+      lines.push(
+        `| ${link(folders.approved, task)} | ${task.iteration === undefined ? '—' : countText(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))} | ${task.step ?? '—'} | ${phaseText(task, nowMs)} | ${localTime(task.sinceMs, nowMs)} | ${task.lastOutcome ?? '—'} |`,
+      );
     }
     lines.push('');
   }
 
   if (view.waitingForAuthor.length > 0) {
     lines.push('## Waiting for you', '', 'These files in Approved/ do not run until they are fixed:', '');
-    for (const wait of view.waitingForAuthor) lines.push(`- [[${folders.approved}/${basename(wait.name, extname(wait.name))}]]: ${wait.message}`);
+    for (const wait of view.waitingForAuthor)
+      lines.push(`- [[${folders.approved}/${basename(wait.name, extname(wait.name))}]]: ${wait.message}`);
     lines.push('');
   }
 
   const queued = view.tasks.filter((task) => task.phase === 'queued');
   const stopped = view.tasks.filter((task) => task.phase === 'stopped');
-  const failure = (task: TaskEntry): string => (task.failure === undefined ? '' : `: the last attempt failed (${oneLine(task.failure.message)}); tried again at ${localTime(task.failure.retryAtMs, nowMs)}`);
-  if (queued.length > 0) lines.push('## Queued', '', ...queued.map((task) => `- ${link(folders.approved, task)}${failure(task)}`), '');
-  if (stopped.length > 0) lines.push('## Stopped', '', 'Remove the `.stop` file (or run `wiggum resume ID`) to continue from the checkpoint.', '', ...stopped.map((task) => `- ${link(folders.approved, task)} with ${describeIterations(iterationCount(task.iteration, task.maxIterations, false))}`), '');
+  const failure = (task: TaskEntry): string =>
+    task.failure === undefined
+      ? ''
+      : `: the last attempt failed (${oneLine(task.failure.message)}); tried again at ${localTime(task.failure.retryAtMs, nowMs)}`;
+  if (queued.length > 0)
+    lines.push('## Queued', '', ...queued.map((task) => `- ${link(folders.approved, task)}${failure(task)}`), '');
+  if (stopped.length > 0)
+    lines.push(
+      '## Stopped',
+      '',
+      'Remove the `.stop` file (or run `wiggum resume ID`) to continue from the checkpoint.',
+      '',
+      ...stopped.map(
+        (task) =>
+          `- ${link(folders.approved, task)} with ${describeIterations(iterationCount(task.iteration, task.maxIterations, false))}`,
+      ),
+      '',
+    );
 
   if (view.recent.length > 0) {
     lines.push('## Recently finished', '');
     for (const item of view.recent) {
       const folder = item.status === 'done' ? folders.done : folders.rejected;
       const target = `[[${folder}/${basename(item.file, extname(item.file))}]]`;
-      lines.push(item.status === 'done' ? `- ✅ ${target}: done after ${item.iterations} iteration${item.iterations === 1 ? '' : 's'}, at ${localTime(item.atMs, nowMs)}` : `- ❌ ${target}: ${oneLine(item.reason ?? 'rejected')}, at ${localTime(item.atMs, nowMs)}`);
+      lines.push(
+        item.status === 'done'
+          ? `- ✅ ${target}: done after ${item.iterations} iteration${item.iterations === 1 ? '' : 's'}, at ${localTime(item.atMs, nowMs)}`
+          : `- ❌ ${target}: ${oneLine(item.reason ?? 'rejected')}, at ${localTime(item.atMs, nowMs)}`,
+      );
     }
     lines.push('');
   }
@@ -75,11 +113,15 @@ function link(folder: string, task: TaskEntry): string {
 /** What a task does now; times are absolute (`retries at 14:02:10`): the page is not rewritten every second. */
 function phaseText(task: TaskEntry, nowMs: number): string {
   if (task.foreground !== undefined) return `running in a foreground wiggum run (pid ${task.foreground.pid})`;
-  if (task.outage !== undefined) return `waiting on harness ${task.outage.harness} (outage since ${localTime(task.outage.sinceMs, nowMs)})`;
+  if (task.outage !== undefined)
+    return `waiting on harness ${task.outage.harness} (outage since ${localTime(task.outage.sinceMs, nowMs)})`;
   if (task.phase === 'waiting' && task.waitingFor === 'usage-limit') {
-    return task.untilMs === undefined ? 'waiting for the usage limit' : `waiting for the usage limit (resets at ${localTime(task.untilMs, nowMs)})`;
+    return task.untilMs === undefined
+      ? 'waiting for the usage limit'
+      : `waiting for the usage limit (resets at ${localTime(task.untilMs, nowMs)})`;
   }
-  if (task.phase === 'waiting') return task.untilMs === undefined ? 'waiting' : `waiting to retry at ${localTime(task.untilMs, nowMs)}`;
+  if (task.phase === 'waiting')
+    return task.untilMs === undefined ? 'waiting' : `waiting to retry at ${localTime(task.untilMs, nowMs)}`;
   if (task.phase === 'held') return 'held by STOP';
   return task.attempt !== undefined && task.attempt > 0 ? `running (retry ${task.attempt})` : 'running';
 }

@@ -11,7 +11,13 @@ import type { Job } from './task-queue.js';
  * exclusivity key) and its priority. A file that does not parse, or whose workdir is invalid, still
  * becomes a job: its run rejects it with a report, and a key of its own keeps it out of others' way.
  */
-export async function jobFor(name: string, file: string, config: WiggumConfig, layout: VaultLayout, nowMs: number): Promise<Job> {
+export async function jobFor(
+  name: string,
+  file: string,
+  config: WiggumConfig,
+  layout: VaultLayout,
+  nowMs: number,
+): Promise<Job> {
   const read = await readTaskFile(file).catch(() => null);
   if (read === null || !read.result.ok) {
     const id = idFromFileName(name);
@@ -24,5 +30,13 @@ export async function jobFor(name: string, file: string, config: WiggumConfig, l
     workspaces: layout.workspaces,
   }).catch(() => `invalid:${name}`);
   const session = task.frontmatter.persistence_loop?.session;
-  return { id: task.id, name, file, workdir, priority: task.frontmatter.priority ?? 0, enqueuedAtMs: nowMs, ...(session === undefined ? {} : { session }) };
+  return {
+    id: task.id,
+    name,
+    file,
+    workdir,
+    priority: task.frontmatter.priority ?? 0,
+    enqueuedAtMs: nowMs,
+    ...(session === undefined ? {} : { session }),
+  };
 }

@@ -35,7 +35,8 @@ function finishedEntry(item: unknown): FinishedEntry | null {
   if (typeof item !== 'object' || item === null) return null;
   const { id, status, file, iterations, reason, atMs } = item as Record<string, unknown>;
   if (status !== 'done' && status !== 'rejected') return null;
-  if (typeof file !== 'string' || typeof iterations !== 'number' || typeof atMs !== 'number' || !Number.isFinite(atMs)) return null;
+  if (typeof file !== 'string' || typeof iterations !== 'number' || typeof atMs !== 'number' || !Number.isFinite(atMs))
+    return null;
   if (id !== null && typeof id !== 'string') return null;
   return { id, status, file, iterations, ...(typeof reason === 'string' ? { reason } : {}), atMs };
 }

@@ -27,7 +27,10 @@ export class RunningSessions {
   followRename(job: Job, logger: Logger): boolean {
     const running = job.session === undefined ? undefined : this.jobs.get(job.session);
     if (running === undefined || running.name === job.name || existsSync(running.file)) return false;
-    logger.info({ taskId: running.id, from: running.name, to: job.name }, `${running.name} was renamed to ${job.name}: its run goes on under the new name`);
+    logger.info(
+      { taskId: running.id, from: running.name, to: job.name },
+      `${running.name} was renamed to ${job.name}: its run goes on under the new name`,
+    );
     running.name = job.name;
     running.file = job.file;
     return true;

@@ -66,11 +66,14 @@ export function settlePolicy(facts: SettleFacts): SettleAction[] {
   const { error } = facts;
   if (error === null) return [{ kind: 'clear-said' }];
   // Changed between the scan and the run (emptied, its harness removed): the watcher reads it again, and it waits there.
-  if (isWiggumError(error, 'E_NO_HARNESS') || isWiggumError(error, 'E_TASK_EMPTY')) return [{ kind: 'forget' }, ...OFFER_AGAIN];
+  if (isWiggumError(error, 'E_NO_HARNESS') || isWiggumError(error, 'E_TASK_EMPTY'))
+    return [{ kind: 'forget' }, ...OFFER_AGAIN];
   if (isWiggumError(error, 'E_LOCKED')) {
     const owner = error.details.owner as { pid?: unknown } | undefined;
     return [
-      ...(facts.said.has('busy-elsewhere') ? [] : [log('warn', `${error.message}; it is taken here once that run ends`, { owner: error.details.owner })]),
+      ...(facts.said.has('busy-elsewhere')
+        ? []
+        : [log('warn', `${error.message}; it is taken here once that run ends`, { owner: error.details.owner })]),
       { kind: 'note-said', what: 'busy-elsewhere' },
       typeof owner?.pid === 'number' ? { kind: 'list-running-elsewhere', pid: owner.pid } : { kind: 'forget' },
       { kind: 'retry-later', delayMs: BUSY_TASK_RETRY_MS },
@@ -88,7 +91,11 @@ export function settlePolicy(facts: SettleFacts): SettleAction[] {
     : [log('error', `the loop of ${facts.name} failed unexpectedly; it is tried again in ${every}`, { err: error })];
   return [
     ...said,
-    { kind: 'list-failing', reason: error instanceof Error ? error.message : 'an unknown failure', retryAtMs: facts.nowMs + facts.failedRetryMs },
+    {
+      kind: 'list-failing',
+      reason: error instanceof Error ? error.message : 'an unknown failure',
+      retryAtMs: facts.nowMs + facts.failedRetryMs,
+    },
     { kind: 'retry-later', delayMs: facts.failedRetryMs },
   ];
 }

@@ -20,7 +20,11 @@ export async function correctStaleDashboard(layout: VaultLayout, view: VaultView
   if (text === null || !LIVE_HEADER.test(text.split('\n', 4).join('\n'))) return false;
   const owner = await readLockOwner(layout.lockFile).catch(() => null);
   if (owner !== null && isLockOwnerAlive(owner)) return false;
-  const folders = { approved: relative(layout.root, layout.approved), done: relative(layout.root, layout.done), rejected: relative(layout.root, layout.rejected) };
+  const folders = {
+    approved: relative(layout.root, layout.approved),
+    done: relative(layout.root, layout.done),
+    rejected: relative(layout.root, layout.rejected),
+  };
   await writeFileAtomic(layout.dashboard, renderDashboard(view, folders, nowMs));
   return true;
 }

@@ -28,9 +28,23 @@ export class StatusPublisher {
     logger: Logger,
   ) {
     const now = (): number => clock.now();
-    this.tracker = new StatusTracker({ pid: process.pid, vault: layout.root, startedAtMs: now(), concurrency: config.daemon.concurrency }, now, () => this.changed());
-    this.statusWriter = new CoalescedWriter(STATUS_WRITE_MS, () => writeFileAtomic(layout.statusFile, `${JSON.stringify(this.tracker.snapshot())}\n`), (error) => logger.warn({ err: error }, 'could not write status.json'), clock);
-    this.dashboardWriter = new CoalescedWriter(config.daemon.dashboardDebounceMs, () => this.writeDashboard(), (error) => logger.warn({ err: error }, 'could not write the dashboard'), clock);
+    this.tracker = new StatusTracker(
+      { pid: process.pid, vault: layout.root, startedAtMs: now(), concurrency: config.daemon.concurrency },
+      now,
+      () => this.changed(),
+    );
+    this.statusWriter = new CoalescedWriter(
+      STATUS_WRITE_MS,
+      () => writeFileAtomic(layout.statusFile, `${JSON.stringify(this.tracker.snapshot())}\n`),
+      (error) => logger.warn({ err: error }, 'could not write status.json'),
+      clock,
+    );
+    this.dashboardWriter = new CoalescedWriter(
+      config.daemon.dashboardDebounceMs,
+      () => this.writeDashboard(),
+      (error) => logger.warn({ err: error }, 'could not write the dashboard'),
+      clock,
+    );
   }
 
   /** Something changed: both files are rewritten soon, once per burst. */

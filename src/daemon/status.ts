@@ -102,14 +102,31 @@ export class StatusTracker {
   queued(id: string, name: string, file: string): void {
     // A failure or a foreground run seen before stays said until the task runs here.
     const before = this.tasks.get(id);
-    const kept = { ...(before?.failure === undefined ? {} : { failure: before.failure }), ...(before?.foreground === undefined ? {} : { foreground: before.foreground }) };
-    this.tasks.set(id, { id, name, file, phase: before?.foreground === undefined ? 'queued' : 'running', sinceMs: this.now(), ...kept });
+    const kept = {
+      ...(before?.failure === undefined ? {} : { failure: before.failure }),
+      ...(before?.foreground === undefined ? {} : { foreground: before.foreground }),
+    };
+    this.tasks.set(id, {
+      id,
+      name,
+      file,
+      phase: before?.foreground === undefined ? 'queued' : 'running',
+      sinceMs: this.now(),
+      ...kept,
+    });
     this.onChange();
   }
 
   /** Another process (a foreground `wiggum run`) holds the task's lock: listed as running there. */
   runningElsewhere(id: string, name: string, file: string, pid: number): void {
-    this.tasks.set(id, { id, name, file, phase: 'running', sinceMs: this.tasks.get(id)?.sinceMs ?? this.now(), foreground: { pid } });
+    this.tasks.set(id, {
+      id,
+      name,
+      file,
+      phase: 'running',
+      sinceMs: this.tasks.get(id)?.sinceMs ?? this.now(),
+      foreground: { pid },
+    });
     this.onChange();
   }
 
@@ -126,7 +143,9 @@ export class StatusTracker {
 
   /** The files in Approved/ that wait for their author, as the latest reconciliation saw them. */
   set waitingForAuthor(waits: AuthorWait[]) {
-    const same = waits.length === this.authorWaits.length && waits.every((wait, i) => wait.name === this.authorWaits[i]?.name && wait.reason === this.authorWaits[i]?.reason);
+    const same =
+      waits.length === this.authorWaits.length &&
+      waits.every((wait, i) => wait.name === this.authorWaits[i]?.name && wait.reason === this.authorWaits[i]?.reason);
     this.authorWaits = waits;
     if (!same) this.onChange();
   }
@@ -146,13 +165,30 @@ export class StatusTracker {
     switch (event.type) {
       case 'started':
         if (entry) {
-          Object.assign(entry, { phase: 'running', harness: event.harness, iteration: event.iteration, maxIterations: event.maxIterations, durable: event.durable, taskStartedMs: this.now(), file: event.file });
+          Object.assign(entry, {
+            phase: 'running',
+            harness: event.harness,
+            iteration: event.iteration,
+            maxIterations: event.maxIterations,
+            durable: event.durable,
+            taskStartedMs: this.now(),
+            file: event.file,
+          });
           delete entry.foreground;
         }
         break;
       case 'iteration':
         // `iteration` stays the checkpoint's count; the one running is said apart.
-        if (entry) Object.assign(entry, { phase: 'running', current: event.iteration, maxIterations: event.maxIterations, attempt: event.attempt, step: event.step, sinceMs: event.startedAtMs, untilMs: undefined });
+        if (entry)
+          Object.assign(entry, {
+            phase: 'running',
+            current: event.iteration,
+            maxIterations: event.maxIterations,
+            attempt: event.attempt,
+            step: event.step,
+            sinceMs: event.startedAtMs,
+            untilMs: undefined,
+          });
         break;
       case 'iteration-end':
         if (entry) Object.assign(entry, { lastOutcome: event.record.outcome, current: undefined });
@@ -162,8 +198,18 @@ export class StatusTracker {
         if (entry) Object.assign(entry, { iteration: event.iteration, maxIterations: event.maxIterations });
         break;
       case 'waiting':
-        if (entry) Object.assign(entry, { phase: event.why === 'hold' ? 'held' : 'waiting', sinceMs: this.now(), untilMs: Number.isFinite(event.untilMs) ? event.untilMs : undefined, waitingFor: event.why === 'hold' ? undefined : event.why });
-        if (entry && event.why === 'outage') entry.outage = { harness: event.harness ?? entry.harness ?? '?', sinceMs: entry.outage?.sinceMs ?? this.now() };
+        if (entry)
+          Object.assign(entry, {
+            phase: event.why === 'hold' ? 'held' : 'waiting',
+            sinceMs: this.now(),
+            untilMs: Number.isFinite(event.untilMs) ? event.untilMs : undefined,
+            waitingFor: event.why === 'hold' ? undefined : event.why,
+          });
+        if (entry && event.why === 'outage')
+          entry.outage = {
+            harness: event.harness ?? entry.harness ?? '?',
+            sinceMs: entry.outage?.sinceMs ?? this.now(),
+          };
         break;
       case 'ended': {
         const { result } = event;
@@ -174,7 +220,14 @@ export class StatusTracker {
           this.tasks.delete(event.taskId);
         }
         if (result.status === 'done' || result.status === 'rejected') {
-          this.recent.unshift({ id: result.taskId, status: result.status, file: result.file, iterations: result.iterations, ...(result.reason === undefined ? {} : { reason: result.reason }), atMs: this.now() });
+          this.recent.unshift({
+            id: result.taskId,
+            status: result.status,
+            file: result.file,
+            iterations: result.iterations,
+            ...(result.reason === undefined ? {} : { reason: result.reason }),
+            atMs: this.now(),
+          });
           this.recent.length = Math.min(this.recent.length, RECENT);
         }
         break;
@@ -191,7 +244,9 @@ export class StatusTracker {
       updatedAtMs: this.now(),
       lifecycle: this.lifecycle,
       held: this.held,
-      tasks: [...this.tasks.values()].sort((a, b) => order[a.phase] - order[b.phase] || a.sinceMs - b.sinceMs).map((task) => ({ ...task })),
+      tasks: [...this.tasks.values()]
+        .sort((a, b) => order[a.phase] - order[b.phase] || a.sinceMs - b.sinceMs)
+        .map((task) => ({ ...task })),
       waitingForAuthor: this.authorWaits.map((wait) => ({ ...wait })),
       recent: [...this.recent],
     };

@@ -36,7 +36,11 @@ async function countTasks(folder: string): Promise<number> {
 }
 
 export async function folderCounts(layout: VaultLayout): Promise<VaultView['counts']> {
-  const [approved, done, rejected] = await Promise.all([countTasks(layout.approved), countTasks(layout.done), countTasks(layout.rejected)]);
+  const [approved, done, rejected] = await Promise.all([
+    countTasks(layout.approved),
+    countTasks(layout.done),
+    countTasks(layout.rejected),
+  ]);
   return { approved, done, rejected };
 }
 
@@ -44,7 +48,12 @@ export async function folderCounts(layout: VaultLayout): Promise<VaultView['coun
 export function viewFromStatus(status: DaemonStatus, counts: VaultView['counts']): VaultView {
   return {
     counts,
-    daemon: { pid: status.pid, lifecycle: status.lifecycle, startedAtMs: status.startedAtMs, concurrency: status.concurrency },
+    daemon: {
+      pid: status.pid,
+      lifecycle: status.lifecycle,
+      startedAtMs: status.startedAtMs,
+      concurrency: status.concurrency,
+    },
     held: status.held,
     tasks: status.tasks,
     waitingForAuthor: status.waitingForAuthor ?? [],
@@ -63,7 +72,15 @@ export async function inspectVault(layout: VaultLayout, now: number): Promise<Va
   if (status !== null) return withForegroundRuns(viewFromStatus(status, counts), runs, layout.approved);
   // The last daemon's status.json still lists what it saw finish (its files still there).
   const files = await tasksFromFiles(layout);
-  const view: VaultView = { counts, daemon: null, held: await exists(layout.stopFile), tasks: files.tasks, waitingForAuthor: files.refused, recent: await readRecent(layout.statusFile), updatedAtMs: now };
+  const view: VaultView = {
+    counts,
+    daemon: null,
+    held: await exists(layout.stopFile),
+    tasks: files.tasks,
+    waitingForAuthor: files.refused,
+    recent: await readRecent(layout.statusFile),
+    updatedAtMs: now,
+  };
   return withForegroundRuns(view, runs, layout.approved);
 }
 
@@ -82,7 +99,8 @@ export async function foregroundRuns(layout: VaultLayout): Promise<Map<string, n
   }
   await mapLimited(names, FILES_AT_ONCE, async (name) => {
     const owner = await readLockOwner(join(layout.taskLocks, name)).catch(() => null);
-    if (owner !== null && owner.pid !== process.pid && isLockOwnerAlive(owner)) runs.set(name.slice(0, -'.lock'.length), owner.pid);
+    if (owner !== null && owner.pid !== process.pid && isLockOwnerAlive(owner))
+      runs.set(name.slice(0, -'.lock'.length), owner.pid);
   });
   return runs;
 }
@@ -102,7 +120,15 @@ export function withForegroundRuns(view: VaultView, runs: ReadonlyMap<string, nu
     return { ...task, phase: 'running' as const, foreground: { pid } };
   });
   // A run the daemon has not listed (it let the task go when it found it locked).
-  for (const [id, pid] of [...elsewhere].sort()) tasks.unshift({ id, name: `${id}.md`, file: join(approved, `${id}.md`), phase: 'running', sinceMs: 0, foreground: { pid } });
+  for (const [id, pid] of [...elsewhere].sort())
+    tasks.unshift({
+      id,
+      name: `${id}.md`,
+      file: join(approved, `${id}.md`),
+      phase: 'running',
+      sinceMs: 0,
+      foreground: { pid },
+    });
   return { ...view, tasks };
 }
 
@@ -140,14 +166,18 @@ async function tasksFromFiles(layout: VaultLayout): Promise<{ tasks: TaskEntry[]
   const names = listing.filter(isTaskFileName).sort();
   const tasks: TaskEntry[] = [];
   const refused: AuthorWait[] = [];
-  const found = await mapLimited(names, FILES_AT_ONCE, async (name): Promise<{ task: TaskEntry } | { refused: AuthorWait } | null> => {
-    const file = join(layout.approved, name);
-    const stats = await lstat(file).catch(() => null);
-    const refusal = stats === null ? null : linkRefusalOf(stats);
-    if (refusal !== null) return { refused: { name, file, reason: refusal, message: linkRefusalText(refusal) } };
-    const state = await readTaskState(file).catch(() => null);
-    return state === null ? null : { task: entryFromFile(name, state, stopFlags.has(stemOf(name))) };
-  });
+  const found = await mapLimited(
+    names,
+    FILES_AT_ONCE,
+    async (name): Promise<{ task: TaskEntry } | { refused: AuthorWait } | null> => {
+      const file = join(layout.approved, name);
+      const stats = await lstat(file).catch(() => null);
+      const refusal = stats === null ? null : linkRefusalOf(stats);
+      if (refusal !== null) return { refused: { name, file, reason: refusal, message: linkRefusalText(refusal) } };
+      const state = await readTaskState(file).catch(() => null);
+      return state === null ? null : { task: entryFromFile(name, state, stopFlags.has(stemOf(name))) };
+    },
+  );
   for (const item of found) {
     if (item === null) continue;
     if ('task' in item) tasks.push(item.task);
@@ -163,7 +193,14 @@ function entryFromFile(name: string, state: TaskStateView, stopFlagged: boolean)
     name,
     file: state.file,
     phase: stopFlagged || loop?.status === 'stopped' ? 'stopped' : 'queued',
-    ...(loop === undefined ? {} : { iteration: loop.iteration, maxIterations: loop.max_iterations, step: loop.current_step, lastOutcome: loop.status }),
+    ...(loop === undefined
+      ? {}
+      : {
+          iteration: loop.iteration,
+          maxIterations: loop.max_iterations,
+          step: loop.current_step,
+          lastOutcome: loop.status,
+        }),
     sinceMs: Date.parse(loop?.updated ?? '') || 0,
   };
 }

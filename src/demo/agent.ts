@@ -41,7 +41,10 @@ async function main(): Promise<number> {
   say(`iteration ${iteration}: read a prompt of ${prompt.length} characters`);
   await new Promise((resolve) => setTimeout(resolve, settings.delayMs));
 
-  if (env.WIGGUM_SESSION_DIR && (await countRun(join(env.WIGGUM_SESSION_DIR, 'demo-runs'))) <= settings.transientFailures) {
+  if (
+    env.WIGGUM_SESSION_DIR &&
+    (await countRun(join(env.WIGGUM_SESSION_DIR, 'demo-runs'))) <= settings.transientFailures
+  ) {
     process.stderr.write('error: 429 rate limit exceeded, try again later\n');
     return EXIT_TEMPFAIL;
   }
@@ -67,7 +70,11 @@ async function main(): Promise<number> {
         atMs: Date.now(),
         iteration,
         storyId: next.id,
-        lines: [`Implemented ${next.title} (demo agent)`, '**Learnings for future iterations:**', `  - ${next.id} needed nothing but a flag flip: the demo agent is not a real agent`],
+        lines: [
+          `Implemented ${next.title} (demo agent)`,
+          '**Learnings for future iterations:**',
+          `  - ${next.id} needed nothing but a flag flip: the demo agent is not a real agent`,
+        ],
       });
       await writeFileAtomic(env.WIGGUM_PROGRESS, appendSectionText(progress, section));
     }
@@ -75,18 +82,25 @@ async function main(): Promise<number> {
   }
   const summary = storySummary(prd);
   say(`${summary.passing} of ${summary.total === 1 ? '1 story passes' : `${summary.total} stories pass`}`);
-  if (summary.passing === summary.total) process.stdout.write(`All stories pass.\n<promise>${env.WIGGUM_PROMISE ?? 'COMPLETE'}</promise>\n`);
+  if (summary.passing === summary.total)
+    process.stdout.write(`All stories pass.\n<promise>${env.WIGGUM_PROMISE ?? 'COMPLETE'}</promise>\n`);
   return 0;
 }
 
 async function demoSettings(taskFile: string | undefined): Promise<DemoSettings> {
-  const settings: DemoSettings = { delayMs: 400, transientFailures: 0, hardFailureAt: null, hardFailure: 'the demo agent was told to fail here' };
+  const settings: DemoSettings = {
+    delayMs: 400,
+    transientFailures: 0,
+    hardFailureAt: null,
+    hardFailure: 'the demo agent was told to fail here',
+  };
   if (!taskFile) return settings;
   const read = await readTaskFile(taskFile).catch(() => null);
   const demo = read?.result.ok ? (read.result.task.frontmatter as { demo?: Record<string, unknown> }).demo : undefined;
   if (demo === undefined || demo === null || typeof demo !== 'object') return settings;
   const delay = demo.delay;
-  if (typeof delay === 'number' || typeof delay === 'string') settings.delayMs = typeof delay === 'number' ? delay : (durationMs(delay) ?? settings.delayMs);
+  if (typeof delay === 'number' || typeof delay === 'string')
+    settings.delayMs = typeof delay === 'number' ? delay : (durationMs(delay) ?? settings.delayMs);
   if (typeof demo.transient_failures === 'number') settings.transientFailures = demo.transient_failures;
   if (typeof demo.hard_failure_at === 'number') settings.hardFailureAt = demo.hard_failure_at;
   if (typeof demo.hard_failure === 'string') settings.hardFailure = demo.hard_failure;

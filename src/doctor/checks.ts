@@ -15,7 +15,12 @@ export interface CheckResult {
 }
 
 const ok = (check: string, message: string): CheckResult => ({ check, status: 'ok', message, fix: null });
-const warn = (check: string, message: string, fix: string | null): CheckResult => ({ check, status: 'warn', message, fix });
+const warn = (check: string, message: string, fix: string | null): CheckResult => ({
+  check,
+  status: 'warn',
+  message,
+  fix,
+});
 const fail = (check: string, message: string, fix: string): CheckResult => ({ check, status: 'fail', message, fix });
 
 /** 0 when nothing fails (warnings alone included), 1 when something must be fixed. */
@@ -26,7 +31,9 @@ export function doctorExitCode(results: readonly CheckResult[]): 0 | 1 {
 /** The configuration: its problems as `validate` prints them, or the files it was merged from. */
 export function judgeConfig(problems: readonly string[], sources: readonly string[]): CheckResult[] {
   if (problems.length === 0) return [ok('config', `loads and validates (${sources.join(', ')})`)];
-  return problems.map((problem) => fail('config', problem, 'fix the config file as the line says; wiggum validate checks it again'));
+  return problems.map((problem) =>
+    fail('config', problem, 'fix the config file as the line says; wiggum validate checks it again'),
+  );
 }
 
 /** Who runs a harness: the tasks in Approved/ that name it, and whether it is the default. */
@@ -67,18 +74,27 @@ export function judgeHarness(facts: HarnessFacts): CheckResult {
   if (!where.ok) {
     const message = `${where.text}; ${use}`;
     const fix = where.fix ?? 'fix the command';
-    return isUsed(facts.use) ? fail(check, message, fix) : warn(check, message, `${fix} (only needed once a task uses it)`);
+    return isUsed(facts.use)
+      ? fail(check, message, fix)
+      : warn(check, message, `${fix} (only needed once a task uses it)`);
   }
   if (facts.builtInDemo) return ok(check, `built-in demo agent (no network, no API key); ${use}`);
   if (facts.version === null || facts.version.ok) {
     return ok(check, `${where.text}${facts.version?.ok === true ? `, version ${facts.version.version}` : ''}; ${use}`);
   }
-  return warn(check, `${where.text}, but its version is unknown: ${facts.version.reason}; ${use}`, `check that ${facts.location.command} --version runs on its own`);
+  return warn(
+    check,
+    `${where.text}, but its version is unknown: ${facts.version.reason}; ${use}`,
+    `check that ${facts.location.command} --version runs on its own`,
+  );
 }
 
 /** What each built-in agent needs to sign in: one of these variables, or its own login. */
 export const AGENT_CREDENTIALS: Partial<Record<HarnessKind, { anyOf: string[]; login: string | null }>> = {
-  claude: { anyOf: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'], login: 'a `claude login` of the user wiggum runs as' },
+  claude: {
+    anyOf: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'],
+    login: 'a `claude login` of the user wiggum runs as',
+  },
   codex: { anyOf: ['OPENAI_API_KEY'], login: 'a `codex login` of the user wiggum runs as' },
   gemini: { anyOf: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], login: null },
   amp: { anyOf: ['AMP_API_KEY'], login: null },
@@ -104,11 +120,17 @@ export function judgeCredentials(facts: CredentialFacts): CheckResult | null {
   if (needs === undefined) return null;
   const check = `env ${facts.harness}`;
   const names = needs.anyOf.join(' or ');
-  const reaching = needs.anyOf.filter((name) => facts.harnessEnvNames.includes(name) || (facts.setNames.has(name) && facts.allowlist.includes(name)));
+  const reaching = needs.anyOf.filter(
+    (name) => facts.harnessEnvNames.includes(name) || (facts.setNames.has(name) && facts.allowlist.includes(name)),
+  );
   if (reaching.length > 0) return ok(check, `${reaching.join(', ')} set (needs ${names})`);
   const blocked = needs.anyOf.filter((name) => facts.setNames.has(name));
   if (blocked.length > 0) {
-    return warn(check, `${blocked.join(', ')} set, but not in harness.env_allowlist: ${facts.harness} will not see it`, `add ${blocked.join(', ')} to harness.env_allowlist`);
+    return warn(
+      check,
+      `${blocked.join(', ')} set, but not in harness.env_allowlist: ${facts.harness} will not see it`,
+      `add ${blocked.join(', ')} to harness.env_allowlist`,
+    );
   }
   const orLogin = needs.login === null ? '' : `, or ${needs.login}`;
   const message = `${names} not set${needs.login === null ? '' : ` (it can also sign in with ${needs.login})`}`;
@@ -129,7 +151,11 @@ export function judgeFolder(label: string, path: string, state: FolderState): Ch
     case 'not-a-folder':
       return fail(check, `${path} is not a folder`, `move the file away from ${path}`);
     case 'no-access':
-      return fail(check, `${path} is not readable and writable by this user (permission denied)`, `fix its owner or permissions (chown/chmod), or run wiggum as its owner`);
+      return fail(
+        check,
+        `${path} is not readable and writable by this user (permission denied)`,
+        `fix its owner or permissions (chown/chmod), or run wiggum as its owner`,
+      );
   }
 }
 
@@ -139,10 +165,16 @@ export function judgeFolder(label: string, path: string, state: FolderState): Ch
  */
 export function judgeInotify(limit: number | null, watched: number): CheckResult {
   const fix = 'raise it: sudo sysctl fs.inotify.max_user_watches=524288 (and in /etc/sysctl.d/ to keep it)';
-  if (limit === null) return warn('inotify', 'cannot read /proc/sys/fs/inotify/max_user_watches; file events may be missed (the rescan still finds tasks)', null);
+  if (limit === null)
+    return warn(
+      'inotify',
+      'cannot read /proc/sys/fs/inotify/max_user_watches; file events may be missed (the rescan still finds tasks)',
+      null,
+    );
   const message = `max_user_watches ${limit}; the vault needs about ${watched}`;
   if (watched >= limit) return fail('inotify', `${message}: over the limit`, fix);
-  if (watched * 2 >= limit) return warn('inotify', `${message}: close to the limit (shared with this user's other programs)`, fix);
+  if (watched * 2 >= limit)
+    return warn('inotify', `${message}: close to the limit (shared with this user's other programs)`, fix);
   return ok('inotify', message);
 }
 
@@ -150,9 +182,12 @@ export function judgeInotify(limit: number | null, watched: number): CheckResult
 export function judgeGit(enabled: boolean, location: CommandLocation, version: VersionReading | null): CheckResult {
   if (location.status !== 'found') {
     const message = `git is missing (not found on PATH)`;
-    return enabled ? warn('git', `${message}: tasks in git workdirs cannot record commits`, 'install git, or set git.enabled: false') : ok('git', `${message}; git.enabled is false`);
+    return enabled
+      ? warn('git', `${message}: tasks in git workdirs cannot record commits`, 'install git, or set git.enabled: false')
+      : ok('git', `${message}; git.enabled is false`);
   }
-  const shown = version?.ok === true ? version.version : `version unknown${version === null ? '' : ` (${version.reason})`}`;
+  const shown =
+    version?.ok === true ? version.version : `version unknown${version === null ? '' : ` (${version.reason})`}`;
   return ok('git', `${location.path}: ${shown}`);
 }
 
@@ -163,8 +198,14 @@ export const DISK_FAIL_BYTES = 64 * 1024 ** 2;
 export function judgeDisk(path: string, freeBytes: number | null): CheckResult {
   if (freeBytes === null) return warn('disk', `cannot read the free space of ${path}`, null);
   const message = `${formatBytes(freeBytes)} free space on the file system of ${path}`;
-  if (freeBytes < DISK_FAIL_BYTES) return fail('disk', message, 'free disk space: session logs and checkpoints need room');
-  if (freeBytes < DISK_WARN_BYTES) return warn('disk', `${message} (under ${formatBytes(DISK_WARN_BYTES)})`, 'free disk space before long runs: each iteration keeps its log');
+  if (freeBytes < DISK_FAIL_BYTES)
+    return fail('disk', message, 'free disk space: session logs and checkpoints need room');
+  if (freeBytes < DISK_WARN_BYTES)
+    return warn(
+      'disk',
+      `${message} (under ${formatBytes(DISK_WARN_BYTES)})`,
+      'free disk space before long runs: each iteration keeps its log',
+    );
   return ok('disk', message);
 }
 
@@ -189,7 +230,11 @@ export function judgeNode(version: string, range: string): CheckResult {
 
 /** Compares dotted versions numerically (`v20.9.0` < `20.19.0`); missing parts count as 0. */
 export function compareVersions(a: string, b: string): number {
-  const parts = (v: string): number[] => v.replace(/^v/, '').split('.').map((part) => Number.parseInt(part, 10) || 0);
+  const parts = (v: string): number[] =>
+    v
+      .replace(/^v/, '')
+      .split('.')
+      .map((part) => Number.parseInt(part, 10) || 0);
   const [x, y] = [parts(a), parts(b)];
   for (let i = 0; i < Math.max(x.length, y.length); i += 1) {
     const diff = (x[i] ?? 0) - (y[i] ?? 0);

@@ -11,7 +11,16 @@ import { formatProblem } from '../problem.js';
 import { readTaskFile } from '../task/read.js';
 import { vaultLayout } from '../vault/layout.js';
 import { isTaskFileName } from '../vault/names.js';
-import { judgeConfig, judgeCredentials, judgeDisk, judgeFolder, judgeGit, judgeHarness, judgeInotify, judgeNode } from './checks.js';
+import {
+  judgeConfig,
+  judgeCredentials,
+  judgeDisk,
+  judgeFolder,
+  judgeGit,
+  judgeHarness,
+  judgeInotify,
+  judgeNode,
+} from './checks.js';
 import type { CheckResult, FolderState, HarnessUse } from './checks.js';
 
 /** A --version that takes longer than this is not waited for: doctor answers in seconds. */
@@ -30,15 +39,25 @@ export interface DoctorRequest {
  */
 export async function gatherChecks(request: DoctorRequest): Promise<CheckResult[]> {
   const checked = await checkConfig(request.config);
-  const results: CheckResult[] = checked.ok ? judgeConfig([], checked.config.sources) : judgeConfig(checked.problems.map(formatProblem), []);
+  const results: CheckResult[] = checked.ok
+    ? judgeConfig([], checked.config.sources)
+    : judgeConfig(checked.problems.map(formatProblem), []);
   const config = checked.ok ? checked.config : null;
   const folders = config?.folders ?? { approved: 'Approved', done: 'Done', rejected: 'Rejected' };
   const layout = vaultLayout(request.vault, { folders, dashboard: null });
 
   if (config === null) {
-    results.push({ check: 'harnesses', status: 'warn', message: 'not checked: the config has problems', fix: 'fix the config, then run wiggum doctor again' });
+    results.push({
+      check: 'harnesses',
+      status: 'warn',
+      message: 'not checked: the config has problems',
+      fix: 'fix the config, then run wiggum doctor again',
+    });
   } else {
-    const [harnessResults, git] = await Promise.all([checkHarnesses(config, layout.approved, request), checkGit(config, request)]);
+    const [harnessResults, git] = await Promise.all([
+      checkHarnesses(config, layout.approved, request),
+      checkGit(config, request),
+    ]);
     results.push(...harnessResults);
     results.push(git);
   }
@@ -60,7 +79,11 @@ export async function gatherChecks(request: DoctorRequest): Promise<CheckResult[
 async function checkHarnesses(config: WiggumConfig, approved: string, request: DoctorRequest): Promise<CheckResult[]> {
   const uses = await harnessUses(config, approved);
   const demoCommand = resolvePath('../dist/demo/agent.js', dirname(DEFAULT_CONFIG_FILE));
-  const setNames = new Set(Object.entries(request.env).filter(([, value]) => typeof value === 'string' && value !== '').map(([name]) => name));
+  const setNames = new Set(
+    Object.entries(request.env)
+      .filter(([, value]) => typeof value === 'string' && value !== '')
+      .map(([name]) => name),
+  );
   const perHarness = await Promise.all(
     Object.values(config.harnesses).map(async (harness) => {
       const use = uses.get(harness.name) ?? { tasks: [], isDefault: false };
@@ -68,7 +91,10 @@ async function checkHarnesses(config: WiggumConfig, approved: string, request: D
       const builtInDemo = harness.command === demoCommand;
       // With the environment a run gives it: the allowlisted variables and the harness's own env.
       const env = harnessEnvironment(request.env, config.harness.envAllowlist, harness.env);
-      const version = location.status === 'found' && !builtInDemo ? await readCommandVersion(location.path, VERSION_TIMEOUT_MS, env) : null;
+      const version =
+        location.status === 'found' && !builtInDemo
+          ? await readCommandVersion(location.path, VERSION_TIMEOUT_MS, env)
+          : null;
       const lines = [judgeHarness({ name: harness.name, builtInDemo, use, location, version })];
       const credentials = judgeCredentials({
         harness: harness.name,
@@ -107,7 +133,8 @@ async function harnessUses(config: WiggumConfig, approved: string): Promise<Map<
 
 async function checkGit(config: WiggumConfig, request: DoctorRequest): Promise<CheckResult> {
   const location = await locateCommand('git', { pathEnv: request.env.PATH, cwd: request.vault });
-  const version = location.status === 'found' ? await readCommandVersion(location.path, VERSION_TIMEOUT_MS, request.env) : null;
+  const version =
+    location.status === 'found' ? await readCommandVersion(location.path, VERSION_TIMEOUT_MS, request.env) : null;
   return judgeGit(config.git.enabled, location, version);
 }
 

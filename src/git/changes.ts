@@ -79,5 +79,14 @@ export async function changesSince(dir: string, before: GitState): Promise<{ sta
     }
   }
   const list = [...files].sort();
-  return { state, summary: { headBefore: before.head, headAfter: state.head, commits, filesChanged: list.length, files: list.slice(0, MAX_FILES_LISTED) } };
+  return {
+    state,
+    summary: {
+      headBefore: before.head,
+      headAfter: state.head,
+      commits,
+      filesChanged: list.length,
+      files: list.slice(0, MAX_FILES_LISTED),
+    },
+  };
 }

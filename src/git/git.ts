@@ -37,9 +37,13 @@ export async function git(cwd: string, args: string[]): Promise<CommandResult> {
 export async function gitOk(cwd: string, args: string[], what: string): Promise<string> {
   const result = await git(cwd, args);
   if (result.exitCode !== 0) {
-    throw new WiggumError('E_GIT', `git ${args.join(' ')} failed in ${cwd} while ${what}: ${result.stderr.trim() || `exit ${result.exitCode}`}`, {
-      details: { cwd, args },
-    });
+    throw new WiggumError(
+      'E_GIT',
+      `git ${args.join(' ')} failed in ${cwd} while ${what}: ${result.stderr.trim() || `exit ${result.exitCode}`}`,
+      {
+        details: { cwd, args },
+      },
+    );
   }
   return result.stdout;
 }
@@ -65,7 +69,6 @@ function hasDotGitAbove(dir: string): boolean {
   }
 }
 
-
 /** The commit HEAD points at, or null in a repository without commits. */
 export async function headCommit(dir: string): Promise<string | null> {
   const result = await git(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']);
@@ -82,7 +85,8 @@ export async function defaultBranch(dir: string): Promise<string | null> {
   const remote = await git(dir, ['symbolic-ref', '--quiet', '--short', 'refs/remotes/origin/HEAD']);
   if (remote.exitCode === 0) return remote.stdout.trim().replace(/^origin\//, '');
   for (const candidate of ['main', 'master']) {
-    if ((await git(dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${candidate}`])).exitCode === 0) return candidate;
+    if ((await git(dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${candidate}`])).exitCode === 0)
+      return candidate;
   }
   return currentBranch(dir);
 }
@@ -92,7 +96,10 @@ export async function defaultBranch(dir: string): Promise<string | null> {
  * branch. Uncommitted changes travel with the checkout; git refuses when they would be overwritten,
  * and that refusal is E_GIT with git's own words.
  */
-export async function checkoutTaskBranch(dir: string, branch: string): Promise<{ created: boolean; from: string | null }> {
+export async function checkoutTaskBranch(
+  dir: string,
+  branch: string,
+): Promise<{ created: boolean; from: string | null }> {
   if ((await currentBranch(dir)) === branch) return { created: false, from: null };
   const exists = (await git(dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).exitCode === 0;
   if (exists) {
@@ -104,8 +111,15 @@ export async function checkoutTaskBranch(dir: string, branch: string): Promise<{
     return { created: true, from: null };
   }
   const base = await defaultBranch(dir);
-  const startPoint = base !== null && (await git(dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${base}`])).exitCode === 0 ? base : 'HEAD';
-  await gitOk(dir, ['checkout', '--quiet', '-b', branch, startPoint], `creating the task's branch ${branch} from ${startPoint}`);
+  const startPoint =
+    base !== null && (await git(dir, ['rev-parse', '--verify', '--quiet', `refs/heads/${base}`])).exitCode === 0
+      ? base
+      : 'HEAD';
+  await gitOk(
+    dir,
+    ['checkout', '--quiet', '-b', branch, startPoint],
+    `creating the task's branch ${branch} from ${startPoint}`,
+  );
   return { created: true, from: startPoint };
 }
 
@@ -130,7 +144,10 @@ export async function excludeFromGit(dir: string, absolutePath: string): Promise
   if (top === '') return false;
   const rel = relative(top, absolutePath);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return false;
-  const excludeFile = resolve(dir, (await gitOk(dir, ['rev-parse', '--git-path', 'info/exclude'], 'finding info/exclude')).trim());
+  const excludeFile = resolve(
+    dir,
+    (await gitOk(dir, ['rev-parse', '--git-path', 'info/exclude'], 'finding info/exclude')).trim(),
+  );
   const current = await readFile(excludeFile, 'utf8').catch(() => '');
   const next = withStateExcluded(current, `/${rel.split(sep).join('/')}`);
   if (next === current) return false;

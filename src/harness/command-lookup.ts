@@ -36,22 +36,34 @@ export async function locateCommand(command: string, places: LookupPlaces): Prom
     if (kind === 'executable') return { status: 'found', command, path };
     if (kind === 'not-executable' && notExecutable === null) notExecutable = path;
   }
-  return notExecutable === null ? { status: 'missing', command, searched: 'path' } : { status: 'not-executable', command, path: notExecutable };
+  return notExecutable === null
+    ? { status: 'missing', command, searched: 'path' }
+    : { status: 'not-executable', command, path: notExecutable };
 }
 
 /** What a person reads about a located command, and the fix when it cannot run. */
-export function describeLocation(location: CommandLocation, configKey: string): { ok: boolean; text: string; fix: string | null } {
+export function describeLocation(
+  location: CommandLocation,
+  configKey: string,
+): { ok: boolean; text: string; fix: string | null } {
   switch (location.status) {
     case 'found':
       return { ok: true, text: location.path, fix: null };
     case 'missing':
       return {
         ok: false,
-        text: location.searched === 'path' ? `${location.command} is missing (not found on PATH)` : `${location.command} is missing (no such file)`,
+        text:
+          location.searched === 'path'
+            ? `${location.command} is missing (not found on PATH)`
+            : `${location.command} is missing (no such file)`,
         fix: `install it, or fix ${configKey} in the config`,
       };
     case 'not-executable':
-      return { ok: false, text: `${location.path} is not executable`, fix: `chmod +x ${location.path}, or fix ${configKey} in the config` };
+      return {
+        ok: false,
+        text: `${location.path} is not executable`,
+        fix: `chmod +x ${location.path}, or fix ${configKey} in the config`,
+      };
   }
 }
 
@@ -76,15 +88,30 @@ export type VersionReading = { ok: true; version: string } | { ok: false; reason
  * Runs `path --version` without a shell, stdin closed, and returns the first non-empty line it
  * prints (stdout, else stderr). A command that does not answer within `timeoutMs` is killed.
  */
-export function readCommandVersion(path: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<VersionReading> {
+export function readCommandVersion(
+  path: string,
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<VersionReading> {
   return new Promise((resolveReading) => {
     let output = '';
     let errors = '';
-    const child = spawn(path, ['--version'], { stdio: ['ignore', 'pipe', 'pipe'], env, timeout: timeoutMs, killSignal: 'SIGKILL' });
-    const keep = (current: string, chunk: Buffer): string => (current.length > 4096 ? current : current + chunk.toString('utf8'));
+    const child = spawn(path, ['--version'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    });
+    const keep = (current: string, chunk: Buffer): string =>
+      current.length > 4096 ? current : current + chunk.toString('utf8');
     child.stdout.on('data', (chunk: Buffer) => (output = keep(output, chunk)));
     child.stderr.on('data', (chunk: Buffer) => (errors = keep(errors, chunk)));
-    child.on('error', (error) => resolveReading({ ok: false, reason: `could not be started (${(error as NodeJS.ErrnoException).code ?? error.message})` }));
+    child.on('error', (error) =>
+      resolveReading({
+        ok: false,
+        reason: `could not be started (${(error as NodeJS.ErrnoException).code ?? error.message})`,
+      }),
+    );
     // 'close' waits for the output to be read to its end; a timeout kills the child, which closes it.
     child.on('close', (code, signal) => {
       const line = firstLine(output) ?? firstLine(errors);

@@ -25,10 +25,14 @@ export class CappedLog {
     this.closed = new Promise((resolve) => stream.once('close', () => resolve()));
     stream.on('error', (cause) => {
       // A full disk must not stop the run: the harness goes on, the log stops, the result says why.
-      this.failure ??= new WiggumError('E_WRITE', `could not write the harness log ${path}: ${cause.message}; check free disk space and permissions`, {
-        cause,
-        details: { path },
-      });
+      this.failure ??= new WiggumError(
+        'E_WRITE',
+        `could not write the harness log ${path}: ${cause.message}; check free disk space and permissions`,
+        {
+          cause,
+          details: { path },
+        },
+      );
     });
   }
 
@@ -43,12 +47,20 @@ export class CappedLog {
       return new CappedLog(path, maxBytes, handle.createWriteStream());
     } catch (cause) {
       if (systemErrorCode(cause) === 'ELOOP') {
-        throw new WiggumError('E_SYMLINK_REFUSED', `${path} is a symbolic link; wiggum does not write harness logs through links, remove it`, { cause, details: { path } });
+        throw new WiggumError(
+          'E_SYMLINK_REFUSED',
+          `${path} is a symbolic link; wiggum does not write harness logs through links, remove it`,
+          { cause, details: { path } },
+        );
       }
-      throw new WiggumError('E_WRITE', `could not open the harness log ${path}: ${(cause as Error).message}; check that its folder exists and is writable`, {
-        cause,
-        details: { path },
-      });
+      throw new WiggumError(
+        'E_WRITE',
+        `could not open the harness log ${path}: ${(cause as Error).message}; check that its folder exists and is writable`,
+        {
+          cause,
+          details: { path },
+        },
+      );
     }
   }
 

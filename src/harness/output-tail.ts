@@ -54,7 +54,9 @@ export class OutputTail {
    */
   text(): string {
     const bytes = this.bytes();
-    return bytes.subarray(leadingContinuationBytes(bytes), bytes.length - incompleteTrailingBytes(bytes)).toString('utf8');
+    return bytes
+      .subarray(leadingContinuationBytes(bytes), bytes.length - incompleteTrailingBytes(bytes))
+      .toString('utf8');
   }
 }
 

@@ -57,7 +57,11 @@ export async function clearHarnessRecord(file: string): Promise<void> {
  * still carrying the recorded run marker (those that left the group); returns whether anything was
  * left to kill.
  */
-export async function killRecordedHarness(file: string, graceMs: number, host: RecoveryHost = systemProcessHost): Promise<boolean> {
+export async function killRecordedHarness(
+  file: string,
+  graceMs: number,
+  host: RecoveryHost = systemProcessHost,
+): Promise<boolean> {
   let record: HarnessRecord;
   try {
     record = JSON.parse(await readFile(file, 'utf8')) as HarnessRecord;
@@ -68,11 +72,15 @@ export async function killRecordedHarness(file: string, graceMs: number, host: R
   if (record.pid !== null && Number.isInteger(record.pid) && record.pid > 1 && host.isGroupAlive(record.pid)) {
     const now = processStartTicks(record.pid);
     // The leader may be gone while the rest of its group lives on: then the group is still ours.
-    if (now === null || record.startTicks === null || now === record.startTicks) killed = await killProcessGroup(record.pid, graceMs, host);
+    if (now === null || record.startTicks === null || now === record.startTicks)
+      killed = await killProcessGroup(record.pid, graceMs, host);
   }
   // The marker is random per run, so whatever carries it is that run's, whatever became of its pid.
   if (typeof record.marker === 'string' && record.marker !== '') {
-    const strays = await killStrays(record.marker, graceMs, { ...host, processTable: host.processTable ?? systemProcessTable });
+    const strays = await killStrays(record.marker, graceMs, {
+      ...host,
+      processTable: host.processTable ?? systemProcessTable,
+    });
     killed ||= strays > 0;
   }
   await clearHarnessRecord(file);

@@ -12,5 +12,9 @@ export interface PlaceholderValues {
 
 /** Fills `{workdir}`, `{session_dir}`, … into each argument; unknown `{words}` are left alone. */
 export function expandArgs(args: readonly string[], values: PlaceholderValues): string[] {
-  return args.map((arg) => arg.replace(/\{([a-z_]+)\}/g, (whole, name: string) => (name in values ? values[name as keyof PlaceholderValues] : whole)));
+  return args.map((arg) =>
+    arg.replace(/\{([a-z_]+)\}/g, (whole, name: string) =>
+      name in values ? values[name as keyof PlaceholderValues] : whole,
+    ),
+  );
 }

@@ -15,7 +15,11 @@ export const KILL_CONFIRM_MS = 5_000;
  * for what a harness leaves behind, and for a harness left running by a wiggum that crashed (its pid
  * was recorded at spawn). Signals, looks at the group and waits go through `host`.
  */
-export async function killProcessGroup(pgid: number, graceMs: number, host: GroupHost = systemProcessHost): Promise<boolean> {
+export async function killProcessGroup(
+  pgid: number,
+  graceMs: number,
+  host: GroupHost = systemProcessHost,
+): Promise<boolean> {
   if (!host.isGroupAlive(pgid)) return false;
   host.signalGroup(pgid, 'SIGTERM');
   if (!(await waitForGroupExit(pgid, graceMs, host))) {

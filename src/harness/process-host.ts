@@ -40,7 +40,14 @@ export type GroupHost = Pick<ProcessHost, 'signalGroup' | 'isGroupAlive' | 'cloc
 /** The real one: node's spawn, kill(2) on the group and on strays, /proc, timers. */
 export const systemProcessHost: ProcessHost = {
   // detached: the child calls setsid(), so it leads a group we can signal as a whole.
-  spawn: (command, args, options) => spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], shell: false }),
+  spawn: (command, args, options) =>
+    spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      shell: false,
+    }),
   signalGroup,
   isGroupAlive: isProcessGroupAlive,
   processTable: systemProcessTable,

@@ -20,12 +20,20 @@ export function retriableFailure(run: FailedRun, rules: RetriableErrors): Harnes
   const said = lastLine(run.stderrTail) || lastLine(run.stdoutTail);
   const detail = said === '' ? '' : `: ${excerpt(said, 300)}`;
   if (rules.exitCodes.includes(run.exitCode)) {
-    return { kind: 'transient', code: 'E_HARNESS_RETRIABLE', message: `the harness exited with ${run.exitCode}, which persistence_loop.retry.retriable_errors.exit_codes lists as transient${detail}` };
+    return {
+      kind: 'transient',
+      code: 'E_HARNESS_RETRIABLE',
+      message: `the harness exited with ${run.exitCode}, which persistence_loop.retry.retriable_errors.exit_codes lists as transient${detail}`,
+    };
   }
   const output = `${run.stdoutTail}\n${run.stderrTail}`;
   const match = rules.patterns.find((pattern) => pattern.test(output));
   if (match !== undefined) {
-    return { kind: 'transient', code: 'E_HARNESS_RETRIABLE', message: `the harness output matches /${match.source}/, which persistence_loop.retry.retriable_errors.patterns lists as transient (exit ${run.exitCode})${detail}` };
+    return {
+      kind: 'transient',
+      code: 'E_HARNESS_RETRIABLE',
+      message: `the harness output matches /${match.source}/, which persistence_loop.retry.retriable_errors.patterns lists as transient (exit ${run.exitCode})${detail}`,
+    };
   }
   return null;
 }

@@ -43,10 +43,14 @@ export function runCaptured(command: string, args: string[], options: CommandOpt
         const code = systemErrorCode(error);
         if (code === 'ENOENT' || code === 'EACCES') {
           reject(
-            new WiggumError('E_HARNESS_MISSING', `${command} could not be started (${code}): is it installed and on PATH?`, {
-              cause: error,
-              details: { command },
-            }),
+            new WiggumError(
+              'E_HARNESS_MISSING',
+              `${command} could not be started (${code}): is it installed and on PATH?`,
+              {
+                cause: error,
+                details: { command },
+              },
+            ),
           );
           return;
         }

@@ -196,23 +196,27 @@ async function supervise(
     waitingForLog: false,
   };
   const streams = [child.stdout, child.stderr];
-  const outputClosed = Promise.all(streams.map((stream) => new Promise<void>((resolve) => stream.once('close', () => resolve()))));
+  const outputClosed = Promise.all(
+    streams.map((stream) => new Promise<void>((resolve) => stream.once('close', () => resolve()))),
+  );
 
-  const onData = (name: 'stdout' | 'stderr') => (chunk: Buffer): void => {
-    state.outputBytes += chunk.length;
-    state.lastOutputAt = host.monotonicNow();
-    tails[name].push(chunk);
-    if (log !== null && !log.write(chunk) && !state.waitingForLog) {
-      // Backpressure: stop reading until the log catches up, so a flood cannot pile up in memory.
-      state.waitingForLog = true;
-      for (const stream of streams) stream.pause();
-      void log.drained().then(() => {
-        state.waitingForLog = false;
-        for (const stream of streams) stream.resume();
-      });
-    }
-    spec.onOutput?.(chunk, name);
-  };
+  const onData =
+    (name: 'stdout' | 'stderr') =>
+    (chunk: Buffer): void => {
+      state.outputBytes += chunk.length;
+      state.lastOutputAt = host.monotonicNow();
+      tails[name].push(chunk);
+      if (log !== null && !log.write(chunk) && !state.waitingForLog) {
+        // Backpressure: stop reading until the log catches up, so a flood cannot pile up in memory.
+        state.waitingForLog = true;
+        for (const stream of streams) stream.pause();
+        void log.drained().then(() => {
+          state.waitingForLog = false;
+          for (const stream of streams) stream.resume();
+        });
+      }
+      spec.onOutput?.(chunk, name);
+    };
   child.stdout.on('data', onData('stdout'));
   child.stderr.on('data', onData('stderr'));
   // A read error ends the stream and 'close' follows, which is all we wait for.

@@ -23,22 +23,40 @@ export function spawnFailure(attempt: SpawnAttempt, cause: unknown): WiggumError
   const details = { command, cwd, errno: code };
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     if (!isDirectory(cwd)) {
-      return new WiggumError('E_HARNESS_SPAWN', `cannot start ${command}: its working directory ${cwd} does not exist or is not a folder`, { cause, details });
+      return new WiggumError(
+        'E_HARNESS_SPAWN',
+        `cannot start ${command}: its working directory ${cwd} does not exist or is not a folder`,
+        { cause, details },
+      );
     }
     if (!command.includes('/')) {
-      return new WiggumError('E_HARNESS_MISSING', `harness command "${command}" was not found on PATH; ${fix}`, { cause, details });
+      return new WiggumError('E_HARNESS_MISSING', `harness command "${command}" was not found on PATH; ${fix}`, {
+        cause,
+        details,
+      });
     }
     // A relative path is looked up by the child after it has changed into `cwd`.
     if (exists(resolve(cwd, command))) {
-      return new WiggumError('E_HARNESS_MISSING', `harness command ${command} exists but the interpreter on its #! line was not found; ${fix}`, { cause, details });
+      return new WiggumError(
+        'E_HARNESS_MISSING',
+        `harness command ${command} exists but the interpreter on its #! line was not found; ${fix}`,
+        { cause, details },
+      );
     }
     return new WiggumError('E_HARNESS_MISSING', `harness command ${command} was not found; ${fix}`, { cause, details });
   }
   if (code === 'EACCES') {
-    return new WiggumError('E_HARNESS_MISSING', `harness command ${command} is not executable (permission denied); make it executable (chmod +x), ${fix}`, { cause, details });
+    return new WiggumError(
+      'E_HARNESS_MISSING',
+      `harness command ${command} is not executable (permission denied); make it executable (chmod +x), ${fix}`,
+      { cause, details },
+    );
   }
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new WiggumError('E_HARNESS_SPAWN', `could not start harness command ${command}: ${reason}`, { cause, details });
+  return new WiggumError('E_HARNESS_SPAWN', `could not start harness command ${command}: ${reason}`, {
+    cause,
+    details,
+  });
 }
 
 function isDirectory(path: string): boolean {

@@ -17,7 +17,12 @@ export type StrayHost = Pick<ProcessHost, 'processTable' | 'clock' | 'monotonicN
  * `firstLook`: the caller's own look at the table (`findMarked(marker)`) taken just now, used
  * instead of a new one. Returns how many distinct processes were signalled.
  */
-export async function killStrays(marker: string, graceMs: number, host: StrayHost, firstLook?: MarkedProcess[] | null): Promise<number> {
+export async function killStrays(
+  marker: string,
+  graceMs: number,
+  host: StrayHost,
+  firstLook?: MarkedProcess[] | null,
+): Promise<number> {
   const signalled = new Set<string>();
   const terminated = new Set<string>();
   let look = firstLook;

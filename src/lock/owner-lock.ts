@@ -34,8 +34,17 @@ export interface OwnerLock {
  * let two of eight racing processes win now and then under load: the second mover had moved the
  * first winner's fresh lock.)
  */
-export async function acquireOwnerLock(file: string, whenHeld: (owner: LockOwner) => string, now: () => Date = () => new Date()): Promise<OwnerLock> {
-  const owner: LockOwner = { pid: process.pid, startTicks: processStartTicks(process.pid), host: hostname(), startedAt: now().toISOString() };
+export async function acquireOwnerLock(
+  file: string,
+  whenHeld: (owner: LockOwner) => string,
+  now: () => Date = () => new Date(),
+): Promise<OwnerLock> {
+  const owner: LockOwner = {
+    pid: process.pid,
+    startTicks: processStartTicks(process.pid),
+    host: hostname(),
+    startedAt: now().toISOString(),
+  };
   const text = `${JSON.stringify(owner)}\n`;
   const takeover = `${file}.takeover`;
   let tookOverFrom: LockOwner | null = null;
@@ -65,7 +74,9 @@ export async function acquireOwnerLock(file: string, whenHeld: (owner: LockOwner
       await unlink(takeover).catch(() => undefined);
     }
   }
-  throw new WiggumError('E_LOCKED', `could not take ${file}: it keeps changing; is another wiggum starting?`, { details: { lockFile: file } });
+  throw new WiggumError('E_LOCKED', `could not take ${file}: it keeps changing; is another wiggum starting?`, {
+    details: { lockFile: file },
+  });
 }
 
 const MAX_ATTEMPTS = 50;
@@ -106,7 +117,12 @@ async function createWithContent(file: string, text: string): Promise<boolean> {
 
 async function releaseOwnerLock(file: string, owner: LockOwner): Promise<void> {
   const current = await readLockOwner(file);
-  if (current !== null && current.pid === owner.pid && current.host === owner.host && current.startedAt === owner.startedAt) {
+  if (
+    current !== null &&
+    current.pid === owner.pid &&
+    current.host === owner.host &&
+    current.startedAt === owner.startedAt
+  ) {
     await unlink(file).catch(() => undefined);
   }
 }
@@ -120,7 +136,12 @@ export async function readLockOwner(file: string): Promise<LockOwner | null> {
   try {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<LockOwner>;
     if (typeof parsed.pid !== 'number' || typeof parsed.host !== 'string') return null;
-    return { pid: parsed.pid, startTicks: parsed.startTicks ?? null, host: parsed.host, startedAt: parsed.startedAt ?? '?' };
+    return {
+      pid: parsed.pid,
+      startTicks: parsed.startTicks ?? null,
+      host: parsed.host,
+      startedAt: parsed.startedAt ?? '?',
+    };
   } catch {
     return null;
   }

@@ -21,7 +21,10 @@ export function processStartTicks(pid: number): string | null {
  * recorded) started at the recorded time. A pid on another host cannot be checked, so it counts
  * as alive: taking over a lock shared over a network folder is for a person to decide.
  */
-export function isProcessAlive(owner: { pid: number; startTicks: string | null; host: string }, thisHost: string): boolean {
+export function isProcessAlive(
+  owner: { pid: number; startTicks: string | null; host: string },
+  thisHost: string,
+): boolean {
   if (owner.host !== thisHost) return true;
   try {
     process.kill(owner.pid, 0);

@@ -27,13 +27,33 @@ const MAX_VALUE_CHARS = 160;
  * iteration's message already says its outcome and what comes next (`iteration 3: continue → next
  * iteration`), so outcome, action and next would say it twice more.
  */
-export const DETAILS: ReadonlySet<string> = new Set(['attempt', 'exitCode', 'signal', 'outcome', 'promise', 'action', 'next', 'durationMs', 'session', 'workdir', 'durable', 'maxIterations', 'iterations', 'file', 'graceMs', 'running']);
+export const DETAILS: ReadonlySet<string> = new Set([
+  'attempt',
+  'exitCode',
+  'signal',
+  'outcome',
+  'promise',
+  'action',
+  'next',
+  'durationMs',
+  'session',
+  'workdir',
+  'durable',
+  'maxIterations',
+  'iterations',
+  'file',
+  'graceMs',
+  'running',
+]);
 
 /**
  * Writes each pino JSON line as one short human line:
  * `12:04:05 INFO  bulk-7 #3  iteration 3: continue → next iteration  exitCode=0 durationMs=412`.
  */
-export function compactStream(destination: { write(text: string): unknown }, options: CompactOptions = {}): DestinationStream {
+export function compactStream(
+  destination: { write(text: string): unknown },
+  options: CompactOptions = {},
+): DestinationStream {
   return {
     write(line: string): void {
       let record: unknown;
@@ -44,21 +64,33 @@ export function compactStream(destination: { write(text: string): unknown }, opt
         return;
       }
       const columns = options.columns?.();
-      destination.write(`${formatCompactLine(record as Record<string, unknown>, { ...options, ...(columns === undefined ? {} : { width: columns }) })}\n`);
+      destination.write(
+        `${formatCompactLine(record as Record<string, unknown>, { ...options, ...(columns === undefined ? {} : { width: columns }) })}\n`,
+      );
     },
   };
 }
 
 /** One pino record (parsed) as one line, without its newline; `width`: the terminal's columns. */
-export function formatCompactLine(record: Record<string, unknown>, options: Omit<CompactOptions, 'columns'> & { width?: number } = {}): string {
+export function formatCompactLine(
+  record: Record<string, unknown>,
+  options: Omit<CompactOptions, 'columns'> & { width?: number } = {},
+): string {
   const relative = relativizer(options.relativeTo);
   const level = typeof record.level === 'number' ? record.level : 30;
   const label = (LABELS[level] ?? `L${level}`).padEnd(5);
   const time = clockTime(record.time);
-  const head = [time, options.colors === true ? `\u001b[${COLORS[level] ?? '0'}m${label}\u001b[39m` : label].filter((part) => part !== '').join(' ');
+  const head = [time, options.colors === true ? `\u001b[${COLORS[level] ?? '0'}m${label}\u001b[39m` : label]
+    .filter((part) => part !== '')
+    .join(' ');
   const headWidth = [time, label].filter((part) => part !== '').join(' ').length;
 
-  const subject = [typeof record.taskId === 'string' ? oneLine(record.taskId) : '', typeof record.iteration === 'number' ? `#${record.iteration}` : ''].filter((part) => part !== '').join(' ');
+  const subject = [
+    typeof record.taskId === 'string' ? oneLine(record.taskId) : '',
+    typeof record.iteration === 'number' ? `#${record.iteration}` : '',
+  ]
+    .filter((part) => part !== '')
+    .join(' ');
   const message = typeof record.msg === 'string' ? oneLine(relative(record.msg)) : '';
   const fields: string[] = [];
   for (const [key, value] of Object.entries(record)) {
@@ -69,8 +101,12 @@ export function formatCompactLine(record: Record<string, unknown>, options: Omit
     if (options.details === false && (DETAILS.has(key) || saysAlready(message, text))) continue;
     fields.push(`${key}=${text}`);
   }
-  const rest = [subject, message, fields.join(' ')].filter((part) => part !== '').join('  ').trimEnd();
-  const width = options.width === undefined || options.width <= 0 ? undefined : Math.max(20, options.width - 1) - headWidth - 1;
+  const rest = [subject, message, fields.join(' ')]
+    .filter((part) => part !== '')
+    .join('  ')
+    .trimEnd();
+  const width =
+    options.width === undefined || options.width <= 0 ? undefined : Math.max(20, options.width - 1) - headWidth - 1;
   return `${head} ${width === undefined ? rest : fit(rest, width)}`.trimEnd();
 }
 

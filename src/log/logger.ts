@@ -31,7 +31,12 @@ export function createLogger(options: LoggerOptions): Logger {
   const env = options.env ?? process.env;
   const tty = (options.fd === 1 ? process.stdout : process.stderr).isTTY;
   const pretty = options.pretty ?? tty;
-  const base = { level: options.level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime, hooks: { logMethod: logOnce } };
+  const base = {
+    level: options.level,
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    hooks: { logMethod: logOnce },
+  };
   const destination = pino.destination({ fd: options.fd, sync: true });
   if (pretty) {
     const stream = options.fd === 1 ? process.stdout : process.stderr;
@@ -42,7 +47,15 @@ export function createLogger(options: LoggerOptions): Logger {
     // show every field, as the JSON lines do.
     const details = options.level === 'debug' || options.level === 'trace';
     const columns = tty && !details ? { columns: () => stream.columns || TERMINAL_COLUMNS } : {};
-    return pino(base, compactStream(out, { colors, details, ...columns, ...(options.relativeTo === undefined ? {} : { relativeTo: options.relativeTo }) }));
+    return pino(
+      base,
+      compactStream(out, {
+        colors,
+        details,
+        ...columns,
+        ...(options.relativeTo === undefined ? {} : { relativeTo: options.relativeTo }),
+      }),
+    );
   }
   if (env.JOURNAL_STREAM !== undefined && env.JOURNAL_STREAM !== '') return pino(base, withSyslogPriority(destination));
   return pino(base, destination);
@@ -57,7 +70,10 @@ const LINE_KEYS = new Set(['level', 'time', 'pid']);
  * differently (the last wins, or the line is refused). The same value is dropped; a different one is
  * kept as `otherKey`, so nothing logged is lost.
  */
-export function withoutRepeatedKeys(fields: Record<string, unknown>, bound: Record<string, unknown>): Record<string, unknown> {
+export function withoutRepeatedKeys(
+  fields: Record<string, unknown>,
+  bound: Record<string, unknown>,
+): Record<string, unknown> {
   const repeated = Object.keys(fields).filter((key) => LINE_KEYS.has(key) || Object.hasOwn(bound, key));
   if (repeated.length === 0) return fields;
   const kept: Record<string, unknown> = { ...fields };

@@ -47,7 +47,13 @@ interface SpentData {
 const MB = 1024 * 1024;
 
 function spentData(spent: Spent): SpentData {
-  const data: SpentData = { input_tokens: spent.inputTokens, output_tokens: spent.outputTokens, agent_ms: Math.round(spent.agentMs), cpu_ms: Math.round(spent.cpuMs), peak_rss_mb: Math.round((spent.peakRssBytes / MB) * 10) / 10 };
+  const data: SpentData = {
+    input_tokens: spent.inputTokens,
+    output_tokens: spent.outputTokens,
+    agent_ms: Math.round(spent.agentMs),
+    cpu_ms: Math.round(spent.cpuMs),
+    peak_rss_mb: Math.round((spent.peakRssBytes / MB) * 10) / 10,
+  };
   if (spent.costUsd !== null) data.cost_usd = Number(spent.costUsd.toFixed(6));
   return data;
 }
@@ -56,14 +62,17 @@ function spentData(spent: Spent): SpentData {
 function spentFromData(value: unknown): Spent | null {
   if (typeof value !== 'object' || value === null) return null;
   const data = value as Partial<Record<keyof SpentData | 'peak_rss_bytes', unknown>>;
-  const amount = (field: unknown): number => (typeof field === 'number' && Number.isFinite(field) && field >= 0 ? field : 0);
+  const amount = (field: unknown): number =>
+    typeof field === 'number' && Number.isFinite(field) && field >= 0 ? field : 0;
   return {
     inputTokens: amount(data.input_tokens),
     outputTokens: amount(data.output_tokens),
-    costUsd: typeof data.cost_usd === 'number' && Number.isFinite(data.cost_usd) && data.cost_usd >= 0 ? data.cost_usd : null,
+    costUsd:
+      typeof data.cost_usd === 'number' && Number.isFinite(data.cost_usd) && data.cost_usd >= 0 ? data.cost_usd : null,
     agentMs: amount(data.agent_ms),
     cpuMs: amount(data.cpu_ms),
-    peakRssBytes: data.peak_rss_mb === undefined ? amount(data.peak_rss_bytes) : Math.round(amount(data.peak_rss_mb) * MB),
+    peakRssBytes:
+      data.peak_rss_mb === undefined ? amount(data.peak_rss_bytes) : Math.round(amount(data.peak_rss_mb) * MB),
   };
 }
 
@@ -91,7 +100,8 @@ function timeOf(value: unknown): number | null {
 /** Loop state from a task's checkpoint (or a fresh one); `maxIterations` is whatever is in force now. */
 export function loopStateFromCheckpoint(loop: PersistenceLoop | undefined, maxIterations: number): LoopState {
   const data = (loop?.checkpoint?.state_data ?? {}) as Partial<Record<keyof StateData, unknown>>;
-  const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0);
+  const count = (value: unknown): number =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.floor(value) : 0;
   return {
     iteration: loop?.iteration ?? 0,
     maxIterations,

@@ -36,7 +36,8 @@ export async function finishCutMoves(deps: EndingDeps): Promise<string[]> {
 function hasTwin(folder: string, name: string, stat: Stats): boolean {
   const stem = basename(name, '.md');
   return listing(folder).some((candidate) => {
-    if (candidate !== name && !(candidate.startsWith(`${stem}-`) && /^-\d+\.md$/.test(candidate.slice(stem.length)))) return false;
+    if (candidate !== name && !(candidate.startsWith(`${stem}-`) && /^-\d+\.md$/.test(candidate.slice(stem.length))))
+      return false;
     const twin = lstatOrNull(join(folder, candidate));
     return twin !== null && twin.ino === stat.ino && twin.dev === stat.dev;
   });

@@ -32,7 +32,10 @@ export interface LoopState {
   spent: Spent;
 }
 
-export type DecisionPolicy = Pick<LoopConfig, 'retry' | 'noProgressLimit' | 'usageLimitMaxWaitMs' | 'outageMaxWaitMs' | 'failFast'>;
+export type DecisionPolicy = Pick<
+  LoopConfig,
+  'retry' | 'noProgressLimit' | 'usageLimitMaxWaitMs' | 'outageMaxWaitMs' | 'failFast'
+>;
 
 /** What a wait is for: the agent's usage limit, or its service that does not answer. */
 export type WaitCause = 'usage-limit' | 'outage';
@@ -58,10 +61,27 @@ export interface Decision {
  * `harnessFailing` says that another task on the same harness is failing with network or
  * overload errors too: the service is down, not this task's luck, so its retries are not spent.
  */
-export function decide(outcome: IterationOutcome, state: LoopState, policy: DecisionPolicy, nowMs: number, random: () => number, harnessFailing = false): Decision {
+export function decide(
+  outcome: IterationOutcome,
+  state: LoopState,
+  policy: DecisionPolicy,
+  nowMs: number,
+  random: () => number,
+  harnessFailing = false,
+): Decision {
   switch (outcome.kind) {
     case 'stopped': {
-      const spent = outcome.progressed ? { ...state, iteration: state.iteration + 1, attempt: 0, usageWaits: 0, noProgressStreak: 0, refusal: null, waitingSinceMs: null } : state;
+      const spent = outcome.progressed
+        ? {
+            ...state,
+            iteration: state.iteration + 1,
+            attempt: 0,
+            usageWaits: 0,
+            noProgressStreak: 0,
+            refusal: null,
+            waitingSinceMs: null,
+          }
+        : state;
       return { action: { kind: 'stop', reason: outcome.reason }, state: spent };
     }
 
@@ -86,7 +106,11 @@ export function decide(outcome: IterationOutcome, state: LoopState, policy: Deci
         return { action: { kind: 'wait', untilMs, why: 'outage' }, state: next };
       }
       if (attempt > policy.retry.maxAttempts) {
-        return reject(state, 'E_RETRIES_EXHAUSTED', `${outcome.message}; still failing after ${plural(policy.retry.maxAttempts, 'retry', 'retries')}`);
+        return reject(
+          state,
+          'E_RETRIES_EXHAUSTED',
+          `${outcome.message}; still failing after ${plural(policy.retry.maxAttempts, 'retry', 'retries')}`,
+        );
       }
       return { action: { kind: 'retry', attempt, delayMs: retryDelayMs(attempt, policy.retry, random) }, state: next };
     }
@@ -98,20 +122,41 @@ export function decide(outcome: IterationOutcome, state: LoopState, policy: Deci
         // No reset time: probe with backoff until the limit lifts, as long as usage_limit_max_wait allows.
         const waited = nowMs - since;
         if (waited >= policy.usageLimitMaxWaitMs) {
-          return reject(state, 'E_HARNESS_USAGE_LIMIT', `${outcome.message}; still limited after ${seconds(waited)} s of waiting, longer than persistence_loop.usage_limit_max_wait (${seconds(policy.usageLimitMaxWaitMs)} s)`);
+          return reject(
+            state,
+            'E_HARNESS_USAGE_LIMIT',
+            `${outcome.message}; still limited after ${seconds(waited)} s of waiting, longer than persistence_loop.usage_limit_max_wait (${seconds(policy.usageLimitMaxWaitMs)} s)`,
+          );
         }
-        const untilMs = Math.min(nowMs + probeDelayMs(usageWaits, policy.retry, random), since + policy.usageLimitMaxWaitMs);
-        return { action: { kind: 'wait', untilMs, why: 'usage-limit' }, state: { ...state, usageWaits, waitingSinceMs: since } };
+        const untilMs = Math.min(
+          nowMs + probeDelayMs(usageWaits, policy.retry, random),
+          since + policy.usageLimitMaxWaitMs,
+        );
+        return {
+          action: { kind: 'wait', untilMs, why: 'usage-limit' },
+          state: { ...state, usageWaits, waitingSinceMs: since },
+        };
       }
       if (usageWaits > policy.retry.maxAttempts) {
-        return reject(state, 'E_HARNESS_USAGE_LIMIT', `${outcome.message}; the limit was hit again after ${plural(policy.retry.maxAttempts, 'wait')}`);
+        return reject(
+          state,
+          'E_HARNESS_USAGE_LIMIT',
+          `${outcome.message}; the limit was hit again after ${plural(policy.retry.maxAttempts, 'wait')}`,
+        );
       }
       const untilMs = outcome.resetAtMs;
       if (untilMs - nowMs > policy.usageLimitMaxWaitMs) {
         const at = new Date(untilMs).toISOString();
-        return reject(state, 'E_HARNESS_USAGE_LIMIT', `${outcome.message}; it resets at ${at}, later than persistence_loop.usage_limit_max_wait allows`);
+        return reject(
+          state,
+          'E_HARNESS_USAGE_LIMIT',
+          `${outcome.message}; it resets at ${at}, later than persistence_loop.usage_limit_max_wait allows`,
+        );
       }
-      return { action: { kind: 'wait', untilMs: Math.max(untilMs, nowMs), why: 'usage-limit' }, state: { ...state, usageWaits, waitingSinceMs: since } };
+      return {
+        action: { kind: 'wait', untilMs: Math.max(untilMs, nowMs), why: 'usage-limit' },
+        state: { ...state, usageWaits, waitingSinceMs: since },
+      };
     }
 
     case 'claimed':
@@ -128,10 +173,18 @@ export function decide(outcome: IterationOutcome, state: LoopState, policy: Deci
       };
       if (outcome.kind === 'claimed' && outcome.accepted) return { action: { kind: 'done' }, state: next };
       if (outcome.kind === 'nonzero-exit' && policy.failFast) {
-        return reject(next, 'E_HARNESS_EXIT', `the harness ${exitDescription(outcome.exitCode, outcome.signal)} (fail-fast)`);
+        return reject(
+          next,
+          'E_HARNESS_EXIT',
+          `the harness ${exitDescription(outcome.exitCode, outcome.signal)} (fail-fast)`,
+        );
       }
       if (policy.noProgressLimit > 0 && next.noProgressStreak >= policy.noProgressLimit) {
-        return reject(next, 'E_NO_PROGRESS', `stuck: ${plural(next.noProgressStreak, 'iteration')} in a row with no story passing, commit, changed file or new learning`);
+        return reject(
+          next,
+          'E_NO_PROGRESS',
+          `stuck: ${plural(next.noProgressStreak, 'iteration')} in a row with no story passing, commit, changed file or new learning`,
+        );
       }
       return { action: { kind: 'continue' }, state: next };
     }
@@ -165,7 +218,11 @@ export type GateResult =
  * The exit conditions checked before every iteration: stop requests, the total timeout, the
  * iteration bound and spending budget, and whether this iteration crosses the warning threshold.
  */
-export function gate(state: LoopState, gateInput: Gate, limits: Pick<LoopConfig, 'totalTimeoutMs' | 'warnThreshold' | 'budget'>): GateResult {
+export function gate(
+  state: LoopState,
+  gateInput: Gate,
+  limits: Pick<LoopConfig, 'totalTimeoutMs' | 'warnThreshold' | 'budget'>,
+): GateResult {
   if (gateInput.stop !== null) return { kind: 'stop', reason: gateInput.stop };
   const overBudget = budgetCrossed(state, limits.budget);
   if (overBudget !== null) return { kind: 'reject', code: 'E_BUDGET', reason: overBudget };
@@ -212,7 +269,9 @@ export function describeNextAction(action: NextAction): string {
     case 'retry':
       return `retry ${action.attempt} in ${(action.delayMs / 1000).toFixed(1)} s`;
     case 'wait':
-      return action.why === 'outage' ? `harness outage: probe at ${new Date(action.untilMs).toISOString()}` : `wait for the usage limit until ${new Date(action.untilMs).toISOString()}`;
+      return action.why === 'outage'
+        ? `harness outage: probe at ${new Date(action.untilMs).toISOString()}`
+        : `wait for the usage limit until ${new Date(action.untilMs).toISOString()}`;
     case 'done':
       return 'Done';
     case 'reject':

@@ -45,12 +45,25 @@ export interface LoopFile {
 /** How often a final write is retried while the user's edit does not parse (write-checkpoint.ts waits between). */
 const CONFLICT_RETRIES = 5;
 
-export async function finishDone(target: LoopFile, loop: PersistenceLoopData, facts: LoopFacts, deps: EndingDeps, tickChecklist = false): Promise<TaskRunResult> {
+export async function finishDone(
+  target: LoopFile,
+  loop: PersistenceLoopData,
+  facts: LoopFacts,
+  deps: EndingDeps,
+  tickChecklist = false,
+): Promise<TaskRunResult> {
   const passing = facts.stories.filter((story) => story.passes).map((story) => story.id);
-  const write = { keys: { state: 'Done' as const, persistence_loop: loop }, section: completionSummary(facts), ...(tickChecklist ? { tick: passing } : {}) };
+  const write = {
+    keys: { state: 'Done' as const, persistence_loop: loop },
+    section: completionSummary(facts),
+    ...(tickChecklist ? { tick: passing } : {}),
+  };
   const ended = await endTask('done', target, write, deps);
   if (ended === null) return notEnded('done', target, facts.iterations, deps);
-  deps.logger.info({ iterations: facts.iterations, file: ended }, `done after ${plural(facts.iterations, 'iteration')}`);
+  deps.logger.info(
+    { iterations: facts.iterations, file: ended },
+    `done after ${plural(facts.iterations, 'iteration')}`,
+  );
   return { status: 'done', taskId: target.taskId, file: ended, iterations: facts.iterations };
 }
 
@@ -64,30 +77,68 @@ function notEnded(kind: 'done' | 'rejected', target: LoopFile, iterations: numbe
   return { status: 'interrupted', taskId: target.taskId, file: target.file, iterations, reason };
 }
 
-export async function finishRejected(target: LoopFile, loop: PersistenceLoopData, failure: FailureFacts, deps: EndingDeps): Promise<TaskRunResult> {
+export async function finishRejected(
+  target: LoopFile,
+  loop: PersistenceLoopData,
+  failure: FailureFacts,
+  deps: EndingDeps,
+): Promise<TaskRunResult> {
   deps.logger.error({ code: failure.code, iterations: failure.iterations }, `rejected: ${failure.reason}`);
-  const ended = await endTask('rejected', target, { keys: { state: 'Rejected', persistence_loop: loop }, section: failureReport(failure) }, deps);
+  const ended = await endTask(
+    'rejected',
+    target,
+    { keys: { state: 'Rejected', persistence_loop: loop }, section: failureReport(failure) },
+    deps,
+  );
   if (ended === null) return notEnded('rejected', target, failure.iterations, deps);
-  return { status: 'rejected', taskId: target.taskId, file: ended, iterations: failure.iterations, reason: failure.reason, code: failure.code };
+  return {
+    status: 'rejected',
+    taskId: target.taskId,
+    file: ended,
+    iterations: failure.iterations,
+    reason: failure.reason,
+    code: failure.code,
+  };
 }
 
 /**
  * Stopped by its flag, interrupted by a signal, or gone because the user moved or deleted the file.
  * The checkpoint (`loop`) is written unless the file is gone; the memory is kept in every case.
  */
-export async function finishStopped(target: LoopFile, loop: PersistenceLoopData | null, reason: StopReason, iterations: number, deps: EndingDeps, movedTo: string | null = null): Promise<TaskRunResult> {
+export async function finishStopped(
+  target: LoopFile,
+  loop: PersistenceLoopData | null,
+  reason: StopReason,
+  iterations: number,
+  deps: EndingDeps,
+  movedTo: string | null = null,
+): Promise<TaskRunResult> {
   const status = stoppedStatus(reason);
-  if (reason !== 'task-gone' && loop !== null) await writeCheckpoint(target.file, target.lastText, { keys: { state: 'Approved', persistence_loop: loop } }, deps);
+  if (reason !== 'task-gone' && loop !== null)
+    await writeCheckpoint(target.file, target.lastText, { keys: { state: 'Approved', persistence_loop: loop } }, deps);
   if (reason === 'task-gone' && movedTo !== null && loop !== null) {
     // Its `state:` is left as it is: the folder it is in now says where it stands.
-    const written = await writeCheckpoint(movedTo, target.lastText, { keys: { persistence_loop: loop } }, deps).catch((error: unknown) => {
-      deps.logger.warn({ file: movedTo, err: error }, `could not write the final status into ${relative(deps.layout.root, movedTo)}; it may still say running`);
-      return null;
-    });
-    deps.logger.info({ iteration: iterations, reason, file: movedTo }, `the task file was moved to ${relative(deps.layout.root, movedTo)}: stopped${written === null ? '' : ' (status: stopped written there)'}, memory kept`);
+    const written = await writeCheckpoint(movedTo, target.lastText, { keys: { persistence_loop: loop } }, deps).catch(
+      (error: unknown) => {
+        deps.logger.warn(
+          { file: movedTo, err: error },
+          `could not write the final status into ${relative(deps.layout.root, movedTo)}; it may still say running`,
+        );
+        return null;
+      },
+    );
+    deps.logger.info(
+      { iteration: iterations, reason, file: movedTo },
+      `the task file was moved to ${relative(deps.layout.root, movedTo)}: stopped${written === null ? '' : ' (status: stopped written there)'}, memory kept`,
+    );
     return { status, taskId: target.taskId, file: movedTo, iterations, reason };
   }
-  deps.logger.info({ iteration: iterations, reason }, reason === 'task-gone' ? 'the task file was moved or deleted: stopped, memory kept' : `${status} after iteration ${iterations}`);
+  deps.logger.info(
+    { iteration: iterations, reason },
+    reason === 'task-gone'
+      ? 'the task file was moved or deleted: stopped, memory kept'
+      : `${status} after iteration ${iterations}`,
+  );
   return { status, taskId: target.taskId, file: target.file, iterations, reason };
 }
 
@@ -115,7 +166,11 @@ export function hasPendingMove(taskId: string, deps: EndingDeps): boolean {
 }
 
 /** Finishes the move of a task whose final state was written before a crash. */
-export async function finishHalfDoneMove(task: Task, kind: 'done' | 'rejected', deps: EndingDeps): Promise<TaskRunResult> {
+export async function finishHalfDoneMove(
+  task: Task,
+  kind: 'done' | 'rejected',
+  deps: EndingDeps,
+): Promise<TaskRunResult> {
   const file = await moveToEnd(kind, task.file, deps);
   await rm(pendingMoveMarker(deps, task.id), { force: true });
   deps.logger.info('finished moving a task whose loop had already ended');
@@ -127,12 +182,21 @@ export async function finishHalfDoneMove(task: Task, kind: 'done' | 'rejected', 
  * naming file, line and problem, is appended after it (to the raw bytes, if they are not even
  * text), never written over it.
  */
-export async function rejectInvalid(file: string, text: string | null, problems: Problem[], deps: EndingDeps): Promise<TaskRunResult> {
+export async function rejectInvalid(
+  file: string,
+  text: string | null,
+  problems: Problem[],
+  deps: EndingDeps,
+): Promise<TaskRunResult> {
   // A folder, named pipe or device is not a task anyone wrote: reading a pipe would wait forever,
   // and moving it is not wiggum's business.
   const stat = await lstat(file).catch(() => null);
   if (stat !== null && !stat.isFile()) {
-    throw new WiggumError('E_USAGE', `${file} is not a regular file (a folder, pipe or device), so it is not a task; wiggum leaves it alone`, { details: { file } });
+    throw new WiggumError(
+      'E_USAGE',
+      `${file} is not a regular file (a folder, pipe or device), so it is not a task; wiggum leaves it alone`,
+      { details: { file } },
+    );
   }
   const report = invalidTaskReport(problems, new Date(deps.clock.now()).toISOString());
   if (text !== null) {
@@ -141,10 +205,20 @@ export async function rejectInvalid(file: string, text: string | null, problems:
     const bytes = await readFile(file);
     await writeFileAtomic(file, Buffer.concat([bytes, Buffer.from(`\n\n${report}\n`)]));
   }
-  deps.logger.error({ file, problems: problems.map(formatProblem) }, 'the task file is invalid: rejected without running');
+  deps.logger.error(
+    { file, problems: problems.map(formatProblem) },
+    'the task file is invalid: rejected without running',
+  );
   const destination = await moveToEnd('rejected', file, deps);
   const code: ErrorCode = 'E_TASK_SCHEMA';
-  return { status: 'rejected', taskId: null, file: destination, iterations: 0, reason: problems.map(formatProblem).join('; '), code };
+  return {
+    status: 'rejected',
+    taskId: null,
+    file: destination,
+    iterations: 0,
+    reason: problems.map(formatProblem).join('; '),
+    code,
+  };
 }
 
 /**
@@ -153,13 +227,26 @@ export async function rejectInvalid(file: string, text: string | null, problems:
  * Approved/ whose state already says Done or Rejected, and the next run only finishes the move.
  * Returns where the file is now, or null when its final state could not be written (it stays put).
  */
-async function endTask(kind: 'done' | 'rejected', target: LoopFile, write: TaskFileWrite, deps: EndingDeps): Promise<string | null> {
+async function endTask(
+  kind: 'done' | 'rejected',
+  target: LoopFile,
+  write: TaskFileWrite,
+  deps: EndingDeps,
+): Promise<string | null> {
   const marker = pendingMoveMarker(deps, target.taskId);
-  await writeFileAtomic(marker, `${kind}\n`).catch((error: unknown) => deps.logger.warn({ err: error }, `could not write ${marker}; a crash before the move would leave the task in Approved/, where it would run again`));
+  await writeFileAtomic(marker, `${kind}\n`).catch((error: unknown) =>
+    deps.logger.warn(
+      { err: error },
+      `could not write ${marker}; a crash before the move would leave the task in Approved/, where it would run again`,
+    ),
+  );
   const written = (await writeCheckpoint(target.file, target.lastText, write, deps, CONFLICT_RETRIES)) !== null;
   if (!written) {
     await rm(marker, { force: true });
-    deps.logger.error({ file: target.file }, `the ${kind === 'done' ? 'completion summary' : 'failure report'} could not be written; the task stays where it is`);
+    deps.logger.error(
+      { file: target.file },
+      `the ${kind === 'done' ? 'completion summary' : 'failure report'} could not be written; the task stays where it is`,
+    );
     return null;
   }
   const moved = await moveToEnd(kind, target.file, deps);

@@ -35,7 +35,9 @@ export function describeErrorChain(error: unknown, secrets: readonly string[] = 
     }
     seen.add(current);
     if (!(current instanceof Error)) {
-      lines.push(`${prefix}${typeof current === 'string' ? current : safeJson(current)} (thrown as a ${typeof current}, so no stack)`);
+      lines.push(
+        `${prefix}${typeof current === 'string' ? current : safeJson(current)} (thrown as a ${typeof current}, so no stack)`,
+      );
       break;
     }
     const code = isWiggumError(current) ? ` ${current.code}` : '';
@@ -50,7 +52,10 @@ export function describeErrorChain(error: unknown, secrets: readonly string[] = 
 
 /** The `at …` lines of an error's stack (the header, which repeats the message, left out). */
 function stackFrames(error: Error): string[] {
-  return (error.stack ?? '').split('\n').filter((line) => /^\s+at\s/.test(line)).map((line) => `    ${line.trim()}`);
+  return (error.stack ?? '')
+    .split('\n')
+    .filter((line) => /^\s+at\s/.test(line))
+    .map((line) => `    ${line.trim()}`);
 }
 
 /** The values of variables named like credentials, longest first (so a longer one is hidden whole). */

@@ -16,11 +16,35 @@ export interface TaskRunResult {
 
 /** What a running loop tells its host (the `run` command's progress line, the daemon's status). */
 export type LoopEvent =
-  | { type: 'started'; taskId: string; file: string; iteration: number; maxIterations: number; resumed: boolean; durable: boolean; harness: string; session: string }
-  | { type: 'iteration'; taskId: string; iteration: number; attempt: number; maxIterations: number; step: string | null; startedAtMs: number }
+  | {
+      type: 'started';
+      taskId: string;
+      file: string;
+      iteration: number;
+      maxIterations: number;
+      resumed: boolean;
+      durable: boolean;
+      harness: string;
+      session: string;
+    }
+  | {
+      type: 'iteration';
+      taskId: string;
+      iteration: number;
+      attempt: number;
+      maxIterations: number;
+      step: string | null;
+      startedAtMs: number;
+    }
   | { type: 'iteration-end'; taskId: string; record: IterationRecord }
   /** The checkpoint in the task file now says `iteration` finished: the count every view shows. */
   | { type: 'checkpoint'; taskId: string; iteration: number; maxIterations: number }
   /** A wait between runs; `harness` is the one that is limited or in an outage. */
-  | { type: 'waiting'; taskId: string; untilMs: number; why: 'retry' | 'usage-limit' | 'outage' | 'hold'; harness?: string }
+  | {
+      type: 'waiting';
+      taskId: string;
+      untilMs: number;
+      why: 'retry' | 'usage-limit' | 'outage' | 'hold';
+      harness?: string;
+    }
   | { type: 'ended'; taskId: string | null; result: TaskRunResult };

@@ -7,7 +7,13 @@ import type { PreparedTask } from './prepare.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 
 /** What every iteration of one task's run shares, from the task, its preparation and the run's request. */
-export function iterationContext(task: Task, prepared: PreparedTask, request: RunTaskRequest, deps: RunTaskDeps, logger: Logger): IterationContext {
+export function iterationContext(
+  task: Task,
+  prepared: PreparedTask,
+  request: RunTaskRequest,
+  deps: RunTaskDeps,
+  logger: Logger,
+): IterationContext {
   const record = prepared.harnessRecord;
   return {
     taskId: task.id,

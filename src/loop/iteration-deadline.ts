@@ -35,7 +35,8 @@ export interface IterationDeadline {
 export function iterationDeadline(input: DeadlineInput): IterationDeadline {
   const candidates: { ms: number; cause: DeadlineCause }[] = [];
   if (input.totalMs > 0) candidates.push({ ms: Math.max(1, input.totalMs - input.activeMs), cause: 'total' });
-  if (input.maxDurationMs > 0) candidates.push({ ms: Math.max(1, input.maxDurationMs - input.agentMs), cause: 'budget' });
+  if (input.maxDurationMs > 0)
+    candidates.push({ ms: Math.max(1, input.maxDurationMs - input.agentMs), cause: 'budget' });
   if (input.perIterationMs > 0) candidates.push({ ms: input.perIterationMs, cause: 'per-iteration' });
   let nearest: { ms: number; cause: DeadlineCause } | null = null;
   for (const candidate of candidates) if (nearest === null || candidate.ms < nearest.ms) nearest = candidate;

@@ -85,7 +85,12 @@ export interface IterationRun {
  * harness, and read what came of it. Deciding and persisting are the caller's. `previousGit` is the
  * repository as the previous iteration left it, if nothing can have happened since.
  */
-export async function runIteration(ctx: IterationContext, state: LoopState, body: string, previousGit: GitState | null = null): Promise<IterationRun> {
+export async function runIteration(
+  ctx: IterationContext,
+  state: LoopState,
+  body: string,
+  previousGit: GitState | null = null,
+): Promise<IterationRun> {
   const iteration = state.iteration + 1;
   const prdBefore = await ctx.store.loadPrd();
   const storiesBefore = storySummary(prdBefore);
@@ -107,7 +112,10 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
     stories: {
       passing: storiesBefore.passing,
       total: storiesBefore.total,
-      next: storiesBefore.nextStory === null ? null : { id: storiesBefore.nextStory.id, title: storiesBefore.nextStory.title },
+      next:
+        storiesBefore.nextStory === null
+          ? null
+          : { id: storiesBefore.nextStory.id, title: storiesBefore.nextStory.title },
     },
     context,
     refusal: state.refusal,
@@ -147,53 +155,59 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   const startedAtMs = ctx.clock.now();
   let result: ProcessResult;
   try {
-    result = await runProcess({
-      command: ctx.harness.command,
-      args: expandArgs(ctx.harness.args, values),
-      cwd: ctx.workdir,
-      env: harnessEnvironment(ctx.env, ctx.config.harness.envAllowlist, {
-        ...ctx.harness.env,
-        WIGGUM_TASK_ID: ctx.taskId,
-        WIGGUM_TASK_FILE: ctx.taskFile,
-        WIGGUM_ITERATION: String(iteration),
-        WIGGUM_MAX_ITERATIONS: String(state.maxIterations),
-        WIGGUM_ATTEMPT: String(state.attempt),
-        WIGGUM_WORKDIR: ctx.workdir,
-        WIGGUM_SESSION_DIR: values.session_dir,
-        WIGGUM_PRD: values.prd,
-        WIGGUM_PROGRESS: values.progress,
-        WIGGUM_CONTEXT: values.context,
-        WIGGUM_PROMISE: ctx.promise,
-      }),
-      stdin: prompt,
-      timeoutMs: deadline.timeoutMs,
-      idleTimeoutMs: ctx.config.loop.idleTimeoutMs,
-      stopGraceMs: ctx.config.harness.stopGraceMs,
-      logFile,
-      logMaxBytes: ctx.config.harness.logMaxBytes,
-      tailBytes: ctx.config.harness.tailBytes,
-      configKey: `harnesses.${ctx.harness.name}.command`,
-      signal,
-      ...(ctx.kill === undefined ? {} : { kill: ctx.kill }),
-      onSpawn: ctx.onSpawn,
-      onMarker: ctx.onMarker,
-      onOutput: (chunk, stream) => {
-        reader.push(chunk, stream);
-        if (!giveUp.signal.aborted && reader.urgentFailure() !== null) giveUp.abort(new Error('the agent reported a failure no retry fixes'));
-        if (stream === 'stdout') scanner.push(chunk.toString('utf8'));
-        const text = reader.display(chunk, stream);
-        shown.push(Buffer.from(text));
-        if (ctx.stream !== null) ctx.stream.write(text);
+    result = await runProcess(
+      {
+        command: ctx.harness.command,
+        args: expandArgs(ctx.harness.args, values),
+        cwd: ctx.workdir,
+        env: harnessEnvironment(ctx.env, ctx.config.harness.envAllowlist, {
+          ...ctx.harness.env,
+          WIGGUM_TASK_ID: ctx.taskId,
+          WIGGUM_TASK_FILE: ctx.taskFile,
+          WIGGUM_ITERATION: String(iteration),
+          WIGGUM_MAX_ITERATIONS: String(state.maxIterations),
+          WIGGUM_ATTEMPT: String(state.attempt),
+          WIGGUM_WORKDIR: ctx.workdir,
+          WIGGUM_SESSION_DIR: values.session_dir,
+          WIGGUM_PRD: values.prd,
+          WIGGUM_PROGRESS: values.progress,
+          WIGGUM_CONTEXT: values.context,
+          WIGGUM_PROMISE: ctx.promise,
+        }),
+        stdin: prompt,
+        timeoutMs: deadline.timeoutMs,
+        idleTimeoutMs: ctx.config.loop.idleTimeoutMs,
+        stopGraceMs: ctx.config.harness.stopGraceMs,
+        logFile,
+        logMaxBytes: ctx.config.harness.logMaxBytes,
+        tailBytes: ctx.config.harness.tailBytes,
+        configKey: `harnesses.${ctx.harness.name}.command`,
+        signal,
+        ...(ctx.kill === undefined ? {} : { kill: ctx.kill }),
+        onSpawn: ctx.onSpawn,
+        onMarker: ctx.onMarker,
+        onOutput: (chunk, stream) => {
+          reader.push(chunk, stream);
+          if (!giveUp.signal.aborted && reader.urgentFailure() !== null)
+            giveUp.abort(new Error('the agent reported a failure no retry fixes'));
+          if (stream === 'stdout') scanner.push(chunk.toString('utf8'));
+          const text = reader.display(chunk, stream);
+          shown.push(Buffer.from(text));
+          if (ctx.stream !== null) ctx.stream.write(text);
+        },
       },
-    }, ctx.processes);
+      ctx.processes,
+    );
   } finally {
-    await files?.absorb().catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not read the agent memory back'));
+    await files
+      ?.absorb()
+      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not read the agent memory back'));
   }
   const report = reader.finish(result);
 
   if (ctx.git && ctx.config.git.autoCommit && !result.stopped) {
-    await commitLeftovers(ctx.workdir, `wiggum: iteration ${iteration} leftovers (${ctx.taskId})`).catch((error: unknown) =>
-      ctx.logger.warn({ iteration, err: error }, 'auto-commit of leftovers failed'),
+    await commitLeftovers(ctx.workdir, `wiggum: iteration ${iteration} leftovers (${ctx.taskId})`).catch(
+      (error: unknown) => ctx.logger.warn({ iteration, err: error }, 'auto-commit of leftovers failed'),
     );
   }
   const gitAfter = gitBefore === null ? null : await changesSince(ctx.workdir, gitBefore).catch(() => null);
@@ -214,14 +228,19 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
     hash(await ctx.store.loadProgress()) !== progressBefore ||
     gitChanged(gitBefore, gitAfter?.state ?? null);
 
-  const completionFound = report.finalMessage !== null ? containsPromise(report.finalMessage, ctx.promise) : scanner.detected;
+  const completionFound =
+    report.finalMessage !== null ? containsPromise(report.finalMessage, ctx.promise) : scanner.detected;
   const outcome: IterationOutcome =
     prdError !== null
       ? { kind: 'hard', code: 'E_MEMORY_CORRUPT', message: prdError.message, error: prdError }
       : result.timedOut && deadline.cause === 'total'
         ? totalTimeout(ctx.config.loop.totalTimeoutMs, iteration)
         : result.timedOut && deadline.cause === 'budget'
-          ? { kind: 'hard', code: 'E_BUDGET', message: `the agent used up the task's max_duration (${Math.round(ctx.budget.maxDurationMs / 1000)} s of agent time) and was stopped mid-run` }
+          ? {
+              kind: 'hard',
+              code: 'E_BUDGET',
+              message: `the agent used up the task's max_duration (${Math.round(ctx.budget.maxDurationMs / 1000)} s of agent time) and was stopped mid-run`,
+            }
           : await classify(ctx, result, report, completionFound, stories, progressed);
 
   const endedAtMs = ctx.clock.now();
@@ -247,20 +266,38 @@ export async function runIteration(ctx: IterationContext, state: LoopState, body
   if (report.usage !== undefined) record.usage = report.usage;
   if (result.resources !== null) record.resources = result.resources;
   if (result.straysKilled > 0) {
-    ctx.logger.info({ iteration, strays: result.straysKilled }, `ended ${plural(result.straysKilled, 'background process', 'background processes')} the agent left running after its run`);
+    ctx.logger.info(
+      { iteration, strays: result.straysKilled },
+      `ended ${plural(result.straysKilled, 'background process', 'background processes')} the agent left running after its run`,
+    );
   }
   if (report.agentSessionId !== undefined) record.agentSessionId = report.agentSessionId;
   if (outcome.kind === 'transient' || outcome.kind === 'hard' || outcome.kind === 'usage-limit') {
-    record.error = { code: outcome.kind === 'usage-limit' ? 'E_HARNESS_USAGE_LIMIT' : outcome.code, message: outcome.message };
+    record.error = {
+      code: outcome.kind === 'usage-limit' ? 'E_HARNESS_USAGE_LIMIT' : outcome.code,
+      message: outcome.message,
+    };
   }
   if (logFile !== null) record.logFile = logFile;
-  return { outcome, gitState: gitAfter?.state ?? null, record, prd, outputTail: shown.text(), stderrTail: result.stderrTail };
+  return {
+    outcome,
+    gitState: gitAfter?.state ?? null,
+    record,
+    prd,
+    outputTail: shown.text(),
+    stderrTail: result.stderrTail,
+  };
 }
 
 /** The task's total time ran out while the agent worked: it was stopped, and the task ends. */
 function totalTimeout(totalMs: number, iteration: number): IterationOutcome {
   const message = `the task used its total time (${Math.round(totalMs / 1000)} s, persistence_loop.timeout.total) during iteration ${iteration}, and the agent was stopped mid-run`;
-  return { kind: 'hard', code: 'E_TOTAL_TIMEOUT', message, error: new WiggumError('E_TOTAL_TIMEOUT', message, { details: { totalMs, iteration } }) };
+  return {
+    kind: 'hard',
+    code: 'E_TOTAL_TIMEOUT',
+    message,
+    error: new WiggumError('E_TOTAL_TIMEOUT', message, { details: { totalMs, iteration } }),
+  };
 }
 
 async function classify(
@@ -273,13 +310,18 @@ async function classify(
 ): Promise<IterationOutcome> {
   if (result.stopped && ctx.signal.aborted) return { kind: 'stopped', reason: stopReasonOf(ctx.signal), progressed };
   const failure =
-    processFailure(result, ctx.driver.installHint, { perIterationMs: ctx.config.loop.perIterationTimeoutMs, idleMs: ctx.config.loop.idleTimeoutMs }) ??
+    processFailure(result, ctx.driver.installHint, {
+      perIterationMs: ctx.config.loop.perIterationTimeoutMs,
+      idleMs: ctx.config.loop.idleTimeoutMs,
+    }) ??
     report.failure ??
     retriableFailure(result, ctx.config.loop.retry.retriable);
   if (failure !== null) {
-    if (failure.kind === 'usage-limit') return { kind: 'usage-limit', resetAtMs: failure.resetAtMs ?? null, message: failure.message };
+    if (failure.kind === 'usage-limit')
+      return { kind: 'usage-limit', resetAtMs: failure.resetAtMs ?? null, message: failure.message };
     // A harness that could not be started: the spawn's own error (ENOENT, EACCES…) goes into the report's stack.
-    if (failure.kind === 'hard' && result.spawnError !== null) return { kind: 'hard', code: failure.code, message: failure.message, error: result.spawnError };
+    if (failure.kind === 'hard' && result.spawnError !== null)
+      return { kind: 'hard', code: failure.code, message: failure.message, error: result.spawnError };
     return { kind: failure.kind, code: failure.code, message: failure.message };
   }
   if (completionFound) {
@@ -291,7 +333,10 @@ async function classify(
 }
 
 /** Why a completion claim cannot be accepted yet, or null: every story passes and verify exits 0. */
-async function completionRefusal(ctx: IterationContext, stories: ReturnType<typeof storySummary>): Promise<string | null> {
+async function completionRefusal(
+  ctx: IterationContext,
+  stories: ReturnType<typeof storySummary>,
+): Promise<string | null> {
   if (stories.passing < stories.total) {
     const next = stories.nextStory;
     return (
@@ -300,9 +345,21 @@ async function completionRefusal(ctx: IterationContext, stories: ReturnType<type
     );
   }
   if (ctx.verify === null) return null;
-  const check = await runVerifyCheck(ctx.verify, ctx.workdir, ctx.env, ctx.config, { signal: ctx.signal, ...(ctx.kill === undefined ? {} : { kill: ctx.kill }) }, ctx.processes);
-  ctx.logger.info({ check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed }, `verify check ${ctx.verify.name} ${check.passed ? 'passed' : 'failed'}`);
-  return check.passed ? null : `Every story passes, but the verify check "${ctx.verify.name}" failed (${check.summary}):\n${check.outputTail}`;
+  const check = await runVerifyCheck(
+    ctx.verify,
+    ctx.workdir,
+    ctx.env,
+    ctx.config,
+    { signal: ctx.signal, ...(ctx.kill === undefined ? {} : { kill: ctx.kill }) },
+    ctx.processes,
+  );
+  ctx.logger.info(
+    { check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed },
+    `verify check ${ctx.verify.name} ${check.passed ? 'passed' : 'failed'}`,
+  );
+  return check.passed
+    ? null
+    : `Every story passes, but the verify check "${ctx.verify.name}" failed (${check.summary}):\n${check.outputTail}`;
 }
 
 function outcomeName(outcome: IterationOutcome): string {

@@ -39,7 +39,11 @@ export function withStoriesAddedDuringRun(
   after: Prd,
 ): Pick<IterationRun, 'outcome' | 'record'> {
   if (added.length === 0) return run;
-  const record = { ...run.record, storiesPassing: after.userStories.filter((story) => story.passes).length, storiesTotal: after.userStories.length };
+  const record = {
+    ...run.record,
+    storiesPassing: after.userStories.filter((story) => story.passes).length,
+    storiesTotal: after.userStories.length,
+  };
   const { outcome } = run;
   if (outcome.kind !== 'claimed' || !outcome.accepted) return { outcome, record };
   const refusal = addedStoriesRefusal(added);

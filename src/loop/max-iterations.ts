@@ -33,21 +33,41 @@ export function maxIterationsChange(input: MaxIterationsInput): MaxIterationsCha
   if (input.fileNow === input.fileBefore) return { kind: 'same' };
   const edit = `max_iterations in the task file changed from ${input.fileBefore ?? 'unset'} to ${input.fileNow ?? 'unset'}`;
   if (input.override !== undefined) {
-    return { kind: 'not-applied', message: `${edit}, but --max-iterations ${input.override} was given for this run: not applied, the run keeps ${input.override}` };
+    return {
+      kind: 'not-applied',
+      message: `${edit}, but --max-iterations ${input.override} was given for this run: not applied, the run keeps ${input.override}`,
+    };
   }
   const next = input.fileNow ?? input.configDefault;
   if (next === input.current) return { kind: 'same' };
-  const ends = next <= input.done ? `; ${input.done} ${input.done === 1 ? 'iteration has' : 'iterations have'} finished, so the task ends now` : '';
-  return { kind: 'applied', maxIterations: next, message: `${edit}: it takes effect now, the loop runs at most ${plural(next, 'iteration')}${ends}` };
+  const ends =
+    next <= input.done
+      ? `; ${input.done} ${input.done === 1 ? 'iteration has' : 'iterations have'} finished, so the task ends now`
+      : '';
+  return {
+    kind: 'applied',
+    maxIterations: next,
+    message: `${edit}: it takes effect now, the loop runs at most ${plural(next, 'iteration')}${ends}`,
+  };
 }
 
 /**
  * The loop state with the user's edit of max_iterations applied, and the edit said in the log
  * whether applied or not; the very same state when nothing changed.
  */
-export function withMaxIterationsEdit(state: LoopState, edit: Omit<MaxIterationsInput, 'current' | 'done'>, log: Logger): LoopState {
+export function withMaxIterationsEdit(
+  state: LoopState,
+  edit: Omit<MaxIterationsInput, 'current' | 'done'>,
+  log: Logger,
+): LoopState {
   const change = maxIterationsChange({ ...edit, current: state.maxIterations, done: state.iteration });
   if (change.kind === 'same') return state;
-  log.warn({ iterations: state.iteration, maxIterations: change.kind === 'applied' ? change.maxIterations : state.maxIterations }, change.message);
+  log.warn(
+    {
+      iterations: state.iteration,
+      maxIterations: change.kind === 'applied' ? change.maxIterations : state.maxIterations,
+    },
+    change.message,
+  );
   return change.kind === 'applied' ? { ...state, maxIterations: change.maxIterations } : state;
 }

@@ -16,7 +16,12 @@ export type IterationOutcome =
   /** The agent's plan is used up until `resetAtMs`: waited out, not counted as a failure. */
   | { kind: 'usage-limit'; resetAtMs: number | null; message: string }
   /** Harness missing, auth refused, invalid task, workdir missing, corrupted memory: rejected. */
-  | { kind: 'hard'; code: ErrorCode; message: string; /** wiggum's own error, where it was raised, with its causes. */ error?: Error }
+  | {
+      kind: 'hard';
+      code: ErrorCode;
+      message: string;
+      /** wiggum's own error, where it was raised, with its causes. */ error?: Error;
+    }
   /**
    * The run was cut short by a stop request. If it had already changed memory or the repository,
    * that work is kept and the iteration counts: resuming must not redo or hide it.

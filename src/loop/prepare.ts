@@ -65,19 +65,34 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   if (harnessName === undefined) throw noHarnessError(basename(task.file));
   const harness = config.harnesses[harnessName];
   if (harness === undefined) {
-    throw new WiggumError('E_HARNESS_UNKNOWN', `unknown harness "${harnessName}": the configured harnesses are ${Object.keys(config.harnesses).join(', ')}`);
+    throw new WiggumError(
+      'E_HARNESS_UNKNOWN',
+      `unknown harness "${harnessName}": the configured harnesses are ${Object.keys(config.harnesses).join(', ')}`,
+    );
   }
   const verify = fm.verify === undefined ? null : (config.checks[fm.verify] ?? null);
-  if (fm.verify !== undefined && verify === null) throw new WiggumError('E_TASK_SCHEMA', `unknown verify check "${fm.verify}": add it under checks: in the config`);
+  if (fm.verify !== undefined && verify === null)
+    throw new WiggumError('E_TASK_SCHEMA', `unknown verify check "${fm.verify}": add it under checks: in the config`);
 
-  const workdir = await resolveWorkdir(task.id, fm.workdir, { vaultRoot: layout.root, allowedRoots: config.allowedWorkdirs, workspaces: layout.workspaces });
+  const workdir = await resolveWorkdir(task.id, fm.workdir, {
+    vaultRoot: layout.root,
+    allowedRoots: config.allowedWorkdirs,
+    workspaces: layout.workspaces,
+  });
   if (fm.workdir === undefined) await mkdir(workdir, { recursive: true });
 
   const prdFile = prdFileOf(task);
   const userPrd = prdFile === null ? null : await readUserPrd(prdFile);
   const branch = fm.branch ?? userPrd?.branchName ?? null;
   const initialPrd = (): Prd =>
-    userPrd ?? buildPrd({ taskId: task.id, title: fm.title ?? task.id, branchName: branch, description: task.body, stories: task.stories });
+    userPrd ??
+    buildPrd({
+      taskId: task.id,
+      title: fm.title ?? task.id,
+      branchName: branch,
+      description: task.body,
+      stories: task.stories,
+    });
 
   const session = await openSession({
     sessionsRoot: layout.sessions,
@@ -92,18 +107,25 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
     clock: deps.clock,
   });
   if (session.warning !== null) logger.warn({ durable: false }, session.warning);
-  if (session.archivedTo !== null) logger.info({ archivedTo: session.archivedTo }, 'archived the previous session of this id');
+  if (session.archivedTo !== null)
+    logger.info({ archivedTo: session.archivedTo }, 'archived the previous session of this id');
 
   const harnessRecord = session.store.paths === null ? null : join(session.store.paths.dir, 'harness.json');
-  if (harnessRecord !== null && (await killRecordedHarness(harnessRecord, config.harness.stopGraceMs, deps.processes))) {
+  if (
+    harnessRecord !== null &&
+    (await killRecordedHarness(harnessRecord, config.harness.stopGraceMs, deps.processes))
+  ) {
     logger.warn('killed a harness left running by an earlier wiggum that did not stop cleanly');
   }
 
   // A task without a workdir works in .wiggum/workspaces/<id>/, inside the vault, and vaults are
   // often git repositories: that repository is the user's, not the task's. Git is used there only
   // when the workspace has a repository of its own (one the agent made).
-  const git = config.git.enabled && (fm.workdir === undefined ? existsSync(join(workdir, '.git')) : await isGitRepository(workdir));
-  if (git && (await excludeFromGit(workdir, layout.state))) logger.info(`added ${layout.state} to the repository's .git/info/exclude`);
+  const git =
+    config.git.enabled &&
+    (fm.workdir === undefined ? existsSync(join(workdir, '.git')) : await isGitRepository(workdir));
+  if (git && (await excludeFromGit(workdir, layout.state)))
+    logger.info(`added ${layout.state} to the repository's .git/info/exclude`);
   if (git && branch !== null) {
     const checkout = await checkoutTaskBranch(workdir, branch);
     if (checkout.created) logger.info({ branch, from: checkout.from }, `created branch ${branch}`);
@@ -137,9 +159,13 @@ async function readUserPrd(path: string): Promise<Prd> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new WiggumError('E_MEMORY_CORRUPT', `the task's prd file ${path} cannot be read (${systemErrorCode(error) ?? String(error)}): fix the prd: key`, {
-      cause: error,
-    });
+    throw new WiggumError(
+      'E_MEMORY_CORRUPT',
+      `the task's prd file ${path} cannot be read (${systemErrorCode(error) ?? String(error)}): fix the prd: key`,
+      {
+        cause: error,
+      },
+    );
   }
   return parsePrd(text, path);
 }

@@ -67,12 +67,15 @@ function preamble(input: PromptInput): string {
   ];
   if (input.branch !== null) lines.push(`Git branch: ${input.branch}`);
   if (!input.durable) {
-    lines.push('Memory: NOT durable in this run: the task list and progress log above are scratch copies that wiggum reads back after you exit.');
+    lines.push(
+      'Memory: NOT durable in this run: the task list and progress log above are scratch copies that wiggum reads back after you exit.',
+    );
   } else if (input.paths !== null) {
     lines.push(`Session folder: ${input.paths.sessionDir}`);
   }
   lines.push(
-    `Stories: ${input.stories.passing} of ${input.stories.total} passing` + (next === null ? '.' : `; next: ${next.id} ${next.title}`),
+    `Stories: ${input.stories.passing} of ${input.stories.total} passing` +
+      (next === null ? '.' : `; next: ${next.id} ${next.title}`),
   );
   return lines.join('\n');
 }

@@ -41,7 +41,11 @@ export interface FailureFacts extends LoopFacts {
    * bookkeeping and says nothing.
    */
   errorChain: string | null;
-  checkpoint: { completed_steps: string[]; current_step?: string | null | undefined; state_data?: Record<string, unknown> | undefined };
+  checkpoint: {
+    completed_steps: string[];
+    current_step?: string | null | undefined;
+    state_data?: Record<string, unknown> | undefined;
+  };
   logFile: string | null;
 }
 
@@ -100,7 +104,9 @@ export function failureReport(facts: FailureFacts): string {
     `- Stories: ${storyLine(facts.stories)}`,
     `- Checkpoint: completed steps ${facts.checkpoint.completed_steps.length === 0 ? 'none' : facts.checkpoint.completed_steps.join(', ')}` +
       `; current step ${facts.checkpoint.current_step ?? 'none'}` +
-      (facts.checkpoint.state_data === undefined ? '.' : `; state data ${JSON.stringify(facts.checkpoint.state_data)}.`),
+      (facts.checkpoint.state_data === undefined
+        ? '.'
+        : `; state data ${JSON.stringify(facts.checkpoint.state_data)}.`),
     memoryLine(facts.sessionDir, facts.noMemoryYet),
   ];
   if (facts.logFile !== null) lines.push(`- Full output of the failing run: \`${facts.logFile}\`.`);
@@ -116,8 +122,12 @@ export function failureReport(facts: FailureFacts): string {
     lines.push('No iteration finished.');
   } else {
     const rows = facts.history.slice(-MAX_HISTORY_ROWS);
-    if (rows.length < facts.history.length) lines.push(`The last ${rows.length} of ${facts.history.length} runs (all of them are in history.jsonl):`, '');
-    lines.push('| iteration | attempt | started | duration | exit | outcome | promise | stories | next |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    if (rows.length < facts.history.length)
+      lines.push(`The last ${rows.length} of ${facts.history.length} runs (all of them are in history.jsonl):`, '');
+    lines.push(
+      '| iteration | attempt | started | duration | exit | outcome | promise | stories | next |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
     for (const record of rows) {
       lines.push(
         `| ${record.iteration} | ${record.attempt} | ${record.startedAt} | ${seconds(record.durationMs)} | ${record.signal ?? record.exitCode ?? '—'} | ${cell(record.outcome + (record.error ? `: ${record.error.message}` : ''))} | ${record.completionFound ? (record.completionAccepted ? 'accepted' : 'refused') : 'no'} | ${record.storiesPassing}/${record.storiesTotal} | ${cell(record.nextState)} |`,
@@ -151,7 +161,8 @@ export function invalidTaskReport(problems: Problem[], rejectedAt: string): stri
 /** When the task failed, counted as every view counts (iterations finished). */
 function whenLine(facts: FailureFacts): string {
   const work = `after ${seconds(facts.activeMs)} of work (started ${facts.startedAt})`;
-  if (facts.code === 'E_MAX_ITERATIONS') return `- Used ${facts.maxIterations === 1 ? 'its only iteration' : `all ${facts.maxIterations} iterations`} without completing, at ${facts.endedAt}, ${work}.`;
+  if (facts.code === 'E_MAX_ITERATIONS')
+    return `- Used ${facts.maxIterations === 1 ? 'its only iteration' : `all ${facts.maxIterations} iterations`} without completing, at ${facts.endedAt}, ${work}.`;
   // Refused before the loop could run (an unknown harness, a workdir outside the allowed folders):
   // no iteration was attempted, so none is named as the one that failed.
   if (facts.noMemoryYet === true) {
@@ -215,7 +226,12 @@ function memoryLine(sessionDir: string | null, noMemoryYet = false): string {
  * does not push the rest of the report down. Every line is quoted, the stack fenced inside.
  */
 function foldedStack(chain: string): string {
-  const body = [`> [!failure]- Stack: wiggum's error and its causes (for a bug report)`, ...fence(chain.trim()).split('\n').map((line) => `> ${line}`)];
+  const body = [
+    `> [!failure]- Stack: wiggum's error and its causes (for a bug report)`,
+    ...fence(chain.trim())
+      .split('\n')
+      .map((line) => `> ${line}`),
+  ];
   return body.join('\n');
 }
 

@@ -66,7 +66,11 @@ export interface ResumePlan {
  * The plan for a run of a task whose file holds `checkpoint` (undefined: it never ran) and whose
  * session holds `history` (every line, earlier runs' included).
  */
-export function resumePlan(checkpoint: PersistenceLoop | undefined, history: readonly IterationRecord[], run: ResumeRun): ResumePlan {
+export function resumePlan(
+  checkpoint: PersistenceLoop | undefined,
+  history: readonly IterationRecord[],
+  run: ResumeRun,
+): ResumePlan {
   const historyBase = historyBaseOf(checkpoint);
   const fromHistory = resumeFromHistory(loopStateFromCheckpoint(checkpoint, run.maxIterations), history, historyBase);
   const waitingUntil = waitingUntilOf(checkpoint);
@@ -90,12 +94,20 @@ export function resumePlan(checkpoint: PersistenceLoop | undefined, history: rea
  * sent back since) and say nothing about this one. A refused completion claim is remembered for
  * the next prompt.
  */
-export function resumeFromHistory(state: LoopState, history: readonly IterationRecord[], historyBase = 0): { state: LoopState; countedIteration: number | null } {
+export function resumeFromHistory(
+  state: LoopState,
+  history: readonly IterationRecord[],
+  historyBase = 0,
+): { state: LoopState; countedIteration: number | null } {
   const last = history.slice(historyBase).at(-1);
   let next = state;
-  if (last?.completionFound === true && last.completionAccepted === false && last.refusal !== undefined) next = { ...next, refusal: last.refusal };
+  if (last?.completionFound === true && last.completionAccepted === false && last.refusal !== undefined)
+    next = { ...next, refusal: last.refusal };
   if (last !== undefined && last.iteration > next.iteration && FINISHED_OUTCOMES.has(last.outcome)) {
-    return { state: { ...next, iteration: last.iteration, attempt: 0, spent: addRun(next.spent, last) }, countedIteration: last.iteration };
+    return {
+      state: { ...next, iteration: last.iteration, attempt: 0, spent: addRun(next.spent, last) },
+      countedIteration: last.iteration,
+    };
   }
   return { state: next, countedIteration: null };
 }

@@ -30,7 +30,13 @@ export function probeDelayMs(attempt: number, policy: RetryPolicyConfig, random:
  * task: when they outlast the retries, or hit several tasks at once, the harness is in an outage.
  * A run that timed out or went quiet is this task's own trouble and is not among them.
  */
-const OUTAGE_CODES: ReadonlySet<ErrorCode> = new Set(['E_HARNESS_NETWORK', 'E_HARNESS_OVERLOADED', 'E_HARNESS_RATE_LIMIT', 'E_HARNESS_TEMPFAIL', 'E_HARNESS_RETRIABLE']);
+const OUTAGE_CODES: ReadonlySet<ErrorCode> = new Set([
+  'E_HARNESS_NETWORK',
+  'E_HARNESS_OVERLOADED',
+  'E_HARNESS_RATE_LIMIT',
+  'E_HARNESS_TEMPFAIL',
+  'E_HARNESS_RETRIABLE',
+]);
 
 export function isOutageCode(code: ErrorCode): boolean {
   return OUTAGE_CODES.has(code);

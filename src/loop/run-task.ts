@@ -38,7 +38,11 @@ async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<
   const endingDeps: EndingDeps = { layout: deps.layout, logger: deps.logger, clock: deps.clock };
   const first = await readTaskFile(request.file);
   // A note just created (nothing but white space) is never a task: not run, not rejected.
-  if (first.text !== null && first.text.trim() === '') throw new WiggumError('E_TASK_EMPTY', `${basename(request.file)} is empty: write the task (a title, \`harness: NAME\`, what to do), then it runs`);
+  if (first.text !== null && first.text.trim() === '')
+    throw new WiggumError(
+      'E_TASK_EMPTY',
+      `${basename(request.file)} is empty: write the task (a title, \`harness: NAME\`, what to do), then it runs`,
+    );
   if (!first.result.ok) return rejectInvalid(request.file, first.text, first.result.problems, endingDeps);
   const { id } = withKeptId(first.result.task, deps.layout.sessions);
   const lock = await lockTask(deps.layout.taskLocks, id, deps.logger);
@@ -48,7 +52,14 @@ async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<
       if (isWiggumError(error, 'E_TASK_NOT_FOUND')) return null;
       throw error;
     });
-    if (read === null) return finishStopped({ taskId: id, file: request.file, lastText: first.text ?? '' }, null, 'task-gone', 0, endingDeps);
+    if (read === null)
+      return finishStopped(
+        { taskId: id, file: request.file, lastText: first.text ?? '' },
+        null,
+        'task-gone',
+        0,
+        endingDeps,
+      );
     if (!read.result.ok) return rejectInvalid(request.file, read.text, read.result.problems, endingDeps);
     return await runParsedTask(withKeptId(read.result.task, deps.layout.sessions), request, deps);
   } finally {
@@ -64,13 +75,15 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   const start = startPlan(ended, ended !== null && hasPendingMove(task.id, endingDeps));
   if (start.kind === 'finish-move') return finishHalfDoneMove(task, start.as, endingDeps);
   // No implicit agent: a task that names none, with no default configured, waits for its author.
-  if (chooseHarness(request.overrides?.harness, task.frontmatter.harness, deps.config.harness.defaultName) === null) throw noHarnessError(basename(task.file));
+  if (chooseHarness(request.overrides?.harness, task.frontmatter.harness, deps.config.harness.defaultName) === null)
+    throw noHarnessError(basename(task.file));
   if (start.kind === 'send-back') task = await sendBack(task, start.from, deps, log);
 
   let prepared: PreparedTask;
   try {
     const problems = await checkTaskAgainstConfig(task, deps.config, deps.layout);
-    if (problems.length > 0) throw new WiggumError('E_TASK_SCHEMA', problems.map(formatProblem).join('\n'), { details: { problems } });
+    if (problems.length > 0)
+      throw new WiggumError('E_TASK_SCHEMA', problems.map(formatProblem).join('\n'), { details: { problems } });
     prepared = await prepareTask(task, request.overrides ?? {}, { ...deps, logger: log });
   } catch (error) {
     if (!isWiggumError(error)) throw error;
@@ -80,35 +93,55 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
 }
 
 /** A task that cannot start (unknown harness, workdir outside the allowed folders, …): rejected with no iteration run. */
-function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, endingDeps: EndingDeps): Promise<TaskRunResult> {
+function rejectBeforeStart(
+  task: Task,
+  error: WiggumError,
+  deps: RunTaskDeps,
+  endingDeps: EndingDeps,
+): Promise<TaskRunResult> {
   const now = deps.clock.now();
   const loop = task.frontmatter.persistence_loop;
   const maxIterations = task.frontmatter.max_iterations ?? deps.config.loop.maxIterations;
   const started = loop?.started ?? isoSeconds(now);
   const state = loopStateFromCheckpoint(loop, maxIterations);
-  const keys = checkpointData({ state, status: 'rejected', session: loop?.session ?? 'none', started, nowMs: now, completedSteps: [], currentStep: null, ended: true, exitReason: error.code });
-  return finishRejected({ taskId: task.id, file: task.file, lastText: task.text }, keys, {
-    taskId: task.id,
-    harness: chooseHarness(undefined, task.frontmatter.harness, deps.config.harness.defaultName)?.name ?? 'none',
-    iterations: loop?.iteration ?? 0,
-    maxIterations,
-    startedAt: started,
-    endedAt: isoSeconds(now),
-    activeMs: 0,
-    spent: state.spent,
-    stories: task.stories.map((story) => ({ id: story.id, title: story.title, passes: story.checked })),
-    sessionDir: null,
-    noMemoryYet: true,
-    history: [],
-    lastOutput: '',
-    code: error.code,
-    reason: error.message,
-    failedIteration: (loop?.iteration ?? 0) + 1,
-    errorDetail: error.message,
-    errorChain: isAgentReported(error.code) ? null : describeErrorChain(error, secretValues(deps.env)),
-    checkpoint: { completed_steps: [], current_step: null },
-    logFile: null,
-  }, endingDeps);
+  const keys = checkpointData({
+    state,
+    status: 'rejected',
+    session: loop?.session ?? 'none',
+    started,
+    nowMs: now,
+    completedSteps: [],
+    currentStep: null,
+    ended: true,
+    exitReason: error.code,
+  });
+  return finishRejected(
+    { taskId: task.id, file: task.file, lastText: task.text },
+    keys,
+    {
+      taskId: task.id,
+      harness: chooseHarness(undefined, task.frontmatter.harness, deps.config.harness.defaultName)?.name ?? 'none',
+      iterations: loop?.iteration ?? 0,
+      maxIterations,
+      startedAt: started,
+      endedAt: isoSeconds(now),
+      activeMs: 0,
+      spent: state.spent,
+      stories: task.stories.map((story) => ({ id: story.id, title: story.title, passes: story.checked })),
+      sessionDir: null,
+      noMemoryYet: true,
+      history: [],
+      lastOutput: '',
+      code: error.code,
+      reason: error.message,
+      failedIteration: (loop?.iteration ?? 0) + 1,
+      errorDetail: error.message,
+      errorChain: isAgentReported(error.code) ? null : describeErrorChain(error, secretValues(deps.env)),
+      checkpoint: { completed_steps: [], current_step: null },
+      logFile: null,
+    },
+    endingDeps,
+  );
 }
 
 /**
@@ -116,10 +149,18 @@ function rejectBeforeStart(task: Task, error: WiggumError, deps: RunTaskDeps, en
  * retry` would send it (fresh budgets, the same memory, the old report or summary kept in the
  * file), never re-rejected or re-archived for the state it still carries.
  */
-async function sendBack(task: Task, ended: 'done' | 'rejected', deps: RunTaskDeps, log: RunTaskDeps['logger']): Promise<Task> {
-  log.info(`the task was moved back into Approved/ after it was ${ended === 'done' ? 'done' : 'rejected'}: it runs again, as wiggum retry would send it`);
+async function sendBack(
+  task: Task,
+  ended: 'done' | 'rejected',
+  deps: RunTaskDeps,
+  log: RunTaskDeps['logger'],
+): Promise<Task> {
+  log.info(
+    `the task was moved back into Approved/ after it was ${ended === 'done' ? 'done' : 'rejected'}: it runs again, as wiggum retry would send it`,
+  );
   const loop = sentBackLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));
-  const sent = (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } })).task;
+  const sent = (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } }))
+    .task;
   // The file read back derives its id again; the run keeps the one chosen for it (withKeptId).
   return { ...sent, id: task.id };
 }

@@ -22,7 +22,12 @@ export interface TaskFileView {
  * prompt. Returns the new view, the same view while the file does not parse (an edit in
  * progress), or null when the file is gone.
  */
-export async function reloadTaskFile(file: string, view: TaskFileView, store: MemoryStore, log: Logger): Promise<TaskFileView | null> {
+export async function reloadTaskFile(
+  file: string,
+  view: TaskFileView,
+  store: MemoryStore,
+  log: Logger,
+): Promise<TaskFileView | null> {
   let read;
   try {
     read = await readTaskFile(file, { ownedKeysReplaceable: true });
@@ -31,11 +36,19 @@ export async function reloadTaskFile(file: string, view: TaskFileView, store: Me
     throw error;
   }
   if (!read.result.ok) {
-    log.warn({ problems: read.result.problems.length }, 'the task file does not parse right now (an edit in progress?): using its last good body');
+    log.warn(
+      { problems: read.result.problems.length },
+      'the task file does not parse right now (an edit in progress?): using its last good body',
+    );
     return view;
   }
   const task = read.result.task;
-  return { body: task.body, text: task.text, prd: await takeInAddedStories(task, view.prd, store, log), fileMax: task.frontmatter.max_iterations ?? null };
+  return {
+    body: task.body,
+    text: task.text,
+    prd: await takeInAddedStories(task, view.prd, store, log),
+    fileMax: task.frontmatter.max_iterations ?? null,
+  };
 }
 
 /**
@@ -44,7 +57,12 @@ export async function reloadTaskFile(file: string, view: TaskFileView, store: Me
  * completion claim made without them is refused (late-stories.ts). `view.prd` is prd.json as the
  * run left it. The file's `max_iterations` is left to the check before the next iteration.
  */
-export async function storiesAddedDuringRun(file: string, view: TaskFileView & { prd: Prd }, store: MemoryStore, log: Logger): Promise<{ view: TaskFileView; added: UserStory[] }> {
+export async function storiesAddedDuringRun(
+  file: string,
+  view: TaskFileView & { prd: Prd },
+  store: MemoryStore,
+  log: Logger,
+): Promise<{ view: TaskFileView; added: UserStory[] }> {
   const after = await reloadTaskFile(file, view, store, log);
   // A file gone meanwhile: the next iteration's check stops the loop.
   if (after === null) return { view, added: [] };
@@ -66,6 +84,9 @@ async function takeInAddedStories(task: Task, prd: Prd | null, store: MemoryStor
   if (updated === null) return prd;
   await store.savePrd(updated);
   const added = updated.userStories.slice(current.userStories.length).map((story) => story.id);
-  log.info({ stories: added }, `took in ${added.length} stor${added.length === 1 ? 'y' : 'ies'} added to the task's checklist: ${added.join(', ')}`);
+  log.info(
+    { stories: added },
+    `took in ${added.length} stor${added.length === 1 ? 'y' : 'ies'} added to the task's checklist: ${added.join(', ')}`,
+  );
   return updated;
 }

@@ -24,13 +24,20 @@ export async function lockTask(locksDir: string, taskId: string, logger: Logger)
         `task ${taskId} is already being run by another wiggum (pid ${owner.pid} on ${owner.host}, since ${owner.startedAt}): ` +
         `wait for it to end or stop it first; if you are sure that process is gone, delete ${file}`,
     );
-    if (lock.tookOverFrom !== null) logger.info({ taskId, stale: lock.tookOverFrom.pid }, `took over the lock of pid ${lock.tookOverFrom.pid}, which no longer runs`);
+    if (lock.tookOverFrom !== null)
+      logger.info(
+        { taskId, stale: lock.tookOverFrom.pid },
+        `took over the lock of pid ${lock.tookOverFrom.pid}, which no longer runs`,
+      );
     return lock;
   } catch (error) {
     if (isWiggumError(error)) throw error;
     const code = systemErrorCode(error);
     if (code === undefined || !UNWRITABLE.has(code)) throw error;
-    logger.warn({ taskId, err: error }, `cannot write ${file} (${code}): running without the guard against a second run of this task`);
+    logger.warn(
+      { taskId, err: error },
+      `cannot write ${file} (${code}): running without the guard against a second run of this task`,
+    );
     return null;
   }
 }

@@ -42,11 +42,18 @@ import { isAgentReported } from './reports.js';
 import type { NextAction } from './decide.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 
-
 /** Runs the loop of a prepared task, from where its checkpoint and history say it stands (resume-plan.ts). */
-export async function runTaskLoop(task: Task, prepared: PreparedTask, request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
+export async function runTaskLoop(
+  task: Task,
+  prepared: PreparedTask,
+  request: RunTaskRequest,
+  deps: RunTaskDeps,
+): Promise<TaskRunResult> {
   const history = await prepared.session.store.loadHistory();
-  const plan = resumePlan(task.frontmatter.persistence_loop, history, { maxIterations: prepared.maxIterations, nowMs: deps.clock.now() });
+  const plan = resumePlan(task.frontmatter.persistence_loop, history, {
+    maxIterations: prepared.maxIterations,
+    nowMs: deps.clock.now(),
+  });
   return new TaskLoop(task, prepared, history, plan, request, deps).run();
 }
 
@@ -109,15 +116,35 @@ class TaskLoop {
     const store = this.prepared.session.store;
     const { countedIteration, resumed } = this.plan;
     if (countedIteration !== null) {
-      this.log.info({ iteration: countedIteration }, `iteration ${countedIteration} finished before a crash that kept it from the checkpoint; counting it`);
+      this.log.info(
+        { iteration: countedIteration },
+        `iteration ${countedIteration} finished before a crash that kept it from the checkpoint; counting it`,
+      );
     }
     this.prd = await store.loadPrd();
     const { iteration, maxIterations } = this.state;
     this.log.info(
-      { iterations: iteration, maxIterations, harness: this.prepared.harness.name, workdir: this.prepared.workdir, durable: store.durable, session: this.prepared.session.sessionId },
+      {
+        iterations: iteration,
+        maxIterations,
+        harness: this.prepared.harness.name,
+        workdir: this.prepared.workdir,
+        durable: store.durable,
+        session: this.prepared.session.sessionId,
+      },
       resumed ? `resuming: ${describeIterations(iterationCount(iteration, maxIterations, false))}` : 'starting',
     );
-    this.request.onEvent?.({ type: 'started', taskId: this.ctx.taskId, file: this.file, iteration, maxIterations, resumed, durable: store.durable, harness: this.prepared.harness.name, session: this.prepared.session.sessionId });
+    this.request.onEvent?.({
+      type: 'started',
+      taskId: this.ctx.taskId,
+      file: this.file,
+      iteration,
+      maxIterations,
+      resumed,
+      durable: store.durable,
+      harness: this.prepared.harness.name,
+      session: this.prepared.session.sessionId,
+    });
     // The iteration counted from the history had completed the task: a crash came between its
     // history line and the Done file. End it now rather than run the agent once more.
     if (this.plan.first === 'done') return this.done();
@@ -127,7 +154,8 @@ class TaskLoop {
       const verdict = gate(this.state, { stop: this.stopReason(), nowMs: this.deps.clock.now() }, this.prepared.loop);
       if (verdict.kind === 'stop') return this.stop(verdict.reason);
       // Raised here, where the loop finds the bound reached, so its stack points at the decision.
-      if (verdict.kind === 'reject') return this.reject(new WiggumError(verdict.code, withLateStoriesNote(verdict.reason, this.late)));
+      if (verdict.kind === 'reject')
+        return this.reject(new WiggumError(verdict.code, withLateStoriesNote(verdict.reason, this.late)));
       if (verdict.warn) {
         this.state = { ...this.state, warned: true };
         this.log.warn(
@@ -141,7 +169,12 @@ class TaskLoop {
       }
       const held = await holdWhileExists(this.deps.layout.stopFile, this.deps.clock, this.request.signal, () => {
         this.log.info('the vault STOP file exists: holding before the next iteration');
-        this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: Number.POSITIVE_INFINITY, why: 'hold' });
+        this.request.onEvent?.({
+          type: 'waiting',
+          taskId: this.ctx.taskId,
+          untilMs: Number.POSITIVE_INFINITY,
+          why: 'hold',
+        });
       });
       if (held) {
         this.gitState = null;
@@ -150,7 +183,16 @@ class TaskLoop {
       await this.follow();
       const view = await reloadTaskFile(this.file, this.view(), this.ctx.store, this.log);
       if (view === null) return this.stop('task-gone');
-      const bound = withMaxIterationsEdit(this.state, { fileBefore: this.fileMax, fileNow: view.fileMax, override: this.request.overrides?.maxIterations, configDefault: this.deps.config.loop.maxIterations }, this.log);
+      const bound = withMaxIterationsEdit(
+        this.state,
+        {
+          fileBefore: this.fileMax,
+          fileNow: view.fileMax,
+          override: this.request.overrides?.maxIterations,
+          configDefault: this.deps.config.loop.maxIterations,
+        },
+        this.log,
+      );
       ({ body: this.body, text: this.lastText, prd: this.prd, fileMax: this.fileMax } = view);
       // The user's edit of max_iterations takes effect before this iteration, which the gate checks again.
       if (bound !== this.state) {
@@ -174,7 +216,8 @@ class TaskLoop {
         if (isWiggumError(error, 'E_MEMORY_CORRUPT')) return this.reject(error);
         throw error;
       } finally {
-        if (this.prepared.harnessRecord !== null) await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
+        if (this.prepared.harnessRecord !== null)
+          await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
       }
       // Stories the user added while the agent ran: a completion claim cannot cover them.
       await this.follow();
@@ -187,17 +230,44 @@ class TaskLoop {
       this.lastStderr = run.stderrTail;
 
       const harness = this.prepared.harness.name;
-      const decision = decide(run.outcome, this.state, this.prepared.loop, this.deps.clock.now(), this.deps.random, this.pauses.othersFailing(harness, this.ctx.taskId));
+      const decision = decide(
+        run.outcome,
+        this.state,
+        this.prepared.loop,
+        this.deps.clock.now(),
+        this.deps.random,
+        this.pauses.othersFailing(harness, this.ctx.taskId),
+      );
       this.noteAnswer(run.outcome);
-      this.state = { ...decision.state, activeMs: decision.state.activeMs + run.record.durationMs, spent: addRun(decision.state.spent, run.record) };
-      const record: IterationRecord = { ...run.record, action: decision.action.kind, nextState: describeNextAction(decision.action) };
+      this.state = {
+        ...decision.state,
+        activeMs: decision.state.activeMs + run.record.durationMs,
+        spent: addRun(decision.state.spent, run.record),
+      };
+      const record: IterationRecord = {
+        ...run.record,
+        action: decision.action.kind,
+        nextState: describeNextAction(decision.action),
+      };
       this.history.push(record);
       // A record that cannot be kept (the disk full, the folder unwritable) ends this run before
       // the checkpoint counts the iteration: the task resumes from its last checkpoint and runs the
       // iteration again, so history and checkpoint never disagree.
       await store.appendHistory(record);
       this.log.info(
-        { iteration: record.iteration, attempt: record.attempt, exitCode: record.exitCode, signal: record.signal, outcome: record.outcome, promise: record.completionFound, stories: `${record.storiesPassing}/${record.storiesTotal}`, filesChanged: record.git?.filesChanged, durationMs: record.durationMs, action: record.action, next: record.nextState },
+        {
+          iteration: record.iteration,
+          attempt: record.attempt,
+          exitCode: record.exitCode,
+          signal: record.signal,
+          outcome: record.outcome,
+          promise: record.completionFound,
+          stories: `${record.storiesPassing}/${record.storiesTotal}`,
+          filesChanged: record.git?.filesChanged,
+          durationMs: record.durationMs,
+          action: record.action,
+          next: record.nextState,
+        },
         `iteration ${record.iteration}${record.attempt > 0 ? ` (retry ${record.attempt})` : ''}: ${record.outcome} → ${record.nextState}`,
       );
       this.request.onEvent?.({ type: 'iteration-end', taskId: this.ctx.taskId, record });
@@ -208,14 +278,31 @@ class TaskLoop {
       if (action.kind === 'stop') return this.stop(action.reason);
       if (action.kind === 'continue' && this.state.iteration % this.deps.config.loop.checkpointInterval !== 0) continue;
       if (action.kind === 'wait') this.pauses.pause(harness, action.untilMs, action.why);
-      await this.checkpoint(action.kind === 'wait' ? 'waiting' : 'running', record, action.kind === 'wait' ? action : undefined);
+      await this.checkpoint(
+        action.kind === 'wait' ? 'waiting' : 'running',
+        record,
+        action.kind === 'wait' ? action : undefined,
+      );
       if (action.kind === 'retry' || action.kind === 'wait') {
         const now = this.deps.clock.now();
         // A backoff is a duration (exactly the policy's delay); a usage limit ends at a time.
         const waitMs = action.kind === 'retry' ? action.delayMs : Math.max(0, action.untilMs - now);
-        this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: now + waitMs, why: action.kind === 'retry' ? 'retry' : action.why, harness });
+        this.request.onEvent?.({
+          type: 'waiting',
+          taskId: this.ctx.taskId,
+          untilMs: now + waitMs,
+          why: action.kind === 'retry' ? 'retry' : action.why,
+          harness,
+        });
         if (action.kind === 'wait' && action.why === 'outage') {
-          this.log.warn({ harness, until: isoSeconds(action.untilMs), since: this.state.waitingSinceMs === null ? undefined : isoSeconds(this.state.waitingSinceMs) }, `harness ${harness} does not answer (an outage): it is paused, probed again at ${isoSeconds(action.untilMs)}`);
+          this.log.warn(
+            {
+              harness,
+              until: isoSeconds(action.untilMs),
+              since: this.state.waitingSinceMs === null ? undefined : isoSeconds(this.state.waitingSinceMs),
+            },
+            `harness ${harness} does not answer (an outage): it is paused, probed again at ${isoSeconds(action.untilMs)}`,
+          );
         }
         const waited = await sleepCounted(this.deps.clock, waitMs, this.request.signal);
         // Time passed: anyone may have committed meanwhile, so the next iteration looks again.
@@ -254,7 +341,12 @@ class TaskLoop {
     const pause = this.pauses.pauseOf(harness, now);
     if (pause === null) return false;
     const until = pause.untilMs;
-    this.log.info({ harness, until: isoSeconds(until), why: pause.why }, pause.why === 'outage' ? `harness ${harness} is in an outage, probed again at ${isoSeconds(until)}: waiting` : `harness ${harness} is at its usage limit until ${isoSeconds(until)}: waiting`);
+    this.log.info(
+      { harness, until: isoSeconds(until), why: pause.why },
+      pause.why === 'outage'
+        ? `harness ${harness} is in an outage, probed again at ${isoSeconds(until)}: waiting`
+        : `harness ${harness} is at its usage limit until ${isoSeconds(until)}: waiting`,
+    );
     await this.checkpoint('waiting', undefined, pause);
     this.request.onEvent?.({ type: 'waiting', taskId: this.ctx.taskId, untilMs: until, why: pause.why, harness });
     await sleepCounted(this.deps.clock, until - now, this.request.signal);
@@ -264,10 +356,18 @@ class TaskLoop {
   private steps(): { completedSteps: string[]; currentStep: string | null } {
     const stories = this.prd?.userStories ?? [];
     const next = this.prd === null ? null : storySummary(this.prd).nextStory;
-    return { completedSteps: stories.filter((story) => story.passes).map((story) => story.id), currentStep: next?.id ?? null };
+    return {
+      completedSteps: stories.filter((story) => story.passes).map((story) => story.id),
+      currentStep: next?.id ?? null,
+    };
   }
 
-  private checkpointKeys(status: LoopStatus, record?: IterationRecord, ending?: { exitReason: string }, wait?: { untilMs: number; why: WaitCause }): Parameters<typeof checkpointData>[0] {
+  private checkpointKeys(
+    status: LoopStatus,
+    record?: IterationRecord,
+    ending?: { exitReason: string },
+    wait?: { untilMs: number; why: WaitCause },
+  ): Parameters<typeof checkpointData>[0] {
     return {
       state: this.state,
       status,
@@ -283,13 +383,27 @@ class TaskLoop {
     };
   }
 
-  private async checkpoint(status: LoopStatus, record?: IterationRecord, wait?: { untilMs: number; why: WaitCause }): Promise<void> {
+  private async checkpoint(
+    status: LoopStatus,
+    record?: IterationRecord,
+    wait?: { untilMs: number; why: WaitCause },
+  ): Promise<void> {
     await this.follow();
     const keys = checkpointData(this.checkpointKeys(status, record, undefined, wait));
-    const text = await writeCheckpoint(this.file, this.lastText, { keys: { state: 'Approved', persistence_loop: keys } }, this.endingDeps());
+    const text = await writeCheckpoint(
+      this.file,
+      this.lastText,
+      { keys: { state: 'Approved', persistence_loop: keys } },
+      this.endingDeps(),
+    );
     if (text === null) return;
     this.lastText = text;
-    this.request.onEvent?.({ type: 'checkpoint', taskId: this.ctx.taskId, iteration: keys.iteration, maxIterations: keys.max_iterations });
+    this.request.onEvent?.({
+      type: 'checkpoint',
+      taskId: this.ctx.taskId,
+      iteration: keys.iteration,
+      maxIterations: keys.max_iterations,
+    });
   }
 
   private endingDeps(): EndingDeps {
@@ -311,9 +425,16 @@ class TaskLoop {
       endedAt: isoSeconds(this.deps.clock.now()),
       activeMs: this.state.activeMs,
       spent: this.state.spent,
-      stories: (this.prd?.userStories ?? []).map((story) => ({ id: story.id, title: story.title, passes: story.passes })),
+      stories: (this.prd?.userStories ?? []).map((story) => ({
+        id: story.id,
+        title: story.title,
+        passes: story.passes,
+      })),
       // The run's own address (run-link.ts): it still holds this run's memory after the id runs again.
-      sessionDir: store.paths === null ? null : relative(this.deps.layout.root, this.prepared.session.runDir ?? store.paths.dir) || '.',
+      sessionDir:
+        store.paths === null
+          ? null
+          : relative(this.deps.layout.root, this.prepared.session.runDir ?? store.paths.dir) || '.',
       history: this.history,
       lastOutput: this.lastOutput.split('\n').slice(-20).join('\n'),
     };
@@ -324,7 +445,10 @@ class TaskLoop {
     if (existsSync(this.file)) return;
     const renamed = await findRenamedTaskFile(this.file, this.prepared.session.sessionId);
     if (renamed === null) return;
-    this.log.info({ from: basename(this.file), to: basename(renamed) }, `the task file was renamed to ${basename(renamed)}: the run follows it`);
+    this.log.info(
+      { from: basename(this.file), to: basename(renamed) },
+      `the task file was renamed to ${basename(renamed)}: the run follows it`,
+    );
     this.file = renamed;
   }
 
@@ -340,24 +464,50 @@ class TaskLoop {
     const lastRecord = this.history.at(-1);
     const { completedSteps, currentStep } = this.steps();
     const loop = checkpointData(this.checkpointKeys('rejected', lastRecord, { exitReason: code }));
-    return finishRejected(this.target(), loop, {
-      ...this.facts(),
-      code,
-      reason,
-      failedIteration,
-      errorDetail: this.lastStderr.split('\n').slice(-30).join('\n') || reason,
-      errorChain: isAgentReported(code) ? null : describeErrorChain(error, secretValues(this.deps.env, this.prepared.harness.env)),
-      checkpoint: { completed_steps: completedSteps, current_step: currentStep, state_data: { attempt: this.state.attempt, no_progress: this.state.noProgressStreak } },
-      logFile: lastRecord?.logFile === undefined ? null : relative(this.deps.layout.root, throughRunLink(lastRecord.logFile, this.prepared.session.store.paths?.dir ?? '', this.prepared.session.runDir)),
-    }, this.endingDeps());
+    return finishRejected(
+      this.target(),
+      loop,
+      {
+        ...this.facts(),
+        code,
+        reason,
+        failedIteration,
+        errorDetail: this.lastStderr.split('\n').slice(-30).join('\n') || reason,
+        errorChain: isAgentReported(code)
+          ? null
+          : describeErrorChain(error, secretValues(this.deps.env, this.prepared.harness.env)),
+        checkpoint: {
+          completed_steps: completedSteps,
+          current_step: currentStep,
+          state_data: { attempt: this.state.attempt, no_progress: this.state.noProgressStreak },
+        },
+        logFile:
+          lastRecord?.logFile === undefined
+            ? null
+            : relative(
+                this.deps.layout.root,
+                throughRunLink(
+                  lastRecord.logFile,
+                  this.prepared.session.store.paths?.dir ?? '',
+                  this.prepared.session.runDir,
+                ),
+              ),
+      },
+      this.endingDeps(),
+    );
   }
 
   private async stop(reason: StopReason): Promise<TaskRunResult> {
     await this.follow();
     // A file moved out of Approved/ is no longer the loop's to run, but it must not keep saying
     // `status: running` where it went: its final state is written there (stopped, memory kept).
-    const movedTo = reason === 'task-gone' && !existsSync(this.file) ? await findMovedTaskFile(this.deps.layout.root, this.file, this.prepared.session.sessionId) : null;
-    const loop = checkpointData(this.checkpointKeys(reason === 'stop-flag' || movedTo !== null ? 'stopped' : 'interrupted'));
+    const movedTo =
+      reason === 'task-gone' && !existsSync(this.file)
+        ? await findMovedTaskFile(this.deps.layout.root, this.file, this.prepared.session.sessionId)
+        : null;
+    const loop = checkpointData(
+      this.checkpointKeys(reason === 'stop-flag' || movedTo !== null ? 'stopped' : 'interrupted'),
+    );
     return finishStopped(this.target(), loop, reason, this.state.iteration, this.endingDeps(), movedTo);
   }
 }

@@ -18,25 +18,36 @@ const TAIL_BYTES = 8 * 1024;
  * Runs a task's `verify` check in its workdir, in its own process group like a harness, so a
  * completion claim is accepted only when the check really exits 0.
  */
-export async function runVerifyCheck(check: CheckDefinition, workdir: string, env: NodeJS.ProcessEnv, config: WiggumConfig, stops: { signal?: AbortSignal; kill?: AbortSignal } = {}, host: ProcessHost = systemProcessHost): Promise<CheckResult> {
-  const result = await runProcess({
-    command: check.command,
-    args: check.args,
-    cwd: workdir,
-    env: harnessEnvironment(env, config.harness.envAllowlist, check.env),
-    stdin: '',
-    timeoutMs: check.timeoutMs,
-    idleTimeoutMs: 0,
-    stopGraceMs: config.harness.stopGraceMs,
-    logFile: null,
-    logMaxBytes: 0,
-    tailBytes: TAIL_BYTES,
-    configKey: `checks.${check.name}.command`,
-    ...(stops.signal === undefined ? {} : { signal: stops.signal }),
-    ...(stops.kill === undefined ? {} : { kill: stops.kill }),
-  }, host);
+export async function runVerifyCheck(
+  check: CheckDefinition,
+  workdir: string,
+  env: NodeJS.ProcessEnv,
+  config: WiggumConfig,
+  stops: { signal?: AbortSignal; kill?: AbortSignal } = {},
+  host: ProcessHost = systemProcessHost,
+): Promise<CheckResult> {
+  const result = await runProcess(
+    {
+      command: check.command,
+      args: check.args,
+      cwd: workdir,
+      env: harnessEnvironment(env, config.harness.envAllowlist, check.env),
+      stdin: '',
+      timeoutMs: check.timeoutMs,
+      idleTimeoutMs: 0,
+      stopGraceMs: config.harness.stopGraceMs,
+      logFile: null,
+      logMaxBytes: 0,
+      tailBytes: TAIL_BYTES,
+      configKey: `checks.${check.name}.command`,
+      ...(stops.signal === undefined ? {} : { signal: stops.signal }),
+      ...(stops.kill === undefined ? {} : { kill: stops.kill }),
+    },
+    host,
+  );
   const output = `${result.stdoutTail}${result.stderrTail}`.trim().split('\n').slice(-30).join('\n');
-  if (result.spawnError !== null) return { passed: false, exitCode: null, summary: result.spawnError.message, outputTail: '' };
+  if (result.spawnError !== null)
+    return { passed: false, exitCode: null, summary: result.spawnError.message, outputTail: '' };
   const summary = result.timedOut
     ? `timed out after ${Math.round(check.timeoutMs / 1000)} s`
     : result.signal !== null

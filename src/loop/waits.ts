@@ -19,7 +19,12 @@ export async function sleepCounted(clock: Clock, ms: number, signal: AbortSignal
  * Holds while `stopFile` (the vault's STOP) exists, or until `signal` aborts. `onHold` is called
  * once when it starts holding; returns whether it held.
  */
-export async function holdWhileExists(stopFile: string, clock: Clock, signal: AbortSignal, onHold: () => void): Promise<boolean> {
+export async function holdWhileExists(
+  stopFile: string,
+  clock: Clock,
+  signal: AbortSignal,
+  onHold: () => void,
+): Promise<boolean> {
   if (!existsSync(stopFile)) return false;
   onHold();
   while (!signal.aborted && existsSync(stopFile)) {

@@ -17,7 +17,13 @@ export interface CheckpointDeps {
  * Writes a checkpoint, riding out a user edit that does not parse yet. Returns the new text, or null
  * when the file is gone or stays unparseable (the caller keeps going; the file is never overwritten).
  */
-export async function writeCheckpoint(file: string, lastText: string, write: TaskFileWrite, deps: CheckpointDeps, retries = 0): Promise<string | null> {
+export async function writeCheckpoint(
+  file: string,
+  lastText: string,
+  write: TaskFileWrite,
+  deps: CheckpointDeps,
+  retries = 0,
+): Promise<string | null> {
   for (let attempt = 0; ; attempt += 1) {
     try {
       const written = await updateTaskFile(file, lastText, write);

@@ -31,7 +31,12 @@ export async function agentFiles(store: MemoryStore, taskId: string): Promise<Ag
   } catch {
     return null;
   }
-  const files = { dir, prd: join(dir, 'prd.json'), progress: join(dir, 'progress.txt'), context: join(dir, 'context.md') };
+  const files = {
+    dir,
+    prd: join(dir, 'prd.json'),
+    progress: join(dir, 'progress.txt'),
+    context: join(dir, 'context.md'),
+  };
   const progressBefore = await store.loadProgress();
   await writeFile(files.prd, serializePrd(await store.loadPrd()));
   await writeFile(files.progress, progressBefore);

@@ -36,7 +36,8 @@ export async function archiveSession(options: ArchiveSessionOptions): Promise<st
   }
   await mkdir(options.archiveRoot, { recursive: true });
   const meta = metaOrNull(sessionFile);
-  const target = (meta === null ? null : await claim(join(options.archiveRoot, runName(meta)), true)) ?? (await claimDated(options));
+  const target =
+    (meta === null ? null : await claim(join(options.archiveRoot, runName(meta)), true)) ?? (await claimDated(options));
   try {
     // The link is best effort: the move matters more than the address the reports name.
     if (meta !== null) await pointRunLink(options.sessionsRoot, meta, target).catch(() => undefined);
@@ -58,9 +59,13 @@ async function claimDated(options: ArchiveSessionOptions): Promise<string> {
     const target = await claim(join(options.archiveRoot, n === 1 ? base : `${base}-${n}`), false);
     if (target !== null) return target;
   }
-  throw new WiggumError('E_WRITE', `${options.archiveRoot} already holds ${MAX_CLASHES} archives named ${base}: clean up old archives`, {
-    details: { archiveRoot: options.archiveRoot, base },
-  });
+  throw new WiggumError(
+    'E_WRITE',
+    `${options.archiveRoot} already holds ${MAX_CLASHES} archives named ${base}: clean up old archives`,
+    {
+      details: { archiveRoot: options.archiveRoot, base },
+    },
+  );
 }
 
 /**

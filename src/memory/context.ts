@@ -9,7 +9,10 @@ import { appendSectionText } from './progress.js';
 export function contextEntry(text: string, atMs: number): string {
   const trimmed = text.replace(/\r\n?/g, '\n').trim();
   if (trimmed === '') {
-    throw new WiggumError('E_USAGE', 'the context to add is empty: pass the text to add, or use --clear-context to empty it');
+    throw new WiggumError(
+      'E_USAGE',
+      'the context to add is empty: pass the text to add, or use --clear-context to empty it',
+    );
   }
   return `### Added ${isoSeconds(atMs)}\n\n${trimmed}\n`;
 }

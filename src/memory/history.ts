@@ -22,9 +22,21 @@ export interface IterationRecord {
   refusal?: string;
   storiesPassing: number;
   storiesTotal: number;
-  git?: { headBefore: string | null; headAfter: string | null; commits: string[]; filesChanged: number; files: string[] };
+  git?: {
+    headBefore: string | null;
+    headAfter: string | null;
+    commits: string[];
+    filesChanged: number;
+    files: string[];
+  };
   /** Tokens (input counts cached ones) and cost in USD, as the agent CLI reported them. */
-  usage?: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; costUsd?: number };
+  usage?: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    costUsd?: number;
+  };
   /** CPU time and peak resident memory of the agent's whole process tree during this run. */
   resources?: { cpuMs: number; peakRssBytes: number };
   agentSessionId?: string;
@@ -65,10 +77,19 @@ export const iterationRecordSchema = z
       .loose()
       .exactOptional(),
     usage: z
-      .object({ inputTokens: z.number().min(0), outputTokens: z.number().min(0), cacheReadTokens: z.number().min(0), cacheWriteTokens: z.number().min(0), costUsd: z.number().min(0).exactOptional() })
+      .object({
+        inputTokens: z.number().min(0),
+        outputTokens: z.number().min(0),
+        cacheReadTokens: z.number().min(0),
+        cacheWriteTokens: z.number().min(0),
+        costUsd: z.number().min(0).exactOptional(),
+      })
       .loose()
       .exactOptional(),
-    resources: z.object({ cpuMs: z.number().min(0), peakRssBytes: z.number().min(0) }).loose().exactOptional(),
+    resources: z
+      .object({ cpuMs: z.number().min(0), peakRssBytes: z.number().min(0) })
+      .loose()
+      .exactOptional(),
     agentSessionId: z.string().exactOptional(),
     error: z.object({ code: z.string(), message: z.string() }).loose().exactOptional(),
     logFile: z.string().exactOptional(),
@@ -85,9 +106,13 @@ void _schemaMatches;
 export function checkRecordForWrite(record: IterationRecord, path: string): void {
   const checked = iterationRecordSchema.safeParse(record);
   if (!checked.success) {
-    throw new WiggumError('E_INTERNAL', `refusing to append an invalid iteration record to ${path}: ${describeIssues(checked.error.issues)}`, {
-      details: { path, record },
-    });
+    throw new WiggumError(
+      'E_INTERNAL',
+      `refusing to append an invalid iteration record to ${path}: ${describeIssues(checked.error.issues)}`,
+      {
+        details: { path, record },
+      },
+    );
   }
 }
 

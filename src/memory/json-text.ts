@@ -10,7 +10,10 @@ import { TASK_ID_PATTERN } from '../task/vocabulary.js';
 export function startAfresh(path: string): string {
   const folder = dirname(path);
   const id = basename(folder);
-  const command = basename(dirname(folder)) === 'sessions' && TASK_ID_PATTERN.test(id) ? `\`wiggum retry ${id} --fresh\`` : 'wiggum retry and --fresh';
+  const command =
+    basename(dirname(folder)) === 'sessions' && TASK_ID_PATTERN.test(id)
+      ? `\`wiggum retry ${id} --fresh\``
+      : 'wiggum retry and --fresh';
   return `start the task afresh with ${command} (the old session is archived)`;
 }
 
@@ -29,10 +32,14 @@ export function parseJsonText(text: string, path: string): unknown {
     const offset = jsonErrorOffset(text);
     const { line, column } = lineColumn(text, offset);
     const reason = (cause as Error).message;
-    throw new WiggumError('E_MEMORY_CORRUPT', `${path}: not valid JSON at line ${line}, column ${column} (${reason}); ${fixHint(path)}`, {
-      cause,
-      details: { path, line, column, offset },
-    });
+    throw new WiggumError(
+      'E_MEMORY_CORRUPT',
+      `${path}: not valid JSON at line ${line}, column ${column} (${reason}); ${fixHint(path)}`,
+      {
+        cause,
+        details: { path, line, column, offset },
+      },
+    );
   }
 }
 
@@ -42,7 +49,10 @@ export function checkSchema<T extends z.ZodType>(schema: T, value: unknown, path
   if (checked.success) return checked.data;
   const problems = describeIssues(checked.error.issues);
   throw new WiggumError('E_MEMORY_CORRUPT', `${path}: ${problems}; ${fixHint(path)}`, {
-    details: { path, issues: checked.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })) },
+    details: {
+      path,
+      issues: checked.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })),
+    },
   });
 }
 

@@ -24,7 +24,8 @@ export interface IdChoice {
  * id as spelled now.
  */
 export function chooseTaskId(choice: IdChoice): string {
-  if (choice.explicit || choice.legacy === choice.derived || choice.checkpointSession === undefined) return choice.derived;
+  if (choice.explicit || choice.legacy === choice.derived || choice.checkpointSession === undefined)
+    return choice.derived;
   return choice.legacyFolderSession === choice.checkpointSession ? choice.legacy : choice.derived;
 }
 

@@ -12,7 +12,12 @@ import { sessionPaths } from './paths.js';
  * the task's first run there is no session yet: the text waits as a lone `context.md` in the
  * session folder, which the session takes in when it is created (`openSession`).
  */
-export async function changeContext(stateDir: string, taskId: string, text: string | null, clock: Clock): Promise<'session' | 'pending'> {
+export async function changeContext(
+  stateDir: string,
+  taskId: string,
+  text: string | null,
+  clock: Clock,
+): Promise<'session' | 'pending'> {
   const paths = sessionPaths(join(stateDir, 'sessions'), taskId);
   if (existsSync(paths.sessionFile)) {
     const store = new DiskMemoryStore(paths, clock);

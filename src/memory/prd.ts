@@ -60,7 +60,8 @@ export function buildPrd(input: BuildPrdInput): Prd {
     acceptanceCriteria: [...story.acceptanceCriteria],
   }));
   const prd: Prd = { projectName: title, userStories };
-  if (input.branchName !== undefined && input.branchName !== null && input.branchName !== '') prd.branchName = input.branchName;
+  if (input.branchName !== undefined && input.branchName !== null && input.branchName !== '')
+    prd.branchName = input.branchName;
   if (paragraph !== '') prd.description = paragraph;
   return prd;
 }
@@ -79,7 +80,13 @@ export function withAddedStories(prd: Prd, stories: readonly ChecklistStory[]): 
     ...prd,
     userStories: [
       ...prd.userStories,
-      ...added.map((story, index) => ({ id: story.id, title: story.title, priority: last + index + 1, passes: story.checked, acceptanceCriteria: [...story.acceptanceCriteria] })),
+      ...added.map((story, index) => ({
+        id: story.id,
+        title: story.title,
+        priority: last + index + 1,
+        passes: story.checked,
+        acceptanceCriteria: [...story.acceptanceCriteria],
+      })),
     ],
   };
 }
@@ -129,7 +136,12 @@ export function firstParagraph(markdown: string, limit = DESCRIPTION_LIMIT): str
         continue;
       }
       if (inFence) continue;
-      if (/^ {0,3}#{1,6}(\s|$)/.test(line) || /^ {0,3}[-*+][ \t]+\[[ xX]\]/.test(line) || /^ {0,3}(-{3,}|\*{3,}|_{3,})\s*$/.test(line)) continue;
+      if (
+        /^ {0,3}#{1,6}(\s|$)/.test(line) ||
+        /^ {0,3}[-*+][ \t]+\[[ xX]\]/.test(line) ||
+        /^ {0,3}(-{3,}|\*{3,}|_{3,})\s*$/.test(line)
+      )
+        continue;
       prose.push(line.trim());
     }
     if (prose.length > 0) return truncate(prose.join(' ').replace(/\s+/g, ' '), limit);

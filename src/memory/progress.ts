@@ -23,7 +23,10 @@ export interface ProgressSectionInput {
 
 /** `## <date> - <story or iteration N>`, the bullets, and the closing `---`. */
 export function progressSection(input: ProgressSectionInput): string {
-  const label = input.storyId !== undefined && input.storyId !== null && input.storyId !== '' ? input.storyId : `iteration ${input.iteration}`;
+  const label =
+    input.storyId !== undefined && input.storyId !== null && input.storyId !== ''
+      ? input.storyId
+      : `iteration ${input.iteration}`;
   const body = input.lines.map((line) => (/^(\s|-)/.test(line) ? line : `- ${line}`));
   return [`## ${progressDate(input.atMs)} - ${label}`, ...body, '---', ''].join('\n');
 }

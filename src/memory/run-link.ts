@@ -34,7 +34,11 @@ export function runName(meta: Pick<SessionMeta, 'taskId' | 'sessionId' | 'create
  * Pointed before the folder moves: a crash in between leaves the link waiting for the move that
  * the next run of the id makes again, never pointing at another run's memory.
  */
-export async function pointRunLink(sessionsRoot: string, meta: Pick<SessionMeta, 'taskId' | 'sessionId' | 'createdAt'>, target: string): Promise<string> {
+export async function pointRunLink(
+  sessionsRoot: string,
+  meta: Pick<SessionMeta, 'taskId' | 'sessionId' | 'createdAt'>,
+  target: string,
+): Promise<string> {
   const root = runsRootBeside(sessionsRoot);
   await mkdir(root, { recursive: true });
   const link = join(root, runName(meta));
@@ -56,7 +60,11 @@ export async function pointRunLink(sessionsRoot: string, meta: Pick<SessionMeta,
  * The link of the run whose session id is `sessionId` and the folder it leads to (absolute), or
  * null when it has none (a run from before links were kept, or memory that was never on disk).
  */
-export async function findRunLink(sessionsRoot: string, taskId: string, sessionId: string): Promise<{ link: string; dir: string } | null> {
+export async function findRunLink(
+  sessionsRoot: string,
+  taskId: string,
+  sessionId: string,
+): Promise<{ link: string; dir: string } | null> {
   const root = runsRootBeside(sessionsRoot);
   let names: string[];
   try {

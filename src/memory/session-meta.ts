@@ -36,18 +36,20 @@ export function readMemoryText(path: string): string | null {
   } catch (error) {
     const code = systemErrorCode(error);
     if (code === 'ENOENT') return null;
-    throw new WiggumError('E_MEMORY_UNAVAILABLE', `could not read ${path} (${code ?? 'error'}): check the folder's permissions`, {
-      cause: error,
-      details: { path, errno: code },
-    });
+    throw new WiggumError(
+      'E_MEMORY_UNAVAILABLE',
+      `could not read ${path} (${code ?? 'error'}): check the folder's permissions`,
+      {
+        cause: error,
+        details: { path, errno: code },
+      },
+    );
   }
 }
 
 /** A memory file that must exist (session.json, prd.json) but does not. */
 export function missingFile(path: string, what: string): WiggumError {
-  return new WiggumError(
-    'E_MEMORY_CORRUPT',
-    `${path}: missing (${what}); restore it, or ${startAfresh(path)}`,
-    { details: { path } },
-  );
+  return new WiggumError('E_MEMORY_CORRUPT', `${path}: missing (${what}); restore it, or ${startAfresh(path)}`, {
+    details: { path },
+  });
 }

@@ -65,7 +65,12 @@ const UNAVAILABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'EN
  */
 export async function openSession(options: OpenSessionOptions): Promise<OpenedSession> {
   if (options.backend === 'memory') {
-    return freshInMemory(options, 'the memory backend is set to "memory"', 'set the memory backend to "disk" to make session memory durable', null);
+    return freshInMemory(
+      options,
+      'the memory backend is set to "memory"',
+      'set the memory backend to "disk" to make session memory durable',
+      null,
+    );
   }
   const paths = sessionPaths(options.sessionsRoot, options.taskId);
   try {
@@ -79,7 +84,12 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
   if (existing.exists && options.sessionId !== undefined) {
     if (existing.problem !== null) throw existing.problem;
     const meta = existing.meta;
-    if (meta !== null && meta.sessionId === options.sessionId && meta.taskId === options.taskId && meta.branchName === options.branchName) {
+    if (
+      meta !== null &&
+      meta.sessionId === options.sessionId &&
+      meta.taskId === options.taskId &&
+      meta.branchName === options.branchName
+    ) {
       // A session from before runs had links gets one now; the link is best effort.
       const runDir = await pointRunLink(options.sessionsRoot, meta, paths.dir).catch(() => null);
       return { ...(await resume(paths, options.sessionId, options)), runDir };
@@ -91,7 +101,12 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     try {
       archivedTo = await archiveSession(options);
     } catch (error) {
-      return fallbackOr(error, options, `the old session folder ${paths.dir} cannot be moved to ${options.archiveRoot}`, null);
+      return fallbackOr(
+        error,
+        options,
+        `the old session folder ${paths.dir} cannot be moved to ${options.archiveRoot}`,
+        null,
+      );
     }
   }
   const prd = checkSchema(prdSchema, await options.initialPrd(), `${paths.prd} (initial)`);
@@ -101,7 +116,14 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
   } catch (error) {
     return fallbackOr(error, options, `${paths.dir} cannot be written`, archivedTo, prd);
   }
-  return { store: new DiskMemoryStore(paths, options.clock), sessionId: options.newSessionId, created: true, archivedTo, runDir, warning: null };
+  return {
+    store: new DiskMemoryStore(paths, options.clock),
+    sessionId: options.newSessionId,
+    created: true,
+    archivedTo,
+    runDir,
+    warning: null,
+  };
 }
 
 /**
@@ -131,7 +153,12 @@ async function inspect(paths: SessionPaths): Promise<Existing> {
   }
   try {
     const text = readMemoryText(paths.sessionFile);
-    if (text === null) return { exists: true, meta: null, problem: missingFile(paths.sessionFile, 'it says which session the folder belongs to') };
+    if (text === null)
+      return {
+        exists: true,
+        meta: null,
+        problem: missingFile(paths.sessionFile, 'it says which session the folder belongs to'),
+      };
     return { exists: true, meta: parseSessionMeta(text, paths.sessionFile), problem: null };
   } catch (error) {
     if (isWiggumError(error)) return { exists: true, meta: null, problem: error };
@@ -155,7 +182,11 @@ async function resume(paths: SessionPaths, sessionId: string, options: OpenSessi
       { prd, progress: await disk.loadProgress(), context: await disk.loadContext(), history },
       options.clock,
     );
-    const warning = notDurable(options.taskId, `${paths.dir} can be read but not written (${reason})`, writableFix(paths.dir));
+    const warning = notDurable(
+      options.taskId,
+      `${paths.dir} can be read but not written (${reason})`,
+      writableFix(paths.dir),
+    );
     return { store, sessionId, created: false, archivedTo: null, runDir: null, warning };
   }
   return { store: disk, sessionId, created: false, archivedTo: null, runDir: null, warning: null };
@@ -165,7 +196,12 @@ async function resume(paths: SessionPaths, sessionId: string, options: OpenSessi
  * Builds the session in a hidden folder and renames it into place, so a crash never leaves half a
  * session. Returns the run's link (run-link.ts), or null when it could not be made.
  */
-async function createSession(paths: SessionPaths, options: OpenSessionOptions, prd: Prd, context: string): Promise<string | null> {
+async function createSession(
+  paths: SessionPaths,
+  options: OpenSessionOptions,
+  prd: Prd,
+  context: string,
+): Promise<string | null> {
   const temp = join(options.sessionsRoot, `.${options.taskId}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const now = options.clock.now();
   const meta: SessionMeta = {
@@ -215,16 +251,35 @@ async function probeWritable(dir: string): Promise<void> {
 }
 
 /** An in-memory session when `error` means the disk cannot be written; any other error is rethrown. */
-async function fallbackOr(error: unknown, options: OpenSessionOptions, what: string, archivedTo: string | null, prd?: Prd): Promise<OpenedSession> {
+async function fallbackOr(
+  error: unknown,
+  options: OpenSessionOptions,
+  what: string,
+  archivedTo: string | null,
+  prd?: Prd,
+): Promise<OpenedSession> {
   const code = unavailableCode(error);
   if (code === null) throw error;
   return freshInMemory(options, `${what} (${code})`, writableFix(options.sessionsRoot), archivedTo, prd);
 }
 
-async function freshInMemory(options: OpenSessionOptions, reason: string, fix: string, archivedTo: string | null, prd?: Prd): Promise<OpenedSession> {
+async function freshInMemory(
+  options: OpenSessionOptions,
+  reason: string,
+  fix: string,
+  archivedTo: string | null,
+  prd?: Prd,
+): Promise<OpenedSession> {
   const initial = prd ?? checkSchema(prdSchema, await options.initialPrd(), 'prd.json (initial)');
   const store = new InMemoryStore({ prd: initial, progress: progressHeader(options.clock.now()) }, options.clock);
-  return { store, sessionId: options.newSessionId, created: true, archivedTo, runDir: null, warning: notDurable(options.taskId, reason, fix) };
+  return {
+    store,
+    sessionId: options.newSessionId,
+    created: true,
+    archivedTo,
+    runDir: null,
+    warning: notDurable(options.taskId, reason, fix),
+  };
 }
 
 function notDurable(taskId: string, reason: string, fix: string): string {

@@ -18,7 +18,14 @@ export interface Spent {
   peakRssBytes: number;
 }
 
-export const NOTHING_SPENT: Spent = { inputTokens: 0, outputTokens: 0, costUsd: null, agentMs: 0, cpuMs: 0, peakRssBytes: 0 };
+export const NOTHING_SPENT: Spent = {
+  inputTokens: 0,
+  outputTokens: 0,
+  costUsd: null,
+  agentMs: 0,
+  cpuMs: 0,
+  peakRssBytes: 0,
+};
 
 /** `spent` with one more run of the agent added. */
 export function addRun(spent: Spent, record: Pick<IterationRecord, 'durationMs' | 'usage' | 'resources'>): Spent {
@@ -46,7 +53,11 @@ export function totalTokens(spent: Spent): number {
 export function describeSpent(spent: Spent): string {
   const parts: string[] = [];
   const tokens = totalTokens(spent);
-  parts.push(tokens === 0 ? 'no tokens reported' : `${tokens.toLocaleString('en-US')} tokens (${spent.inputTokens.toLocaleString('en-US')} in / ${spent.outputTokens.toLocaleString('en-US')} out)`);
+  parts.push(
+    tokens === 0
+      ? 'no tokens reported'
+      : `${tokens.toLocaleString('en-US')} tokens (${spent.inputTokens.toLocaleString('en-US')} in / ${spent.outputTokens.toLocaleString('en-US')} out)`,
+  );
   if (spent.costUsd !== null) parts.push(`$${spent.costUsd.toFixed(4)}`);
   parts.push(`agent time ${formatDuration(spent.agentMs)}`);
   if (spent.cpuMs > 0) parts.push(`CPU ${(spent.cpuMs / 1000).toFixed(1)} s`);

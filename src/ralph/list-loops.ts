@@ -24,12 +24,17 @@ export interface LoopListing {
  */
 export async function listLoops(layout: VaultLayout): Promise<LoopListing[]> {
   const loops: LoopListing[] = [];
-  for (const [folder, ended] of [[layout.approved, null], [layout.done, 'done'], [layout.rejected, 'rejected']] as const) {
+  for (const [folder, ended] of [
+    [layout.approved, null],
+    [layout.done, 'done'],
+    [layout.rejected, 'rejected'],
+  ] as const) {
     for (const name of names(folder)) {
       const view = await readTaskState(join(folder, name)).catch(() => null);
       if (view === null) continue;
       const change = name.slice(0, -'.md'.length);
-      const owner = ended === null ? await readLockOwner(join(layout.taskLocks, `${view.id}.lock`)).catch(() => null) : null;
+      const owner =
+        ended === null ? await readLockOwner(join(layout.taskLocks, `${view.id}.lock`)).catch(() => null) : null;
       const live = owner !== null && isLockOwnerAlive(owner);
       loops.push({
         change,

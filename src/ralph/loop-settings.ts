@@ -31,7 +31,8 @@ export interface Picked<T> {
  * then the configured default. Undefined when none is set.
  */
 export function pickSetting<T>(flag: T | undefined, recorded: T | undefined, configured?: T): Picked<T> | undefined {
-  if (flag !== undefined) return { value: flag, source: 'flag', replaced: recorded !== undefined && recorded !== flag ? recorded : null };
+  if (flag !== undefined)
+    return { value: flag, source: 'flag', replaced: recorded !== undefined && recorded !== flag ? recorded : null };
   if (recorded !== undefined) return { value: recorded, source: 'recorded', replaced: null };
   if (configured !== undefined) return { value: configured, source: 'default', replaced: null };
   return undefined;
@@ -61,18 +62,29 @@ export interface SettingsChoice {
  */
 export function chooseSettings(input: SettingsInput): SettingsChoice {
   const { flags, recorded, harnesses } = input;
-  const configured = input.configuredHarness === null || input.configuredHarness === undefined || input.configuredHarness.trim() === '' ? undefined : input.configuredHarness;
+  const configured =
+    input.configuredHarness === null || input.configuredHarness === undefined || input.configuredHarness.trim() === ''
+      ? undefined
+      : input.configuredHarness;
   const harness = pickSetting(flags.harness, recorded.harness, configured);
   if (harness === undefined) {
     throw new WiggumError(
       'E_USAGE',
       'this loop has no harness: none was given, none is recorded for it and the config sets no harness.default; pass --harness NAME' +
-        (harnesses.length === 0 ? ' (define one under harnesses: in .wiggum/config.yaml)' : ` (one of ${harnesses.join(', ')})`),
+        (harnesses.length === 0
+          ? ' (define one under harnesses: in .wiggum/config.yaml)'
+          : ` (one of ${harnesses.join(', ')})`),
     );
   }
   if (!harnesses.includes(harness.value)) {
-    const where = harness.source === 'recorded' ? `the loop's recorded harness "${harness.value}"` : `harness.default "${harness.value}"`;
-    throw new WiggumError('E_USAGE', `${where} is not defined in the config (the configured ones are ${harnesses.join(', ') || 'none'}); pass --harness NAME to run the loop with another`);
+    const where =
+      harness.source === 'recorded'
+        ? `the loop's recorded harness "${harness.value}"`
+        : `harness.default "${harness.value}"`;
+    throw new WiggumError(
+      'E_USAGE',
+      `${where} is not defined in the config (the configured ones are ${harnesses.join(', ') || 'none'}); pass --harness NAME to run the loop with another`,
+    );
   }
   const maxIterations = pickSetting(flags.maxIterations, recorded.maxIterations);
   const completionPromise = pickSetting(flags.completionPromise, recorded.completionPromise);
@@ -80,7 +92,8 @@ export function chooseSettings(input: SettingsInput): SettingsChoice {
 
   const switches: string[] = [];
   const said = <T>(label: string, picked: Picked<T> | undefined, show: (value: T) => string): void => {
-    if (picked !== undefined && picked.replaced !== null) switches.push(`${label}: ${show(picked.value)} instead of the recorded ${show(picked.replaced)}`);
+    if (picked !== undefined && picked.replaced !== null)
+      switches.push(`${label}: ${show(picked.value)} instead of the recorded ${show(picked.replaced)}`);
   };
   said('harness', harness, String);
   said('max iterations', maxIterations, String);
@@ -101,10 +114,12 @@ export function chooseSettings(input: SettingsInput): SettingsChoice {
 
 /** The recorded settings in one line, for `wiggum ralph --status`. */
 export function describeRecorded(recorded: LoopSettings): string {
-  if (recorded.harness === undefined) return 'recorded: no harness yet (the next run uses --harness NAME or harness.default)';
+  if (recorded.harness === undefined)
+    return 'recorded: no harness yet (the next run uses --harness NAME or harness.default)';
   const parts = [`harness ${recorded.harness}`];
   if (recorded.maxIterations !== undefined) parts.push(`max iterations ${recorded.maxIterations}`);
-  if (recorded.completionPromise !== undefined) parts.push(`completion promise ${JSON.stringify(recorded.completionPromise)}`);
+  if (recorded.completionPromise !== undefined)
+    parts.push(`completion promise ${JSON.stringify(recorded.completionPromise)}`);
   if (recorded.failFast !== undefined) parts.push(`fail fast ${recorded.failFast ? 'on' : 'off'}`);
   return `recorded: ${parts.join(', ')}`;
 }
@@ -113,8 +128,10 @@ export function describeRecorded(recorded: LoopSettings): string {
 export function unrecorded(chosen: LoopSettings, recorded: LoopSettings): LoopSettings {
   const changed: LoopSettings = {};
   if (chosen.harness !== undefined && chosen.harness !== recorded.harness) changed.harness = chosen.harness;
-  if (chosen.maxIterations !== undefined && chosen.maxIterations !== recorded.maxIterations) changed.maxIterations = chosen.maxIterations;
-  if (chosen.completionPromise !== undefined && chosen.completionPromise !== recorded.completionPromise) changed.completionPromise = chosen.completionPromise;
+  if (chosen.maxIterations !== undefined && chosen.maxIterations !== recorded.maxIterations)
+    changed.maxIterations = chosen.maxIterations;
+  if (chosen.completionPromise !== undefined && chosen.completionPromise !== recorded.completionPromise)
+    changed.completionPromise = chosen.completionPromise;
   if (chosen.failFast !== undefined && chosen.failFast !== recorded.failFast) changed.failFast = chosen.failFast;
   return changed;
 }

@@ -22,13 +22,19 @@ import { settingLines, withSettings } from './settings-file.js';
  */
 export function ralphLayout(root: string): VaultLayout {
   const ralph = join('.wiggum', 'ralph');
-  const layout = vaultLayout(root, { folders: { approved: ralph, done: join(ralph, 'done'), rejected: join(ralph, 'rejected') }, dashboard: null });
+  const layout = vaultLayout(root, {
+    folders: { approved: ralph, done: join(ralph, 'done'), rejected: join(ralph, 'rejected') },
+    dashboard: null,
+  });
   return { ...layout, stopFile: join(layout.state, 'STOP') };
 }
 
 export function checkChangeId(change: string): void {
   if (!TASK_ID_PATTERN.test(change)) {
-    throw new WiggumError('E_USAGE', `--change "${change}" is not a valid id: use letters, digits, ".", "_" and "-", starting with a letter or digit`);
+    throw new WiggumError(
+      'E_USAGE',
+      `--change "${change}" is not a valid id: use letters, digits, ".", "_" and "-", starting with a letter or digit`,
+    );
   }
 }
 
@@ -42,14 +48,19 @@ export async function readRalphTask(layout: VaultLayout, change: string): Promis
   if (!existsSync(file)) return null;
   const read = await readTaskFile(file);
   if (!read.result.ok) {
-    throw new WiggumError('E_USAGE', `the loop file ${file} does not parse: ${read.result.problems.map(formatProblem).join('; ')}; fix it and run again`);
+    throw new WiggumError(
+      'E_USAGE',
+      `the loop file ${file} does not parse: ${read.result.problems.map(formatProblem).join('; ')}; fix it and run again`,
+    );
   }
   return read.result.task;
 }
 
 /** Without a prompt there must be a loop to resume; this says why there is none. */
 export function noLoopToResume(layout: VaultLayout, change: string): WiggumError {
-  const finished = [join(layout.done, `${change}.md`), join(layout.rejected, `${change}.md`)].find((path) => existsSync(path));
+  const finished = [join(layout.done, `${change}.md`), join(layout.rejected, `${change}.md`)].find((path) =>
+    existsSync(path),
+  );
   return new WiggumError(
     'E_USAGE',
     finished === undefined
@@ -74,8 +85,16 @@ export async function ensureRalphTask(
   if (!existsSync(file)) {
     if (body === null) throw noLoopToResume(layout, change);
     await mkdir(layout.approved, { recursive: true });
-    const title = body.split('\n').find((line) => line.trim() !== '')?.replace(/^#+\s*/, '').trim().slice(0, 80) ?? change;
-    const settings = settingLines(record).map(([, line]) => `${line}\n`).join('');
+    const title =
+      body
+        .split('\n')
+        .find((line) => line.trim() !== '')
+        ?.replace(/^#+\s*/, '')
+        .trim()
+        .slice(0, 80) ?? change;
+    const settings = settingLines(record)
+      .map(([, line]) => `${line}\n`)
+      .join('');
     const text = `---\nid: ${change}\ntitle: ${JSON.stringify(title)}\nworkdir: .\n${settings}---\n${body}`;
     // Checked like any later write: a setting the task schema refuses is said before a file exists.
     await writeFileAtomic(file, withSettings(file, text, {}));

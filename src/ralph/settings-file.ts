@@ -14,13 +14,21 @@ import type { LoopSettings } from './loop-settings.js';
  * new loop for the same change starts from nothing recorded. `fail_fast` has no task key; only
  * ralph reads it back.
  */
-const KEYS = { harness: 'harness', maxIterations: 'max_iterations', completionPromise: 'completion_promise', failFast: 'fail_fast' } as const;
+const KEYS = {
+  harness: 'harness',
+  maxIterations: 'max_iterations',
+  completionPromise: 'completion_promise',
+  failFast: 'fail_fast',
+} as const;
 
 /** The settings recorded in a loop's task file. */
 export function recordedSettings(frontmatter: TaskFrontmatter, file: string): LoopSettings {
   const failFast: unknown = (frontmatter as Record<string, unknown>)[KEYS.failFast];
   if (failFast !== undefined && failFast !== null && typeof failFast !== 'boolean') {
-    throw new WiggumError('E_USAGE', `${file}: fail_fast must be true or false, not ${JSON.stringify(failFast)}; fix or delete that line and run again`);
+    throw new WiggumError(
+      'E_USAGE',
+      `${file}: fail_fast must be true or false, not ${JSON.stringify(failFast)}; fix or delete that line and run again`,
+    );
   }
   return {
     ...(frontmatter.harness === undefined ? {} : { harness: frontmatter.harness }),
@@ -34,9 +42,11 @@ export function recordedSettings(frontmatter: TaskFrontmatter, file: string): Lo
 export function settingLines(settings: LoopSettings): [key: string, line: string][] {
   const lines: [string, string][] = [];
   if (settings.harness !== undefined) lines.push([KEYS.harness, `${KEYS.harness}: ${settings.harness}`]);
-  if (settings.maxIterations !== undefined) lines.push([KEYS.maxIterations, `${KEYS.maxIterations}: ${settings.maxIterations}`]);
+  if (settings.maxIterations !== undefined)
+    lines.push([KEYS.maxIterations, `${KEYS.maxIterations}: ${settings.maxIterations}`]);
   // A JSON string is a valid YAML double-quoted scalar: any text the user typed stays text.
-  if (settings.completionPromise !== undefined) lines.push([KEYS.completionPromise, `${KEYS.completionPromise}: ${JSON.stringify(settings.completionPromise)}`]);
+  if (settings.completionPromise !== undefined)
+    lines.push([KEYS.completionPromise, `${KEYS.completionPromise}: ${JSON.stringify(settings.completionPromise)}`]);
   if (settings.failFast !== undefined) lines.push([KEYS.failFast, `${KEYS.failFast}: ${settings.failFast}`]);
   return lines;
 }
@@ -58,7 +68,12 @@ export function withSettings(file: string, text: string, settings: LoopSettings)
     const pair = pairs.find((item) => isScalar(item.key) && String(item.key.value) === key);
     const range = pair === undefined ? null : pairLines(yamlText, pair);
     if (range === null) added.push(`${line}${eol}`);
-    else edits.push({ start: layout.yamlStart + range.start, end: layout.yamlStart + range.end, text: `${range.indent}${line}${eol}` });
+    else
+      edits.push({
+        start: layout.yamlStart + range.start,
+        end: layout.yamlStart + range.end,
+        text: `${range.indent}${line}${eol}`,
+      });
   }
   if (added.length > 0) {
     if (layout.hasFrontmatter) edits.push({ start: layout.yamlEnd, end: layout.yamlEnd, text: added.join('') });
@@ -69,13 +84,19 @@ export function withSettings(file: string, text: string, settings: LoopSettings)
   for (const edit of edits) next = next.slice(0, edit.start) + edit.text + next.slice(edit.end);
   const parsed = parseTask(file, next);
   if (!parsed.ok) {
-    throw new WiggumError('E_USAGE', `cannot record the loop's settings in ${file}: ${parsed.problems.map(formatProblem).join('; ')}; nothing was changed`);
+    throw new WiggumError(
+      'E_USAGE',
+      `cannot record the loop's settings in ${file}: ${parsed.problems.map(formatProblem).join('; ')}; nothing was changed`,
+    );
   }
   return next;
 }
 
 /** The whole lines a top-level pair occupies (a block value included), and its indentation. */
-function pairLines(yamlText: string, pair: Pair<YamlNode, YamlNode | null>): { start: number; end: number; indent: string } | null {
+function pairLines(
+  yamlText: string,
+  pair: Pair<YamlNode, YamlNode | null>,
+): { start: number; end: number; indent: string } | null {
   const keyRange = pair.key.range;
   if (keyRange === undefined || keyRange === null) return null;
   const start = yamlText.lastIndexOf('\n', keyRange[0] - 1) + 1;
@@ -84,6 +105,11 @@ function pairLines(yamlText: string, pair: Pair<YamlNode, YamlNode | null>): { s
   if (!/^[ \t]*$/.test(indent)) return null;
   const valueRange = pair.value?.range;
   const last = valueRange ? Math.max(valueRange[1], valueRange[2]) : keyRange[2];
-  const end = last > 0 && yamlText[last - 1] === '\n' ? last : yamlText.indexOf('\n', last) === -1 ? yamlText.length : yamlText.indexOf('\n', last) + 1;
+  const end =
+    last > 0 && yamlText[last - 1] === '\n'
+      ? last
+      : yamlText.indexOf('\n', last) === -1
+        ? yamlText.length
+        : yamlText.indexOf('\n', last) + 1;
   return { start, end, indent };
 }

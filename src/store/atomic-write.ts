@@ -19,7 +19,11 @@ export interface AtomicWriteOptions {
  * or the new contents, never a mix: a temp file in the same folder, fsync, rename, fsync of the folder.
  * A symlink at `path` is refused rather than followed or replaced.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const mode = modeFor(path, options.mode);
   const temp = tempPathFor(path);
   try {
@@ -117,22 +121,31 @@ function modeFor(path: string, requested: number | undefined): number {
 }
 
 function symlinkRefused(path: string): WiggumError {
-  return new WiggumError('E_SYMLINK_REFUSED', `${path} is a symbolic link: wiggum does not write through links; replace it with a regular file`, {
-    details: { path },
-  });
+  return new WiggumError(
+    'E_SYMLINK_REFUSED',
+    `${path} is a symbolic link: wiggum does not write through links; replace it with a regular file`,
+    {
+      details: { path },
+    },
+  );
 }
 
 /** A failed write as a WiggumError (E_WRITE) that says what to do: free space, fix permissions, … */
 export function writeError(path: string, error: unknown): Error {
   if (error instanceof WiggumError) return error;
   const code = systemErrorCode(error);
-  return new WiggumError('E_WRITE', `could not write ${path} (${code ?? 'error'}): ${writeFailureHint(code)}`, { cause: error, details: { path, errno: code } });
+  return new WiggumError('E_WRITE', `could not write ${path} (${code ?? 'error'}): ${writeFailureHint(code)}`, {
+    cause: error,
+    details: { path, errno: code },
+  });
 }
 
 /** What to do about a write that failed with `code`. */
 export function writeFailureHint(code: string | undefined): string {
-  if (code === 'ENOSPC' || code === 'EDQUOT') return 'the disk is full: free space and the task will resume from its last checkpoint';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied: give the wiggum user write access to this folder';
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    return 'the disk is full: free space and the task will resume from its last checkpoint';
+  if (code === 'EACCES' || code === 'EPERM')
+    return 'permission denied: give the wiggum user write access to this folder';
   if (code === 'EROFS') return 'the file system is read-only';
   return 'the previous version of the file is unchanged';
 }

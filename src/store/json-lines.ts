@@ -15,7 +15,9 @@ export async function appendJsonLine(path: string, value: unknown): Promise<void
   // thread-pool round trips of async calls cost more (npm run bench).
   const existing = lstatSync(path, { throwIfNoEntry: false });
   if (existing?.isSymbolicLink() === true) {
-    throw new WiggumError('E_SYMLINK_REFUSED', `${path} is a symbolic link: wiggum does not write through links`, { details: { path } });
+    throw new WiggumError('E_SYMLINK_REFUSED', `${path} is a symbolic link: wiggum does not write through links`, {
+      details: { path },
+    });
   }
   try {
     const fd = openSync(path, 'a+', 0o644);
@@ -60,10 +62,14 @@ export async function readJsonLines(path: string): Promise<unknown[]> {
     try {
       values.push(JSON.parse(line));
     } catch (cause) {
-      throw new WiggumError('E_MEMORY_CORRUPT', `${path}:${index + 1}: the line is not valid JSON (${(cause as Error).message}); fix or remove that line`, {
-        cause,
-        details: { path, line: index + 1 },
-      });
+      throw new WiggumError(
+        'E_MEMORY_CORRUPT',
+        `${path}:${index + 1}: the line is not valid JSON (${(cause as Error).message}); fix or remove that line`,
+        {
+          cause,
+          details: { path, line: index + 1 },
+        },
+      );
     }
   }
   return values;

@@ -17,7 +17,11 @@ export interface WorkdirPlaces {
  * there (a task can only name them), its workdir must exist inside the allowed folders, and its
  * prd: file must exist.
  */
-export async function checkTaskAgainstConfig(task: Task, config: WiggumConfig, places: WorkdirPlaces): Promise<Problem[]> {
+export async function checkTaskAgainstConfig(
+  task: Task,
+  config: WiggumConfig,
+  places: WorkdirPlaces,
+): Promise<Problem[]> {
   const problems: Problem[] = [];
   const at = (key: string): { line: number; col: number } => task.keyPositions[key] ?? { line: 1, col: 1 };
   const { harness, verify, workdir } = task.frontmatter;
@@ -42,7 +46,11 @@ export async function checkTaskAgainstConfig(task: Task, config: WiggumConfig, p
   }
   let resolved: string | null = null;
   try {
-    resolved = await resolveWorkdir(task.id, workdir, { vaultRoot: places.root, allowedRoots: config.allowedWorkdirs, workspaces: places.workspaces });
+    resolved = await resolveWorkdir(task.id, workdir, {
+      vaultRoot: places.root,
+      allowedRoots: config.allowedWorkdirs,
+      workspaces: places.workspaces,
+    });
   } catch (error) {
     if (!isWiggumError(error, 'E_WORKDIR')) throw error;
     problems.push({ file: task.file, ...at('workdir'), key: 'workdir', message: `workdir: ${error.message}` });

@@ -7,7 +7,11 @@ export type HarnessChoice = { name: string; from: 'flag' | 'task' | 'default' } 
  * The harness a task runs with: a command-line flag, else the task's `harness:`, else the config's
  * `harness.default`; null when none names one. There is no implicit agent: such a task waits.
  */
-export function chooseHarness(flag: string | undefined, task: string | undefined, defaultName: string | null): HarnessChoice {
+export function chooseHarness(
+  flag: string | undefined,
+  task: string | undefined,
+  defaultName: string | null,
+): HarnessChoice {
   if (flag !== undefined && flag !== '') return { name: flag, from: 'flag' };
   if (task !== undefined && task !== '') return { name: task, from: 'task' };
   if (defaultName !== null) return { name: defaultName, from: 'default' };

@@ -48,9 +48,7 @@ export function legacyIdFromFileName(file: string): string {
 }
 
 function stemOf(file: string): string {
-  return basename(file)
-    .replace(/\.md$/i, '')
-    .normalize('NFC');
+  return basename(file).replace(/\.md$/i, '').normalize('NFC');
 }
 
 /** The same rule as before transliteration, so that an ASCII name keeps the id it always had. */

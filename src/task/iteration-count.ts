@@ -14,7 +14,11 @@ export interface IterationCount {
 }
 
 /** The count of a task whose checkpoint says `iteration` (absent: none finished). */
-export function iterationCount(iteration: number | undefined, max: number | undefined, running: boolean): IterationCount {
+export function iterationCount(
+  iteration: number | undefined,
+  max: number | undefined,
+  running: boolean,
+): IterationCount {
   const done = iteration ?? 0;
   return { done, max: max ?? null, running: running ? done + 1 : null };
 }

@@ -21,9 +21,13 @@ export function decodeTaskBytes(bytes: Uint8Array): string {
   if (bytes.byteLength > TASK_LIMITS.maxBytes) throw tooLarge(bytes.byteLength);
   const nul = bytes.indexOf(0);
   if (nul !== -1) {
-    throw new WiggumError('E_TASK_ENCODING', `the file is binary (a NUL byte at offset ${nul}): a task must be UTF-8 Markdown text`, {
-      details: { offset: nul },
-    });
+    throw new WiggumError(
+      'E_TASK_ENCODING',
+      `the file is binary (a NUL byte at offset ${nul}): a task must be UTF-8 Markdown text`,
+      {
+        details: { offset: nul },
+      },
+    );
   }
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);

@@ -127,7 +127,8 @@ function parseTaskText(file: string, text: string, ownedKeysReplaceable: boolean
       }));
       // After duplicate keys the rest is still readable: report its problems in the same pass.
       const rest = parsed.data === undefined ? null : taskFrontmatterSchema.safeParse(parsed.data);
-      if (rest && !rest.success) problems.push(...rest.error.issues.map((issue) => schemaProblem(file, parsed.doc ?? null, issue, at)));
+      if (rest && !rest.success)
+        problems.push(...rest.error.issues.map((issue) => schemaProblem(file, parsed.doc ?? null, issue, at)));
       return { ok: false, problems };
     }
     data = parsed.value.data;
@@ -139,16 +140,28 @@ function parseTaskText(file: string, text: string, ownedKeysReplaceable: boolean
     } else if (isMap(doc.contents) && doc.contents.flow) {
       return {
         ok: false,
-        problems: [{ file, ...at(doc.contents.range?.[0] ?? 0), message: 'write the frontmatter as key: value lines; a {…} mapping leaves no room for the checkpoint' }],
+        problems: [
+          {
+            file,
+            ...at(doc.contents.range?.[0] ?? 0),
+            message: 'write the frontmatter as key: value lines; a {…} mapping leaves no room for the checkpoint',
+          },
+        ],
       };
     }
   }
 
   let checked = taskFrontmatterSchema.safeParse(data);
   let unreadOwnedKeys: Problem[] | undefined;
-  if (!checked.success && ownedKeysReplaceable && checked.error.issues.every((issue) => OWNED_KEYS.has(String(issue.path[0])))) {
+  if (
+    !checked.success &&
+    ownedKeysReplaceable &&
+    checked.error.issues.every((issue) => OWNED_KEYS.has(String(issue.path[0])))
+  ) {
     unreadOwnedKeys = checked.error.issues.map((issue) => schemaProblem(file, doc, issue, at));
-    checked = taskFrontmatterSchema.safeParse(Object.fromEntries(Object.entries(data).filter(([name]) => !OWNED_KEYS.has(name))));
+    checked = taskFrontmatterSchema.safeParse(
+      Object.fromEntries(Object.entries(data).filter(([name]) => !OWNED_KEYS.has(name))),
+    );
   }
   if (!checked.success) {
     return { ok: false, problems: checked.error.issues.map((issue) => schemaProblem(file, doc, issue, at)) };
@@ -191,7 +204,6 @@ function parseTaskText(file: string, text: string, ownedKeysReplaceable: boolean
     },
   };
 }
-
 
 function ownedRange(yamlText: string, base: number, pair: Pair<YamlNode, YamlNode | null>): OwnedKeyRange {
   const key = pair.key;

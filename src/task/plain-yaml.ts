@@ -43,7 +43,8 @@ export function readPlainYaml(lines: readonly string[]): Record<string, unknown>
     const match = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$/.exec(line.slice(indent));
     if (match === null) return undefined;
     const key = match[1] as string;
-    if (Object.hasOwn(top.map, key) || key === '__proto__' || key === 'constructor' || key === 'prototype') return undefined;
+    if (Object.hasOwn(top.map, key) || key === '__proto__' || key === 'constructor' || key === 'prototype')
+      return undefined;
     const text = match[2]?.trim() ?? '';
     if (text === '') {
       pendingKey = { parent: top.map, key, indent };
@@ -150,7 +151,10 @@ function readScalar(text: string): Read {
   if (TIMESTAMP.test(text)) return { value: text };
   // Words YAML could read as anything but a string (True, NULL, .inf, 0x1F, 1e3, 1.5) fall back.
   if (/^[-+.]?[0-9]/.test(text) || text.startsWith('.')) {
-    const numeric = /^[0-9._-]+$/.test(text) || /^[-+.]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?$/.test(text) || /^0(?:x[0-9a-fA-F_]+|o[0-7_]+|b[01_]+)$/.test(text);
+    const numeric =
+      /^[0-9._-]+$/.test(text) ||
+      /^[-+.]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?$/.test(text) ||
+      /^0(?:x[0-9a-fA-F_]+|o[0-7_]+|b[01_]+)$/.test(text);
     return ID_LIKE.test(text) && !numeric ? { value: text } : undefined;
   }
   return PLAIN_WORD.test(text) ? { value: text } : undefined;

@@ -28,8 +28,16 @@ export async function prdFileProblem(task: Task, workdir: string | null): Promis
     const code = systemErrorCode(error);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') return `prd: ${file} cannot be read (${code ?? String(error)})`;
     const inWorkdir = workdir === null ? null : resolvePath(written, workdir);
-    const found = inWorkdir !== null && inWorkdir !== file && (await stat(inWorkdir).then((s) => s.isFile(), () => false));
-    const hint = found ? `; it exists relative to the workdir, at ${inWorkdir}: write that path in prd:` : ': fix the path (a relative prd: is read from the task file\'s folder)';
+    const found =
+      inWorkdir !== null &&
+      inWorkdir !== file &&
+      (await stat(inWorkdir).then(
+        (s) => s.isFile(),
+        () => false,
+      ));
+    const hint = found
+      ? `; it exists relative to the workdir, at ${inWorkdir}: write that path in prd:`
+      : ": fix the path (a relative prd: is read from the task file's folder)";
     return `prd: ${written} does not exist (looked for ${file})${hint}`;
   }
 }

@@ -78,19 +78,30 @@ export function readTaskTextSync(path: string): TaskText {
 function notFoundOr(error: unknown, path: string): unknown {
   const code = systemErrorCode(error);
   if (code === 'EACCES' || code === 'EPERM') {
-    return new WiggumError('E_TASK_UNREADABLE', `${path} cannot be read (${code}): give the wiggum user read access to it; it is left where it is and tried again`, {
-      cause: error,
-      details: { path, errno: code },
-    });
+    return new WiggumError(
+      'E_TASK_UNREADABLE',
+      `${path} cannot be read (${code}): give the wiggum user read access to it; it is left where it is and tried again`,
+      {
+        cause: error,
+        details: { path, errno: code },
+      },
+    );
   }
   if (code !== 'ENOENT') return error;
-  return new WiggumError('E_TASK_NOT_FOUND', `${path} does not exist (was it moved or deleted?)`, { cause: error, details: { path } });
+  return new WiggumError('E_TASK_NOT_FOUND', `${path} does not exist (was it moved or deleted?)`, {
+    cause: error,
+    details: { path },
+  });
 }
 
 /** The checks on what was read: a regular file, within the size limit, UTF-8 text. */
 function checked(path: string, stat: Stats, bytes: Buffer | null): TaskText {
   const identity: FileIdentity = { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
-  const refuse = (message: string): TaskText => ({ text: null, problems: [fileProblem(path, message)], stat: identity });
+  const refuse = (message: string): TaskText => ({
+    text: null,
+    problems: [fileProblem(path, message)],
+    stat: identity,
+  });
   if (!stat.isFile()) return refuse('not a regular file');
   const size = Math.max(stat.size, bytes?.length ?? 0);
   if (bytes === null || size > TASK_LIMITS.maxBytes) return refuse(tooLarge(size).message);

@@ -26,4 +26,3 @@ export function readTaskFileSync(path: string, options: ParseOptions = {}): Read
   const { text, problems, stat } = readTaskTextSync(path);
   return { result: text === null ? { ok: false, problems } : parseTask(path, text, options), text, stat };
 }
-

@@ -9,7 +9,11 @@ import { NO_HARNESS_TEXT, chooseHarness } from './harness-choice.js';
 export type WaitReason = 'empty' | 'no-harness';
 
 /** Whether a read file may run, or why it waits. A file that does not parse is for the caller to judge. */
-export function waitReasonOf(text: string | null, result: ParseResult, defaultHarness: string | null): WaitReason | null {
+export function waitReasonOf(
+  text: string | null,
+  result: ParseResult,
+  defaultHarness: string | null,
+): WaitReason | null {
   if (text !== null && text.trim() === '') return 'empty';
   if (!result.ok) return null;
   return chooseHarness(undefined, result.task.frontmatter.harness, defaultHarness) === null ? 'no-harness' : null;

@@ -47,7 +47,8 @@ export function withOwnedKeys(task: Task, keys: OwnedKeys): string {
   if (keys.state !== undefined) {
     const range = task.owned.state;
     const line = `${indent}state: ${keys.state}${eol}`;
-    if (range?.value && !range.value.block) edits.push({ start: range.value.start, end: range.value.end, text: keys.state });
+    if (range?.value && !range.value.block)
+      edits.push({ start: range.value.start, end: range.value.end, text: keys.state });
     else if (range) edits.push({ start: range.start, end: range.end, text: line });
     else appended.push(line);
   }
@@ -59,7 +60,8 @@ export function withOwnedKeys(task: Task, keys: OwnedKeys): string {
     const range = task.owned.persistence_loop;
     const block = renderBlock(keys.persistence_loop, task.keyIndent + 2, eol);
     if (range?.value?.block) edits.push({ start: range.value.start, end: range.value.end, text: block });
-    else if (range) edits.push({ start: range.start, end: range.end, text: `${indent}persistence_loop:${eol}${block}` });
+    else if (range)
+      edits.push({ start: range.start, end: range.end, text: `${indent}persistence_loop:${eol}${block}` });
     else appended.push(`${indent}persistence_loop:${eol}${block}`);
   }
 

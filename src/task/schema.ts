@@ -8,15 +8,21 @@ import { LOOP_STATUSES, TASK_ID_PATTERN, TASK_STATES } from './vocabulary.js';
  * the frontmatter: YAML 1.1 libraries (PyYAML: `2026-01-27 10:05:00.123000+00:00`) and Obsidian's
  * date-time property (`2026-01-27T10:05`, no seconds, no zone).
  */
-const isoTimestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}(?:[Tt]|[ \t]+)\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[ \t]*(?:Z|z|[+-]\d{2}(?::?\d{2})?))?$/, {
-  message: 'expected an ISO-8601 timestamp such as 2026-01-27T10:05:00Z',
-});
+const isoTimestamp = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(?:[Tt]|[ \t]+)\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[ \t]*(?:Z|z|[+-]\d{2}(?::?\d{2})?))?$/, {
+    message: 'expected an ISO-8601 timestamp such as 2026-01-27T10:05:00Z',
+  });
 
 /** A count another program may have written back quoted (`"2"`): read as the number it is. */
-const count = z.preprocess((value) => (typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : value), z.int().min(0));
+const count = z.preprocess(
+  (value) => (typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : value),
+  z.int().min(0),
+);
 
 /** A key another program wrote back with an empty value (`completed_steps:`, `ended:`): read as absent. */
-const orEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema);
+const orEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === null ? undefined : value), schema);
 
 /** Other tools write completed steps as `- step_1: read_input`; wiggum writes plain ids. Both are read. */
 const completedStep = z.union([
@@ -69,7 +75,9 @@ export const taskFrontmatterSchema = z
     title: z.string().optional(),
     harness: z
       .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { message: 'harness must be the NAME of a harness from the config, not a command line' })
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, {
+        message: 'harness must be the NAME of a harness from the config, not a command line',
+      })
       .optional(),
     workdir: z.string().min(1).optional(),
     max_iterations: z.int().min(1).max(10_000).optional(),
@@ -80,12 +88,19 @@ export const taskFrontmatterSchema = z
       .string()
       .min(1)
       .max(200)
-      .regex(/^[^<>]+$/, { message: 'completion_promise is the TEXT inside <promise>…</promise>, without angle brackets' })
+      .regex(/^[^<>]+$/, {
+        message: 'completion_promise is the TEXT inside <promise>…</promise>, without angle brackets',
+      })
       .optional(),
-    verify: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { message: 'verify must be the NAME of a check from the config' }).optional(),
+    verify: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { message: 'verify must be the NAME of a check from the config' })
+      .optional(),
     branch: z
       .string()
-      .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/, { message: 'branch must be a valid git branch name such as ralph/dark-mode' })
+      .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/, {
+        message: 'branch must be a valid git branch name such as ralph/dark-mode',
+      })
       .optional(),
     prd: z.string().min(1).optional(),
     priority: z

@@ -31,7 +31,6 @@ export interface TaskStateView {
 const WANTED = new Set(['id', 'state', 'persistence_loop']);
 const TOP_LEVEL_KEY = /^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]|$)/;
 
-
 /**
  * A task's id and checkpoint (state inspection; `wiggum status` reads every task in Approved/)
  * without parsing its whole frontmatter: only the `id`, `state` and `persistence_loop` pairs are
@@ -122,16 +121,29 @@ function checkedState(file: string, data: Record<string, unknown>): TaskStateVie
     summary = summaryOf(loop) ?? undefined;
     if (summary === undefined) return undefined;
   }
-  return { file, id: typeof id === 'string' ? id : idFromFileName(basename(file)), state: (state ?? undefined) as TaskState | undefined, loop: summary };
+  return {
+    file,
+    id: typeof id === 'string' ? id : idFromFileName(basename(file)),
+    state: (state ?? undefined) as TaskState | undefined,
+    loop: summary,
+  };
 }
 
 function summaryOf(loop: Partial<PersistenceLoop>): LoopSummary | undefined {
   const { status, iteration, max_iterations: max, updated } = loop;
   const step: unknown = loop.checkpoint?.current_step;
   if (!(LOOP_STATUSES as readonly unknown[]).includes(status)) return undefined;
-  if (!Number.isInteger(iteration) || (iteration as number) < 0 || !Number.isInteger(max) || (max as number) < 1) return undefined;
+  if (!Number.isInteger(iteration) || (iteration as number) < 0 || !Number.isInteger(max) || (max as number) < 1)
+    return undefined;
   if (step !== undefined && step !== null && typeof step !== 'string') return undefined;
   if (updated !== undefined && typeof updated !== 'string') return undefined;
   const session = typeof loop.session === 'string' ? loop.session : undefined;
-  return { status: status as LoopStatus, iteration: iteration as number, max_iterations: max as number, current_step: (step) ?? null, updated, session };
+  return {
+    status: status as LoopStatus,
+    iteration: iteration as number,
+    max_iterations: max as number,
+    current_step: step ?? null,
+    updated,
+    session,
+  };
 }

@@ -54,7 +54,14 @@ export function parseChecklist(body: string): ChecklistStory[] {
         title = text;
       }
       usedIds.add(id);
-      current = { id, title, priority: stories.length + 1, checked: item[1] !== ' ', acceptanceCriteria: [], line: index + 1 };
+      current = {
+        id,
+        title,
+        priority: stories.length + 1,
+        checked: item[1] !== ' ',
+        acceptanceCriteria: [],
+        line: index + 1,
+      };
       stories.push(current);
       continue;
     }

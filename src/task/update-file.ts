@@ -45,7 +45,10 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
       read = readTaskFileSync(file, { ownedKeysReplaceable: true });
     } catch (error) {
       if (isWiggumError(error, 'E_TASK_NOT_FOUND')) {
-        throw new WiggumError('E_TASK_GONE', `${file} was moved or deleted while its loop was running`, { cause: error, details: { file } });
+        throw new WiggumError('E_TASK_GONE', `${file} was moved or deleted while its loop was running`, {
+          cause: error,
+          details: { file },
+        });
       }
       throw error;
     }
@@ -69,17 +72,25 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
     if (write.section !== undefined) next = appendSection(next, write.section, current.layout.eol);
     const reparsed = parseTask(file, next);
     if (!reparsed.ok) {
-      throw new WiggumError('E_INTERNAL', `the checkpoint for ${file} would not parse back (${reparsed.problems.map(formatProblem).join('; ')}); nothing was written`, {
-        details: { file },
-      });
+      throw new WiggumError(
+        'E_INTERNAL',
+        `the checkpoint for ${file} would not parse back (${reparsed.problems.map(formatProblem).join('; ')}); nothing was written`,
+        {
+          details: { file },
+        },
+      );
     }
     if (!unchangedSince(file, read.stat)) continue;
     await writeFileAtomic(file, next);
     return { task: reparsed.task, merged: read.text !== lastText, replacedUnreadKeys: current.unreadOwnedKeys ?? [] };
   }
-  throw new WiggumError('E_CHECKPOINT_CONFLICT', `${file} kept changing while wiggum tried to write its checkpoint; it will try again`, {
-    details: { file },
-  });
+  throw new WiggumError(
+    'E_CHECKPOINT_CONFLICT',
+    `${file} kept changing while wiggum tried to write its checkpoint; it will try again`,
+    {
+      details: { file },
+    },
+  );
 }
 
 function unchangedSince(file: string, identity: FileIdentity): boolean {

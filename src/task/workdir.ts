@@ -16,7 +16,11 @@ export interface WorkdirRules {
  * resolved, and inside the vault or an allowed root. A task without `workdir` gets its own folder
  * under `.wiggum/workspaces/`, so tasks never share one by accident. Throws E_WORKDIR.
  */
-export async function resolveWorkdir(taskId: string, workdir: string | undefined, rules: WorkdirRules): Promise<string> {
+export async function resolveWorkdir(
+  taskId: string,
+  workdir: string | undefined,
+  rules: WorkdirRules,
+): Promise<string> {
   if (workdir === undefined) return join(rules.workspaces, taskId);
   const wanted = resolvePath(workdir, rules.vaultRoot);
   let real: string;
@@ -26,11 +30,15 @@ export async function resolveWorkdir(taskId: string, workdir: string | undefined
     const code = systemErrorCode(error);
     throw new WiggumError(
       'E_WORKDIR',
-      code === 'ENOENT' ? `workdir ${wanted} does not exist: create it or fix the task's workdir` : `workdir ${wanted} cannot be used (${code ?? String(error)})`,
+      code === 'ENOENT'
+        ? `workdir ${wanted} does not exist: create it or fix the task's workdir`
+        : `workdir ${wanted} cannot be used (${code ?? String(error)})`,
       { cause: error, details: { workdir: wanted } },
     );
   }
-  const roots = await Promise.all([rules.vaultRoot, ...rules.allowedRoots].map(async (root) => realpath(root).catch(() => resolve(root))));
+  const roots = await Promise.all(
+    [rules.vaultRoot, ...rules.allowedRoots].map(async (root) => realpath(root).catch(() => resolve(root))),
+  );
   if (!roots.some((root) => isInside(real, root))) {
     throw new WiggumError(
       'E_WORKDIR',

@@ -10,7 +10,9 @@ export function localTime(ms: number, nowMs: number): string {
   const day = `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}`;
   const now = new Date(nowMs);
   const today = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}`;
-  return day === today ? `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}` : `${day} ${two(date.getHours())}:${two(date.getMinutes())}`;
+  return day === today
+    ? `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`
+    : `${day} ${two(date.getHours())}:${two(date.getMinutes())}`;
 }
 
 /** Date, time and the UTC offset: the page's header, which says what the bare times below mean. */

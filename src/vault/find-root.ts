@@ -7,7 +7,10 @@ import { WiggumError, systemErrorCode } from '../errors.js';
  * `.wiggum/` folder, else the parent of the folder it sits in when that is named like a vault
  * folder (Approved, Done, Rejected), else the file's own folder.
  */
-export async function findVaultRoot(file: string, folderNames: readonly string[] = ['Approved', 'Done', 'Rejected']): Promise<string> {
+export async function findVaultRoot(
+  file: string,
+  folderNames: readonly string[] = ['Approved', 'Done', 'Rejected'],
+): Promise<string> {
   const folder = dirname(resolve(file));
   for (let dir = folder; ; dir = dirname(dir)) {
     if (await isDirectory(resolve(dir, '.wiggum'))) return dir;
@@ -24,7 +27,10 @@ export async function findVaultRoot(file: string, folderNames: readonly string[]
  * folder's config gives (its folders.approved), for vaults that rename it. Null when no vault holds
  * the file.
  */
-export async function findTaskVault(file: string, approvedOf: (root: string) => Promise<string>): Promise<string | null> {
+export async function findTaskVault(
+  file: string,
+  approvedOf: (root: string) => Promise<string>,
+): Promise<string | null> {
   for (let dir = dirname(resolve(file)); ; dir = dirname(dir)) {
     if (await isDirectory(join(dir, 'Approved'))) return dir;
     if (await isDirectory(join(dir, '.wiggum'))) {
@@ -70,7 +76,11 @@ export async function requireVault(root: string): Promise<void> {
 }
 
 function notAVault(what: string, where: string): WiggumError {
-  return new WiggumError('E_USAGE', `${what}: wiggum init DIR creates a vault, or pass --vault DIR of an existing one`, { details: { path: where } });
+  return new WiggumError(
+    'E_USAGE',
+    `${what}: wiggum init DIR creates a vault, or pass --vault DIR of an existing one`,
+    { details: { path: where } },
+  );
 }
 
 async function statKind(path: string): Promise<'folder' | 'other' | 'missing'> {
@@ -80,7 +90,11 @@ async function statKind(path: string): Promise<'folder' | 'other' | 'missing'> {
     const code = systemErrorCode(error);
     // ENOTDIR: a file stands where a folder of the path should be (`afile/vault`).
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
-    throw new WiggumError('E_USAGE', `cannot read ${path} (${code ?? String(error)}): check the path and its permissions`, { cause: error, details: { path } });
+    throw new WiggumError(
+      'E_USAGE',
+      `cannot read ${path} (${code ?? String(error)}): check the path and its permissions`,
+      { cause: error, details: { path } },
+    );
   }
 }
 

@@ -24,8 +24,15 @@ export type VaultFolder = 'approved' | 'done' | 'rejected';
  * current folder and from the vault root. The common cases, a path or `<id>.md`, read one file;
  * anything else reads every task file in the folders.
  */
-export async function resolveTask(ref: string, folders: readonly string[], where: { cwd?: string; root?: string } = {}): Promise<TaskMatch<FoundTask>> {
-  const refFiles = await filesOfRef(ref, folders, [where.cwd ?? process.cwd(), ...(where.root === undefined ? [] : [where.root])]);
+export async function resolveTask(
+  ref: string,
+  folders: readonly string[],
+  where: { cwd?: string; root?: string } = {},
+): Promise<TaskMatch<FoundTask>> {
+  const refFiles = await filesOfRef(ref, folders, [
+    where.cwd ?? process.cwd(),
+    ...(where.root === undefined ? [] : [where.root]),
+  ]);
   for (const file of refFiles) {
     const entry = await entryOf(dirname(file), basename(file));
     if (entry !== null) return { kind: 'found', entry, by: 'path' };
@@ -56,14 +63,23 @@ export async function findTaskIn(
   ref: string,
   layout: VaultLayout,
   allowed: readonly VaultFolder[],
-  elsewhere: (found: FoundTask, folder: VaultFolder) => string = (found, folder) => `${relative(layout.root, found.file)} is in ${folderName(layout, folder)}`,
+  elsewhere: (found: FoundTask, folder: VaultFolder) => string = (found, folder) =>
+    `${relative(layout.root, found.file)} is in ${folderName(layout, folder)}`,
 ): Promise<FoundTask> {
   const where = { root: layout.root };
-  const match = await resolveTask(ref, allowed.map((key) => layout[key]), where);
+  const match = await resolveTask(
+    ref,
+    allowed.map((key) => layout[key]),
+    where,
+  );
   if (match.kind === 'found') return match.entry;
   if (match.kind === 'ambiguous') throw ambiguous(ref, match.candidates, layout.root);
   const others = (['approved', 'done', 'rejected'] as const).filter((key) => !allowed.includes(key));
-  const other = await resolveTask(ref, others.map((key) => layout[key]), where);
+  const other = await resolveTask(
+    ref,
+    others.map((key) => layout[key]),
+    where,
+  );
   if (other.kind === 'found') {
     const folder = others.find((key) => layout[key] === other.entry.folder) ?? 'approved';
     throw new WiggumError('E_USAGE', elsewhere(other.entry, folder), { details: { ref, file: other.entry.file } });
@@ -86,7 +102,9 @@ export async function findTask(ref: string, folders: readonly string[], root?: s
 export function parsedTask(found: FoundTask, root?: string): Task {
   if (found.task !== null) return found.task;
   const file = shown(found.file, root);
-  throw new WiggumError('E_USAGE', `${file} does not parse as a task: wiggum validate "${file}" says why`, { details: { file: found.file } });
+  throw new WiggumError('E_USAGE', `${file} does not parse as a task: wiggum validate "${file}" says why`, {
+    details: { file: found.file },
+  });
 }
 
 /** `Approved/`, with the folder name the config gives. */
@@ -97,13 +115,21 @@ export function folderName(layout: VaultLayout, folder: VaultFolder): string {
 /** E_USAGE listing every task `ref` could mean, for the user to pick one by its id or path. */
 export function ambiguous(ref: string, candidates: FoundTask[], root: string | undefined): WiggumError {
   const listed = candidates.map((c) => `${shown(c.file, root)} (id ${c.id})`).join(', ');
-  return new WiggumError('E_USAGE', `"${ref}" could be any of ${candidates.length} tasks: ${listed}; name one by its exact id or its path`, {
-    details: { ref, candidates: candidates.map((c) => c.file) },
-  });
+  return new WiggumError(
+    'E_USAGE',
+    `"${ref}" could be any of ${candidates.length} tasks: ${listed}; name one by its exact id or its path`,
+    {
+      details: { ref, candidates: candidates.map((c) => c.file) },
+    },
+  );
 }
 
 function notFound(ref: string, where: string): WiggumError {
-  return new WiggumError('E_TASK_NOT_FOUND', `task not found: "${ref}" is no task's id, file name or path in ${where}; wiggum status lists the tasks`, { details: { id: ref } });
+  return new WiggumError(
+    'E_TASK_NOT_FOUND',
+    `task not found: "${ref}" is no task's id, file name or path in ${where}; wiggum status lists the tasks`,
+    { details: { id: ref } },
+  );
 }
 
 function shown(path: string, root: string | undefined): string {

@@ -89,7 +89,8 @@ export async function scaffoldVault(root: string, options: ScaffoldOptions = {})
   const facts: SampleFacts = {
     vaultExisted: (await kindOf(join(root, '.wiggum'), root)) !== 'missing',
     sampleAt: await sampleIn(root),
-    sessionExists: (await kindOf(join(root, '.wiggum', 'sessions', SAMPLE_FILE.replace(/\.md$/, '')), root)) !== 'missing',
+    sessionExists:
+      (await kindOf(join(root, '.wiggum', 'sessions', SAMPLE_FILE.replace(/\.md$/, '')), root)) !== 'missing',
   };
   const sampleLeftOut = sampleRefusal(facts);
   for (const folder of FOLDERS) {
@@ -125,7 +126,12 @@ async function sampleIn(root: string): Promise<string | null> {
 async function makeFolder(path: string, root: string): Promise<boolean> {
   const kind = await kindOf(path, root);
   if (kind === 'folder') return false;
-  if (kind === 'other') throw new WiggumError('E_USAGE', `cannot create a vault at ${root}: ${path} is a file, not a folder; choose another place`, { details: { path } });
+  if (kind === 'other')
+    throw new WiggumError(
+      'E_USAGE',
+      `cannot create a vault at ${root}: ${path} is a file, not a folder; choose another place`,
+      { details: { path } },
+    );
   const parent = dirname(path);
   if (parent !== path) await makeFolder(parent, root);
   try {
@@ -159,5 +165,9 @@ function cannotCreate(root: string, path: string, error: unknown): WiggumError {
           ? 'the disk is full'
           : 'it could not be created';
   const where = path === root ? '' : ` (${path})`;
-  return new WiggumError('E_USAGE', `cannot create a vault at ${root}${where}: ${why} (${code ?? String(error)}); choose a folder you can write to`, { cause: error, details: { path, errno: code } });
+  return new WiggumError(
+    'E_USAGE',
+    `cannot create a vault at ${root}${where}: ${why} (${code ?? String(error)}); choose a folder you can write to`,
+    { cause: error, details: { path, errno: code } },
+  );
 }

@@ -46,14 +46,21 @@ export async function moveWithoutClobber(source: string, destinationDir: string)
         await syncDirectory(dirname(source));
         return candidate;
       }
-      throw new WiggumError('E_WRITE', `could not move ${source} to ${destinationDir} (${code ?? String(error)}): ${writeFailureHint(code)}`, { cause: error, details: { path: destinationDir, errno: code } });
+      throw new WiggumError(
+        'E_WRITE',
+        `could not move ${source} to ${destinationDir} (${code ?? String(error)}): ${writeFailureHint(code)}`,
+        { cause: error, details: { path: destinationDir, errno: code } },
+      );
     }
     await syncDirectory(destinationDir);
     await unlink(source);
     await syncDirectory(dirname(source));
     return candidate;
   }
-  throw new WiggumError('E_WRITE', `${destinationDir} already holds 10,000 files named like ${basename(source)}: clean it up`);
+  throw new WiggumError(
+    'E_WRITE',
+    `${destinationDir} already holds 10,000 files named like ${basename(source)}: clean it up`,
+  );
 }
 
 /** Whether two stats are of one file (or folder): same device, same inode. */

@@ -70,7 +70,12 @@ export interface ReconcilePlan {
  * Compares what is in Approved/ now with what was known and says what to do. Pure: the inputs are
  * not changed, time is `nowMs`. File events only trigger reconciliations; this alone decides.
  */
-export function plan(snapshot: VaultSnapshot, known: ReadonlyMap<string, KnownTask>, nowMs: number, settings: ReconcileSettings): ReconcilePlan {
+export function plan(
+  snapshot: VaultSnapshot,
+  known: ReadonlyMap<string, KnownTask>,
+  nowMs: number,
+  settings: ReconcileSettings,
+): ReconcilePlan {
   const next = new Map<string, KnownTask>();
   const stops: ReconcileAction[] = [];
   const gones: ReconcileAction[] = [];
@@ -158,20 +163,44 @@ export function markStopped(known: ReadonlyMap<string, KnownTask>, name: string)
 }
 
 /** The known task updated with what the scan saw now (a first sight counts as a change). */
-function observed(before: KnownTask | undefined, entry: TaskFileEntry, nowMs: number, settings: ReconcileSettings): KnownTask {
+function observed(
+  before: KnownTask | undefined,
+  entry: TaskFileEntry,
+  nowMs: number,
+  settings: ReconcileSettings,
+): KnownTask {
   if (before === undefined) {
     // The file last changed at its mtime, which may be a little before it was first seen (the
     // event debounce, the scan): count the settle window from there, but watch at least half of
     // it ourselves, since a copy may carry an old mtime while it is still being written.
     const changedAtMs = Math.max(Math.min(nowMs, entry.mtimeMs), nowMs - settings.settleMs / 2);
-    return { name: entry.name, phase: 'settling', size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino, changedAtMs, missingSinceMs: null, firstSeenAtMs: nowMs, composing: false, waiting: null };
+    return {
+      name: entry.name,
+      phase: 'settling',
+      size: entry.size,
+      mtimeMs: entry.mtimeMs,
+      ino: entry.ino,
+      changedAtMs,
+      missingSinceMs: null,
+      firstSeenAtMs: nowMs,
+      composing: false,
+      waiting: null,
+    };
   }
   const changed = before.size !== entry.size || before.mtimeMs !== entry.mtimeMs || before.ino !== entry.ino;
   if (!changed) return before.missingSinceMs === null ? before : { ...before, missingSinceMs: null };
   // A change before the file was handed over: it is being written where it lies (saved in place, or
   // replaced by an editor's swap file under the same name), so it waits for the author to stop.
   const composing = before.composing || before.phase === 'settling';
-  return { ...before, size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino, changedAtMs: nowMs, missingSinceMs: null, composing };
+  return {
+    ...before,
+    size: entry.size,
+    mtimeMs: entry.mtimeMs,
+    ino: entry.ino,
+    changedAtMs: nowMs,
+    missingSinceMs: null,
+    composing,
+  };
 }
 
 /** What a settling file waits for: this scan's reading of it, else the last one while it is unchanged. */
@@ -187,7 +216,13 @@ function waitingOf(before: KnownTask | undefined, task: KnownTask, entry: TaskFi
  * read by this scan (`parses: null`) asks for a read at once; one with a wait reason waits, with no
  * timer, until it changes.
  */
-function settleCheck(task: KnownTask, parses: boolean | null, wait: WaitReason | null, nowMs: number, settings: ReconcileSettings): 'settled' | 'waiting' | { checkAtMs: number } {
+function settleCheck(
+  task: KnownTask,
+  parses: boolean | null,
+  wait: WaitReason | null,
+  nowMs: number,
+  settings: ReconcileSettings,
+): 'settled' | 'waiting' | { checkAtMs: number } {
   const quietMs = task.composing ? Math.max(settings.settleMs, settings.composeQuietMs) : settings.settleMs;
   const settleAtMs = task.changedAtMs + quietMs;
   if (nowMs < settleAtMs) return { checkAtMs: settleAtMs };

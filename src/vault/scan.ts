@@ -63,7 +63,14 @@ export interface ScanOptions {
  */
 export async function scanApproved(layout: VaultLayout, options: ScanOptions): Promise<VaultSnapshot> {
   const takenAtMs = (options.clock ?? systemClock).now();
-  const snapshot: VaultSnapshot = { takenAtMs, tasks: new Map(), linked: new Set(), symlinks: new Set(), stopFlags: new Set(), globalStop: false };
+  const snapshot: VaultSnapshot = {
+    takenAtMs,
+    tasks: new Map(),
+    linked: new Set(),
+    symlinks: new Set(),
+    stopFlags: new Set(),
+    globalStop: false,
+  };
   const [entries, globalStop] = await Promise.all([listFolder(layout.approved), exists(layout.stopFile)]);
   snapshot.globalStop = globalStop;
 
@@ -74,7 +81,13 @@ export async function scanApproved(layout: VaultLayout, options: ScanOptions): P
       snapshot.stopFlags.add(flagStemOf(entry.name));
     } else if (isTaskFileName(entry.name)) {
       const known = entry.isFile() ? options.known?.(entry.name) : null;
-      if (known) snapshot.tasks.set(entry.name, { name: entry.name, path: join(layout.approved, entry.name), ...known, parses: null });
+      if (known)
+        snapshot.tasks.set(entry.name, {
+          name: entry.name,
+          path: join(layout.approved, entry.name),
+          ...known,
+          parses: null,
+        });
       else candidates.push(entry.name);
     }
   }
@@ -108,7 +121,14 @@ async function readAndParse(entry: TaskFileEntry, defaultHarness: string | null)
     const read = await readTaskFile(entry.path);
     // The identity of what was parsed; if the file changed since the lstat, reconciliation sees it.
     const wait = waitReasonOf(read.text, read.result, defaultHarness);
-    return { ...entry, size: read.stat.size, mtimeMs: read.stat.mtimeMs, ino: read.stat.ino, parses: read.result.ok || wait !== null, wait };
+    return {
+      ...entry,
+      size: read.stat.size,
+      mtimeMs: read.stat.mtimeMs,
+      ino: read.stat.ino,
+      parses: read.result.ok || wait !== null,
+      wait,
+    };
   } catch (error) {
     if (isWiggumError(error, 'E_TASK_NOT_FOUND')) return null;
     // Unreadable (permissions, …): it will be handed over after the malformed grace, and the
@@ -138,4 +158,3 @@ async function lstatOrNull(path: string): Promise<Stats | null> {
 async function exists(path: string): Promise<boolean> {
   return (await lstatOrNull(path)) !== null;
 }
-

@@ -29,20 +29,41 @@ export interface SendBackResult {
  * id, the file name or the path. A file that does not parse (found by its name) goes back
  * untouched, since no key can be written into frontmatter that does not parse.
  */
-export async function sendTaskBack(ref: string, layout: VaultLayout, config: WiggumConfig, options: { fresh: boolean; clock: Clock }): Promise<SendBackResult> {
-  const found = await findTaskIn(ref, layout, ['rejected', 'done'], (other) =>
-    `${relative(layout.root, other.file)} is in ${folderName(layout, 'approved')} already: it runs (or waits its turn) without a retry (wiggum status ${other.id} shows where it stands)`,
+export async function sendTaskBack(
+  ref: string,
+  layout: VaultLayout,
+  config: WiggumConfig,
+  options: { fresh: boolean; clock: Clock },
+): Promise<SendBackResult> {
+  const found = await findTaskIn(
+    ref,
+    layout,
+    ['rejected', 'done'],
+    (other) =>
+      `${relative(layout.root, other.file)} is in ${folderName(layout, 'approved')} already: it runs (or waits its turn) without a retry (wiggum status ${other.id} shows where it stands)`,
   );
   const task = found.task;
   if (task === null) {
-    const archivedTo = options.fresh ? await archiveSession({ sessionsRoot: layout.sessions, archiveRoot: layout.archive, taskId: found.id, clock: options.clock }) : null;
+    const archivedTo = options.fresh
+      ? await archiveSession({
+          sessionsRoot: layout.sessions,
+          archiveRoot: layout.archive,
+          taskId: found.id,
+          clock: options.clock,
+        })
+      : null;
     const to = await moveWithoutClobber(found.file, layout.approved);
     return { id: found.id, from: found.file, to, archivedTo, unparsed: true };
   }
   let archivedTo: string | null = null;
   let loop: PersistenceLoopData | null = null;
   if (options.fresh) {
-    archivedTo = await archiveSession({ sessionsRoot: layout.sessions, archiveRoot: layout.archive, taskId: task.id, clock: options.clock });
+    archivedTo = await archiveSession({
+      sessionsRoot: layout.sessions,
+      archiveRoot: layout.archive,
+      taskId: task.id,
+      clock: options.clock,
+    });
   } else {
     loop = sentBackLoop(task, config, await historyLength(layout.sessions, task.id));
   }

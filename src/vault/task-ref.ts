@@ -33,7 +33,11 @@ export type TaskMatch<E extends TaskEntry> =
  * Rules 3 and 4 are ambiguous when their matches carry more than one id (`DEPLOY` against
  * `Deploy.md` and `deploy.md`): the caller lists the candidates instead of guessing.
  */
-export function matchTaskRef<E extends TaskEntry>(ref: string, entries: readonly E[], refFiles: readonly string[]): TaskMatch<E> {
+export function matchTaskRef<E extends TaskEntry>(
+  ref: string,
+  entries: readonly E[],
+  refFiles: readonly string[],
+): TaskMatch<E> {
   if (ref.trim() === '') return { kind: 'none' };
   const byPath = entries.find((entry) => refFiles.includes(entry.file));
   if (byPath !== undefined) return { kind: 'found', entry: byPath, by: 'path' };

@@ -49,18 +49,33 @@ export async function validateVault(request: ValidateRequest): Promise<ValidateR
   return checkTasks(request, checked.config, true);
 }
 
-async function checkTasks(request: ValidateRequest, config: WiggumConfig, configValid: boolean): Promise<ValidateReport> {
+async function checkTasks(
+  request: ValidateRequest,
+  config: WiggumConfig,
+  configValid: boolean,
+): Promise<ValidateReport> {
   const layout = vaultLayout(request.vault, config);
 
   let files = request.files;
   if (files.length === 0) {
     try {
-      files = (await readdir(layout.approved)).filter(isTaskFileName).sort().map((name) => join(layout.approved, name));
+      files = (await readdir(layout.approved))
+        .filter(isTaskFileName)
+        .sort()
+        .map((name) => join(layout.approved, name));
     } catch (error) {
       if (systemErrorCode(error) !== 'ENOENT') throw error;
       // With the config unread, the folder may just have another name there.
       if (!configValid) return { problems: [], warnings: [] };
-      return { problems: [fileProblem(layout.approved, `there is no ${config.folders.approved}/ folder here: run wiggum init, or pass --vault DIR`)], warnings: [] };
+      return {
+        problems: [
+          fileProblem(
+            layout.approved,
+            `there is no ${config.folders.approved}/ folder here: run wiggum init, or pass --vault DIR`,
+          ),
+        ],
+        warnings: [],
+      };
     }
   }
 
@@ -99,7 +114,11 @@ async function checkTasks(request: ValidateRequest, config: WiggumConfig, config
     // Neither is rejected by the daemon, which leaves them waiting in Approved/; both are worth saying.
     const wait = waitReasonOf(read.text, read.result, config.harness.defaultName);
     if (wait !== null) {
-      problems.push(wait === 'empty' ? fileProblem(file, 'empty: not a task, and never run until something is written in it') : { file, line: 1, col: 1, key: 'harness', message: NO_HARNESS_TEXT });
+      problems.push(
+        wait === 'empty'
+          ? fileProblem(file, 'empty: not a task, and never run until something is written in it')
+          : { file, line: 1, col: 1, key: 'harness', message: NO_HARNESS_TEXT },
+      );
       if (wait === 'empty') continue;
     }
     if (!read.result.ok) {
@@ -116,13 +135,18 @@ async function checkTasks(request: ValidateRequest, config: WiggumConfig, config
 }
 
 /** A warning when the harness a task runs with (its own or the default) has a command that is not here. */
-async function missingCommandWarning(task: Task, config: WiggumConfig, locate: (command: string) => Promise<CommandLocation>): Promise<Problem | null> {
+async function missingCommandWarning(
+  task: Task,
+  config: WiggumConfig,
+  locate: (command: string) => Promise<CommandLocation>,
+): Promise<Problem | null> {
   const choice = chooseHarness(undefined, task.frontmatter.harness, config.harness.defaultName);
   const harness = choice === null ? undefined : config.harnesses[choice.name];
   if (choice === null || harness === undefined) return null;
   const where = describeLocation(await locate(harness.command), `harnesses.${harness.name}.command`);
   if (where.ok) return null;
-  const named = choice.from === 'default' ? `runs with harness.default "${harness.name}"` : `names harness "${harness.name}"`;
+  const named =
+    choice.from === 'default' ? `runs with harness.default "${harness.name}"` : `names harness "${harness.name}"`;
   return {
     file: task.file,
     ...(task.keyPositions.harness ?? { line: 1, col: 1 }),

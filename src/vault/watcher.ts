@@ -68,7 +68,11 @@ const DEFAULT_DEGRADED_RESCAN_INTERVAL_MS = 2_000;
  * file events, on a periodic rescan (Linux can drop inotify events silently) and when a settle or
  * grace period ends; two never run at once. Failures are logged, never thrown.
  */
-export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onActions: (actions: ReconcileAction[]) => void): VaultWatcher {
+export function watchVault(
+  layout: VaultLayout,
+  options: WatchVaultOptions,
+  onActions: (actions: ReconcileAction[]) => void,
+): VaultWatcher {
   const { clock, logger } = options;
   const debounceMs = options.debounceMs ?? DEFAULT_DEBOUNCE_MS;
   let known: Map<string, KnownTask> = new Map();
@@ -102,17 +106,30 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
         clock,
       });
     } catch (error) {
-      logger.error({ err: error, folder: layout.approved }, 'could not scan the Approved folder; trying again on the next file event or rescan');
+      logger.error(
+        { err: error, folder: layout.approved },
+        'could not scan the Approved folder; trying again on the next file event or rescan',
+      );
       return;
     }
     if (closed) return;
-    const settings = { settleMs: options.settleMs, composeQuietMs: options.composeQuietMs ?? 0, goneGraceMs: options.goneGraceMs, malformedGraceMs: options.malformedGraceMs, globalStopWas };
+    const settings = {
+      settleMs: options.settleMs,
+      composeQuietMs: options.composeQuietMs ?? 0,
+      goneGraceMs: options.goneGraceMs,
+      malformedGraceMs: options.malformedGraceMs,
+      globalStopWas,
+    };
     const result = plan(snapshot, known, nowMs, settings);
     known = result.known;
     globalStopWas = snapshot.globalStop;
     const refused = refusedLinks(snapshot, known);
     for (const [name, reason] of refused) {
-      if (refusedSeen.get(name) !== reason) logger.warn({ file: join(layout.approved, name), reason }, `${name} in Approved/ is ${linkRefusalText(reason)}`);
+      if (refusedSeen.get(name) !== reason)
+        logger.warn(
+          { file: join(layout.approved, name), reason },
+          `${name} in Approved/ is ${linkRefusalText(reason)}`,
+        );
     }
     refusedSeen = refused;
     last = snapshot;
@@ -121,7 +138,9 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
       logger.debug({ actions: result.actions }, 'vault reconciled');
       guarded('onActions', () => onActions(result.actions));
     }
-    guarded('onReconcile', () => options.onReconcile?.({ snapshot, actions: result.actions, known, refused, nextCheckAtMs: result.nextCheckAtMs }));
+    guarded('onReconcile', () =>
+      options.onReconcile?.({ snapshot, actions: result.actions, known, refused, nextCheckAtMs: result.nextCheckAtMs }),
+    );
   };
   const reconcile = coalesce(async () => {
     try {
@@ -175,7 +194,11 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
   function onWatchError(error: Error): void {
     const code = systemErrorCode(error);
     const path = (error as NodeJS.ErrnoException).path;
-    if ((code === 'EACCES' || code === 'EPERM') && path !== undefined && (dirname(path) === layout.approved || dirname(path) === watchedApproved)) {
+    if (
+      (code === 'EACCES' || code === 'EPERM') &&
+      path !== undefined &&
+      (dirname(path) === layout.approved || dirname(path) === watchedApproved)
+    ) {
       // One file the daemon may not read (or watch): the folder's own watch still sees it come,
       // go and change mode, so nothing degrades; the run says what is wrong with the file.
       logger.debug({ path, code }, 'cannot watch a file in Approved/ itself; the folder watch covers it');
@@ -187,9 +210,15 @@ export function watchVault(layout: VaultLayout, options: WatchVaultOptions, onAc
       return;
     }
     degraded = true;
-    rescanIntervalMs = Math.min(options.rescanIntervalMs, options.degradedRescanIntervalMs ?? DEFAULT_DEGRADED_RESCAN_INTERVAL_MS);
+    rescanIntervalMs = Math.min(
+      options.rescanIntervalMs,
+      options.degradedRescanIntervalMs ?? DEFAULT_DEGRADED_RESCAN_INTERVAL_MS,
+    );
     const hint = code === 'ENOSPC' ? ' (the inotify watch limit: raise fs.inotify.max_user_watches)' : '';
-    logger.warn({ err: error, code, rescanIntervalMs }, `file watcher failed${hint}; Approved/ is now rescanned every ${rescanIntervalMs} ms instead`);
+    logger.warn(
+      { err: error, code, rescanIntervalMs },
+      `file watcher failed${hint}; Approved/ is now rescanned every ${rescanIntervalMs} ms instead`,
+    );
     const old = periodic;
     periodic = new AbortController();
     old.abort();

@@ -7,7 +7,9 @@ export function offsetOfPath(doc: Document.Parsed, path: readonly PropertyKey[])
   let offset = (doc.contents as YamlNode | null)?.range?.[0];
   for (const segment of path) {
     if (isMap(node)) {
-      const pair = (node.items as Pair<YamlNode, YamlNode | null>[]).find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+      const pair = (node.items as Pair<YamlNode, YamlNode | null>[]).find(
+        (item) => isScalar(item.key) && String(item.key.value) === String(segment),
+      );
       if (!pair) break;
       offset = (pair.value ?? pair.key).range?.[0] ?? offset;
       node = pair.value;

@@ -61,7 +61,15 @@ function opensScalar(yaml: string, at: number): boolean {
   for (let j = at - 1; j >= 0; j -= 1) {
     const before = yaml[j];
     if (before === ' ' || before === '\t') continue;
-    return before === '\n' || before === ':' || before === '-' || before === '?' || before === '[' || before === '{' || before === ',';
+    return (
+      before === '\n' ||
+      before === ':' ||
+      before === '-' ||
+      before === '?' ||
+      before === '[' ||
+      before === '{' ||
+      before === ','
+    );
   }
   return true;
 }

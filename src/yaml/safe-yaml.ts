@@ -51,12 +51,16 @@ export function parseSafeYaml(source: string): SafeYamlResult {
     offset: error.pos[0],
     message: yamlMessage(error.code, error.message, source.slice(error.pos[0])),
   }));
-  const onlyDuplicates = doc.errors.length > 0 && doc.warnings.length === 0 && doc.errors.every((error) => error.code === 'DUPLICATE_KEY');
+  const onlyDuplicates =
+    doc.errors.length > 0 && doc.warnings.length === 0 && doc.errors.every((error) => error.code === 'DUPLICATE_KEY');
   if (problems.length > 0 && !onlyDuplicates) return { ok: false, problems };
 
   const contents = doc.contents;
   if (contents !== null && !isMap(contents)) {
-    return fail({ offset: contents.range?.[0] ?? 0, message: 'the frontmatter must be a mapping of keys to values (key: value lines)' });
+    return fail({
+      offset: contents.range?.[0] ?? 0,
+      message: 'the frontmatter must be a mapping of keys to values (key: value lines)',
+    });
   }
 
   const structural = structuralProblems(doc);
@@ -95,14 +99,25 @@ function structuralProblems(doc: Document.Parsed): YamlProblem[] {
       const offset = isScalar(pair.key) ? (pair.key.range?.[0] ?? 0) : 0;
       const keyPath = dottedPath(path, key);
       if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
-        problems.push({ offset, key: keyPath, message: `the key "${String(key)}" is not allowed (it could alter objects)` });
+        problems.push({
+          offset,
+          key: keyPath,
+          message: `the key "${String(key)}" is not allowed (it could alter objects)`,
+        });
       } else if (key === '<<') {
         problems.push({ offset, key: keyPath, message: 'YAML merge keys (<<) are not supported: write the keys out' });
       } else if (pair.key !== null && !isScalar(pair.key)) {
-        problems.push({ offset: (pair.key as YamlNode).range?.[0] ?? 0, message: 'keys must be plain words, not collections' });
+        problems.push({
+          offset: (pair.key as YamlNode).range?.[0] ?? 0,
+          message: 'keys must be plain words, not collections',
+        });
       }
       if (path.length > YAML_LIMITS.maxDepth * 2) {
-        problems.push({ offset, key: keyPath, message: `YAML nests deeper than ${YAML_LIMITS.maxDepth} levels: flatten the frontmatter` });
+        problems.push({
+          offset,
+          key: keyPath,
+          message: `YAML nests deeper than ${YAML_LIMITS.maxDepth} levels: flatten the frontmatter`,
+        });
         return visit.BREAK;
       }
       return undefined;
@@ -112,7 +127,10 @@ function structuralProblems(doc: Document.Parsed): YamlProblem[] {
         problems.push({ offset: node.range?.[0] ?? 0, message: `the YAML tag ${node.tag} is not supported` });
       }
       if ((isMap(node) || isSeq(node)) && path.length > YAML_LIMITS.maxDepth * 2) {
-        problems.push({ offset: node.range?.[0] ?? 0, message: `YAML nests deeper than ${YAML_LIMITS.maxDepth} levels: flatten the frontmatter` });
+        problems.push({
+          offset: node.range?.[0] ?? 0,
+          message: `YAML nests deeper than ${YAML_LIMITS.maxDepth} levels: flatten the frontmatter`,
+        });
         return visit.BREAK;
       }
       return undefined;

@@ -10,11 +10,17 @@ const CORRUPTER = { kind: 'command', command: '/bin/sh', args: ['-c', `printf '\
 describe('a task whose memory is corrupt', () => {
   test('every retry command the output and the report suggest names the task, and --fresh works as written', async () => {
     const vault = await makeVault({ config: { harnesses: { corrupter: CORRUPTER } } });
-    const result = await runCli(['run', vault.task('broken-memory', '---\nharness: corrupter\n---\nDo it.\n'), '--no-stream']);
+    const result = await runCli([
+      'run',
+      vault.task('broken-memory', '---\nharness: corrupter\n---\nDo it.\n'),
+      '--no-stream',
+    ]);
     expect(result.code).toBe(1);
     const report = readFileSync(join(vault.layout.rejected, 'broken-memory.md'), 'utf8');
     expect(report).toContain('E_MEMORY_CORRUPT');
-    const commands = [...`${result.stdout}${result.stderr}${report}`.matchAll(/`(wiggum retry[^`]*)`/g)].map((match) => match[1] ?? '');
+    const commands = [...`${result.stdout}${result.stderr}${report}`.matchAll(/`(wiggum retry[^`]*)`/g)].map(
+      (match) => match[1] ?? '',
+    );
     expect(commands.length).toBeGreaterThan(0);
     for (const command of commands) expect(command.split(' ')).toContain('broken-memory');
     const fresh = commands.find((command) => command.includes('--fresh'));
@@ -27,7 +33,10 @@ describe('a task whose memory is corrupt', () => {
   });
 
   test.each([
-    ['/v/.wiggum/sessions/Add-x/prd.json', 'start the task afresh with `wiggum retry Add-x --fresh` (the old session is archived)'],
+    [
+      '/v/.wiggum/sessions/Add-x/prd.json',
+      'start the task afresh with `wiggum retry Add-x --fresh` (the old session is archived)',
+    ],
     // Not in a session folder: no id to name, so no command that would fail as written.
     ['/v/elsewhere/prd.json', 'start the task afresh with wiggum retry and --fresh (the old session is archived)'],
   ])('the hint for %s', (path, hint) => {

@@ -38,7 +38,9 @@ function makeVaultAt(vault: string): void {
 function runDoctorAsOther(vault: string): Promise<CliResult> {
   if (staged === undefined) return runCli(['doctor', '--vault', vault], { env: { PATH: '/usr/bin:/bin' } });
   const { node, cli, env } = staged;
-  return outputOf(spawn(node, [cli, 'doctor', '--vault', vault], { env: { ...env, HOME: vault }, uid: NOBODY.uid, gid: NOBODY.gid }));
+  return outputOf(
+    spawn(node, [cli, 'doctor', '--vault', vault], { env: { ...env, HOME: vault }, uid: NOBODY.uid, gid: NOBODY.gid }),
+  );
 }
 
 describe('wiggum doctor, on the machine', () => {
@@ -48,7 +50,9 @@ describe('wiggum doctor, on the machine', () => {
     makeVaultAt(vault);
     const result = await runCli(['doctor', '--vault', vault], { env: { PATH: '/usr/bin:/bin' } });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(new RegExp(`^FAIL {2}disk: [\\d.]+ MB free space on the file system of ${vault}\\n {6}fix: free disk space`, 'm'));
+    expect(result.stdout).toMatch(
+      new RegExp(`^FAIL {2}disk: [\\d.]+ MB free space on the file system of ${vault}\\n {6}fix: free disk space`, 'm'),
+    );
   });
 
   test('a Done/ the user running doctor cannot write is a FAIL saying so (exit 1); the folders it can are ok', async () => {
@@ -58,7 +62,12 @@ describe('wiggum doctor, on the machine', () => {
     const done = join(vault, 'Done');
     if (asRoot) {
       // nobody owns the vault, root keeps Done/ (0755): nobody can read it but not write it.
-      for (const path of [root, vault, ...['Approved', 'Rejected', '.wiggum', '.wiggum/config.yaml'].map((name) => join(vault, name))]) chownSync(path, NOBODY.uid, NOBODY.gid);
+      for (const path of [
+        root,
+        vault,
+        ...['Approved', 'Rejected', '.wiggum', '.wiggum/config.yaml'].map((name) => join(vault, name)),
+      ])
+        chownSync(path, NOBODY.uid, NOBODY.gid);
       chmodSync(done, 0o755);
     } else {
       chmodSync(done, 0o555);
@@ -66,7 +75,9 @@ describe('wiggum doctor, on the machine', () => {
     const result = await runDoctorAsOther(vault);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`FAIL  vault Done/: ${done} is not readable and writable by this user (permission denied)\n      fix: fix its owner or permissions`);
+    expect(result.stdout).toContain(
+      `FAIL  vault Done/: ${done} is not readable and writable by this user (permission denied)\n      fix: fix its owner or permissions`,
+    );
     expect(result.stdout).toContain(`ok    vault Approved/: ${join(vault, 'Approved')} is readable and writable`);
   });
 });

@@ -47,11 +47,25 @@ describe('wiggum doctor', () => {
     const { vault, env } = setup(HARNESSES, { 'g.md': ghostTask });
     const result = await runCli(['doctor'], { cwd: vault, env });
     expect(result.code).toBe(1);
-    expect(lineOf(result.stdout, 'harness ghost')).toMatch(/^FAIL {2}harness ghost: wiggum-doctor-missing-cmd is missing \(not found on PATH\); used by 1 task: g\.md$/);
+    expect(lineOf(result.stdout, 'harness ghost')).toMatch(
+      /^FAIL {2}harness ghost: wiggum-doctor-missing-cmd is missing \(not found on PATH\); used by 1 task: g\.md$/,
+    );
     expect(result.stdout).toMatch(/\n {6}fix: install it, or fix harnesses\.ghost\.command in the config\n/);
-    expect(lineOf(result.stdout, 'harness versioned')).toMatch(/^ok {4}harness versioned: .*\/bin\/versioned-agent, version versioned-agent 9\.8\.7-test; not used by any task/);
+    expect(lineOf(result.stdout, 'harness versioned')).toMatch(
+      /^ok {4}harness versioned: .*\/bin\/versioned-agent, version versioned-agent 9\.8\.7-test; not used by any task/,
+    );
     expect(lineOf(result.stdout, 'harness demo')).toMatch(/^ok {4}harness demo: built-in demo agent/);
-    for (const check of ['config', 'git', 'vault Approved/', 'vault Done/', 'vault Rejected/', 'vault .wiggum/', 'inotify', 'disk', 'node']) {
+    for (const check of [
+      'config',
+      'git',
+      'vault Approved/',
+      'vault Done/',
+      'vault Rejected/',
+      'vault .wiggum/',
+      'inotify',
+      'disk',
+      'node',
+    ]) {
       expect(lineOf(result.stdout, check)).toMatch(/^(ok|warn|FAIL) /);
     }
     expect(lineOf(result.stdout, 'vault Done/')).toMatch(/readable and writable/);
@@ -67,15 +81,21 @@ describe('wiggum doctor', () => {
     expect(lineOf(result.stdout, 'env gemini')).toMatch(/GEMINI_API_KEY or GOOGLE_API_KEY not set/);
     expect(lineOf(result.stdout, 'env amp')).toMatch(/AMP_API_KEY not set/);
     const json = await runCli(['doctor', '--vault', vault, '--json'], { env });
-    for (const output of [result.stdout, result.stderr, json.stdout, json.stderr]) expect(output).not.toContain('SECRET');
+    for (const output of [result.stdout, result.stderr, json.stdout, json.stderr])
+      expect(output).not.toContain('SECRET');
   });
 
   test('nothing failing is exit 0, warnings included', async () => {
-    const { vault, env } = setup(`${HARNESSES.replace(/ {2}ghost:\n(?: {4}.*\n)+/, '')}harness:\n  default: versioned\n`, { 'v.md': versionedTask, 'd.md': '---\ntitle: d\n---\nbody\n' });
+    const { vault, env } = setup(
+      `${HARNESSES.replace(/ {2}ghost:\n(?: {4}.*\n)+/, '')}harness:\n  default: versioned\n`,
+      { 'v.md': versionedTask, 'd.md': '---\ntitle: d\n---\nbody\n' },
+    );
     const result = await runCli(['doctor'], { cwd: vault, env });
     expect(result.stdout).not.toMatch(/^FAIL/m);
     expect(result.code).toBe(0);
-    expect(lineOf(result.stdout, 'harness versioned')).toMatch(/used by 2 tasks: d\.md, v\.md; the default \(harness\.default\)$/);
+    expect(lineOf(result.stdout, 'harness versioned')).toMatch(
+      /used by 2 tasks: d\.md, v\.md; the default \(harness\.default\)$/,
+    );
     // The built-in agents nobody uses are not installed here: a warning, not a failure.
     expect(lineOf(result.stdout, 'harness codex')).toMatch(/^warn {2}harness codex: codex is missing/);
     expect(result.stdout).toMatch(/\nready: nothing to fix \(\d+ warnings? worth a look\)\n$/);
@@ -112,7 +132,11 @@ describe('wiggum doctor', () => {
     const { vault, env } = setup(HARNESSES, { 'g.md': ghostTask });
     const result = await runCli(['doctor', '--json'], { cwd: vault, env });
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as { vault: string; ok: boolean; checks: { check: string; status: string; message: string; fix: string | null }[] };
+    const report = JSON.parse(result.stdout) as {
+      vault: string;
+      ok: boolean;
+      checks: { check: string; status: string; message: string; fix: string | null }[];
+    };
     expect(report.vault).toBe(vault);
     expect(report.ok).toBe(false);
     for (const check of report.checks) {
@@ -146,10 +170,14 @@ describe('wiggum validate, on a task whose harness command is missing here', () 
   });
 
   test('a task that runs with a default whose command is missing is warned about too, beside its real problems', async () => {
-    const { vault, env } = setup(`${HARNESSES}harness:\n  default: ghost\n`, { 'd.md': '---\ntitle: d\nverify: tests\n---\nbody\n' });
+    const { vault, env } = setup(`${HARNESSES}harness:\n  default: ghost\n`, {
+      'd.md': '---\ntitle: d\nverify: tests\n---\nbody\n',
+    });
     const result = await runCli(['validate', join(vault, 'Approved', 'd.md')], { cwd: vault, env });
     expect(result.code).toBe(2);
     expect(result.stdout).toMatch(/d\.md:3:1: verify: unknown check "tests"/);
-    expect(result.stdout).toMatch(/d\.md:1:1: warning: the task runs with harness\.default "ghost", whose command wiggum-doctor-missing-cmd is missing/);
+    expect(result.stdout).toMatch(
+      /d\.md:1:1: warning: the task runs with harness\.default "ghost", whose command wiggum-doctor-missing-cmd is missing/,
+    );
   });
 });

@@ -12,10 +12,14 @@ import type { TestVault } from '../helpers/vault.js';
  * same words before its promise every time, the case where an earlier run's summary in the prompt
  * used to make a genuine completion look like an echo.
  */
-const DEMO = '---\ntitle: Again\nharness: demo\ndemo:\n  delay: 10ms\nmax_iterations: 2\n---\n# Again\n\n- [ ] S-1 one\n- [ ] S-2 two\n';
+const DEMO =
+  '---\ntitle: Again\nharness: demo\ndemo:\n  delay: 10ms\nmax_iterations: 2\n---\n# Again\n\n- [ ] S-1 one\n- [ ] S-2 two\n';
 const daemons = drainedAfterEach();
 
-const historyLines = (vault: TestVault, id: string): number => readFileSync(join(vault.layout.sessions, id, 'history.jsonl'), 'utf8').split('\n').filter((line) => line !== '').length;
+const historyLines = (vault: TestVault, id: string): number =>
+  readFileSync(join(vault.layout.sessions, id, 'history.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '').length;
 
 describe('a Done task runs again', () => {
   test('moved back into Approved/ while the daemon runs: a fresh budget, its memory, Done/ again', async () => {
@@ -24,7 +28,8 @@ describe('a Done task runs again', () => {
     daemons.push(daemon);
     await daemon.ready();
     vault.task('again', DEMO);
-    const ended = (line: { msg: string; taskId?: string }): boolean => line.taskId === 'again' && line.msg.startsWith('done after');
+    const ended = (line: { msg: string; taskId?: string }): boolean =>
+      line.taskId === 'again' && line.msg.startsWith('done after');
     await daemon.waitForLog(ended, 'the first run to end');
     expect(historyLines(vault, 'again')).toBe(2);
     renameSync(join(vault.layout.done, 'again.md'), join(vault.layout.approved, 'again.md'));
@@ -42,7 +47,9 @@ describe('a Done task runs again', () => {
     expect((await runCli(['run', 'Approved/again.md', '--no-stream'], { cwd: vault.root })).code).toBe(0);
     const retry = await runCli(['retry', 'again'], { cwd: vault.root });
     expect(retry).toMatchObject({ code: 0 });
-    expect(retry.stdout).toContain('again: Done/again.md → Approved/again.md\n  it resumes from its session memory with a fresh iteration budget');
+    expect(retry.stdout).toContain(
+      'again: Done/again.md → Approved/again.md\n  it resumes from its session memory with a fresh iteration budget',
+    );
     expect(readFileSync(join(vault.layout.approved, 'again.md'), 'utf8')).toContain('state: Approved');
     expect((await runCli(['run', 'again', '--no-stream'], { cwd: vault.root })).code).toBe(0);
     expect(historyLines(vault, 'again')).toBe(3);
@@ -60,7 +67,9 @@ describe('a Done task runs again', () => {
     expect((await runCli(['run', 'Approved/twice.md', '--no-stream'], { cwd: vault.root })).code).toBe(0);
     const again = await runCli(['run', 'Done/twice.md', '--no-stream'], { cwd: vault.root });
     expect(again.code).toBe(2);
-    expect(again.stderr).toContain('Done/twice.md is in Done/: it is done. wiggum retry "twice" sends it back to Approved/');
+    expect(again.stderr).toContain(
+      'Done/twice.md is in Done/: it is done. wiggum retry "twice" sends it back to Approved/',
+    );
     expect(readdirSync(vault.layout.done)).toEqual(['twice.md']);
   });
 
@@ -75,7 +84,9 @@ describe('a Done task runs again', () => {
     for (const verb of ['stop', 'resume']) {
       const refused = await runCli([verb, 'finished'], { cwd: vault.root });
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`Done/finished.md has ended (it is in Done/): there is nothing to ${verb}; wiggum retry finished sends it back`);
+      expect(refused.stderr).toContain(
+        `Done/finished.md has ended (it is in Done/): there is nothing to ${verb}; wiggum retry finished sends it back`,
+      );
     }
   });
 });

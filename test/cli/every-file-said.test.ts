@@ -1,4 +1,13 @@
-import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { linkRefusalText } from '../../src/vault/links.js';
@@ -55,10 +64,14 @@ describe('every file in Approved/ is run or said', () => {
     await daemon.waitForLog((line) => line.taskId === 'probe' && line.msg.startsWith('done after'), 'the probe task');
     expect(daemon.lines.some((line) => line.msg.startsWith('queued twin.md'))).toBe(false);
     const status = await runCli(['status', '--vault', vault.root]);
-    expect(linesOf(status.stdout, 'twin')).toEqual([`waiting for you (not run until fixed): | twin: ${linkRefusalText('hard-link')}`]);
+    expect(linesOf(status.stdout, 'twin')).toEqual([
+      `waiting for you (not run until fixed): | twin: ${linkRefusalText('hard-link')}`,
+    ]);
     await daemon.drain();
     // Without the daemon, status says the same from the files.
-    expect(linesOf((await runCli(['status', '--vault', vault.root])).stdout, 'twin')).toEqual([`waiting for you (not run until fixed): | twin: ${linkRefusalText('hard-link')}`]);
+    expect(linesOf((await runCli(['status', '--vault', vault.root])).stdout, 'twin')).toEqual([
+      `waiting for you (not run until fixed): | twin: ${linkRefusalText('hard-link')}`,
+    ]);
 
     const link = join(vault.layout.approved, 'pointer.md');
     symlinkSync(outside, link);
@@ -82,13 +95,24 @@ describe('every file in Approved/ is run or said', () => {
     const [line, ...more] = linesOf(alone.stdout, 'fg');
     expect(more).toEqual([]);
     expect(line).toMatch(new RegExp(`^running: \\| fg  .*running in a foreground wiggum run \\(pid ${child.pid}\\)`));
-    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { tasks: { id: string; phase: string; foreground?: { pid: number } }[] };
+    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
+      tasks: { id: string; phase: string; foreground?: { pid: number } }[];
+    };
     expect(json.tasks).toMatchObject([{ id: 'fg', phase: 'running', foreground: { pid: child.pid } }]);
 
     const daemon = start(vault);
     await daemon.ready();
-    await daemon.waitForLog((line) => line.taskId === 'fg' && line.msg.includes('already being run by another wiggum'), 'the daemon to find it locked');
-    await waitFor(async () => linesOf((await runCli(['status', '--vault', vault.root])).stdout, 'fg').some((line) => line.includes(`foreground wiggum run (pid ${child.pid})`)), 'status with the daemon to list it');
+    await daemon.waitForLog(
+      (line) => line.taskId === 'fg' && line.msg.includes('already being run by another wiggum'),
+      'the daemon to find it locked',
+    );
+    await waitFor(
+      async () =>
+        linesOf((await runCli(['status', '--vault', vault.root])).stdout, 'fg').some((line) =>
+          line.includes(`foreground wiggum run (pid ${child.pid})`),
+        ),
+      'status with the daemon to list it',
+    );
     expect(linesOf((await runCli(['status', '--vault', vault.root])).stdout, 'fg').join('\n')).not.toMatch(/queued/);
 
     writeFileSync(join(gate, 'go-1'), '');
@@ -103,9 +127,14 @@ describe('every file in Approved/ is run or said', () => {
     writeFileSync(join(vault.root, '.wiggum', 'config.yaml'), 'persistence_loop:\n  max_iterations: 0\n');
     const status = await runCli(['status', '--vault', vault.root]);
     expect(status.code).toBe(0);
-    expect(status.stdout).toMatch(/^config: INVALID: .*config\.yaml:2:\d+: persistence_loop\.max_iterations: .*wiggum validate lists every problem/m);
+    expect(status.stdout).toMatch(
+      /^config: INVALID: .*config\.yaml:2:\d+: persistence_loop\.max_iterations: .*wiggum validate lists every problem/m,
+    );
     expect(linesOf(status.stdout, 'tidy')).toEqual(['queued: | tidy']);
-    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { configProblem?: string; tasks: unknown[] };
+    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
+      configProblem?: string;
+      tasks: unknown[];
+    };
     expect(json.configProblem).toMatch(/^INVALID: /);
     expect(json.tasks).toHaveLength(1);
   });
@@ -132,7 +161,10 @@ describe('every file in Approved/ is run or said', () => {
     mkdirSync(join(vault.root, 'Later'));
     const later = join(vault.root, 'Later', 'away.md');
     renameSync(file, later);
-    await daemon.waitForLog((line) => line.taskId === 'away' && line.msg.startsWith('the task file was moved to Later/away.md: stopped'), 'the stop');
+    await daemon.waitForLog(
+      (line) => line.taskId === 'away' && line.msg.startsWith('the task file was moved to Later/away.md: stopped'),
+      'the stop',
+    );
     expect(readFileSync(later, 'utf8')).toMatch(/^ {2}status: stopped$/m);
     expect(readdirSync(vault.layout.approved).filter((name) => name.endsWith('.md'))).toEqual([]);
   });
@@ -142,15 +174,25 @@ describe('every file in Approved/ is run or said', () => {
     const dashboard = join(vault.root, 'Dashboard.md');
     const daemon = start(vault);
     await daemon.ready();
-    await waitFor(() => existsSync(dashboard) && readFileSync(dashboard, 'utf8').includes(', running,'), 'the page to say running');
+    await waitFor(
+      () => existsSync(dashboard) && readFileSync(dashboard, 'utf8').includes(', running,'),
+      'the page to say running',
+    );
     const drained = await daemon.drain();
     expect(drained.code).toBe(0);
-    const stoppedAt = /^_The daemon stopped at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) /m.exec(readFileSync(dashboard, 'utf8'));
+    const stoppedAt = /^_The daemon stopped at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) /m.exec(
+      readFileSync(dashboard, 'utf8'),
+    );
     expect(stoppedAt).not.toBeNull();
     // The stamp is the daemon's last write, at its stop (local time, to the second).
-    const last = JSON.parse(readFileSync(vault.layout.statusFile, 'utf8')) as { updatedAtMs: number; lifecycle: string };
+    const last = JSON.parse(readFileSync(vault.layout.statusFile, 'utf8')) as {
+      updatedAtMs: number;
+      lifecycle: string;
+    };
     expect(last.lifecycle).toBe('stopped');
-    expect(new Date((stoppedAt?.[1] ?? '').replace(' ', 'T')).getTime()).toBe(Math.floor(last.updatedAtMs / 1000) * 1000);
+    expect(new Date((stoppedAt?.[1] ?? '').replace(' ', 'T')).getTime()).toBe(
+      Math.floor(last.updatedAtMs / 1000) * 1000,
+    );
 
     const forced = start(vault);
     await forced.ready();
@@ -162,4 +204,3 @@ describe('every file in Approved/ is run or said', () => {
     expect(readFileSync(dashboard, 'utf8')).toContain('The daemon is not running.');
   });
 });
-

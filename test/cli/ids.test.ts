@@ -24,7 +24,13 @@ describe('task ids through wiggum run', () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
     const three = '- [ ] US-001 One\n- [ ] US-002 Two\n- [ ] US-003 Three\n';
     // What an older wiggum left: the session under `Caf-cr-me`, the checkpoint naming it, no id: key.
-    const first = await runCli(['run', vault.task('Café crème', `---\nid: Caf-cr-me\n---\n${three}`), '--max-iterations', '1', '--no-stream']);
+    const first = await runCli([
+      'run',
+      vault.task('Café crème', `---\nid: Caf-cr-me\n---\n${three}`),
+      '--max-iterations',
+      '1',
+      '--no-stream',
+    ]);
     expect(first.code).toBe(1);
     const rejected = join(vault.layout.rejected, 'Café crème.md');
     writeFileSync(rejected, readFileSync(rejected, 'utf8').replace('id: Caf-cr-me\n', ''));
@@ -34,7 +40,9 @@ describe('task ids through wiggum run', () => {
     expect(again.code).toBe(0);
     expect(readdirSync(vault.layout.sessions)).toEqual(['Caf-cr-me']);
     expect(existsSync(vault.layout.archive) ? readdirSync(vault.layout.archive) : []).toEqual([]);
-    const history = readFileSync(join(vault.layout.sessions, 'Caf-cr-me', 'history.jsonl'), 'utf8').trim().split('\n');
+    const history = readFileSync(join(vault.layout.sessions, 'Caf-cr-me', 'history.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     expect(history.length).toBeGreaterThan(1);
 
     const status = await runCli(['status', 'Café crème', '--vault', vault.root]);

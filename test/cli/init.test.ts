@@ -9,9 +9,21 @@ import { tempDir } from '../helpers/temp-dir.js';
 describe('wiggum init on a used vault', () => {
   test.each<[string, SampleFacts, string | null]>([
     ['a new vault gets the sample', { vaultExisted: false, sampleAt: null, sessionExists: false }, null],
-    ['a vault set up before does not', { vaultExisted: true, sampleAt: null, sessionExists: false }, 'this vault was set up before (.wiggum/ exists)'],
-    ['nor one where the sample is (in Done/)', { vaultExisted: false, sampleAt: 'Done/try-wiggum.md', sessionExists: false }, 'the sample task is already at Done/try-wiggum.md'],
-    ['nor one where it ran before', { vaultExisted: false, sampleAt: null, sessionExists: true }, 'the sample task ran here before (its session is in .wiggum/sessions/)'],
+    [
+      'a vault set up before does not',
+      { vaultExisted: true, sampleAt: null, sessionExists: false },
+      'this vault was set up before (.wiggum/ exists)',
+    ],
+    [
+      'nor one where the sample is (in Done/)',
+      { vaultExisted: false, sampleAt: 'Done/try-wiggum.md', sessionExists: false },
+      'the sample task is already at Done/try-wiggum.md',
+    ],
+    [
+      'nor one where it ran before',
+      { vaultExisted: false, sampleAt: null, sessionExists: true },
+      'the sample task ran here before (its session is in .wiggum/sessions/)',
+    ],
   ])('%s', (_, facts, refusal) => {
     expect(sampleRefusal(facts)).toBe(refusal);
   });

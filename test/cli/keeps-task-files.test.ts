@@ -36,7 +36,9 @@ beforeAll(async () => {
   const vault = await makeVault({ root: template, fake: { FAKE_STORY_PER_RUN: '1' } });
   for (const name of Object.values(TASKS)) vault.task(name, `---\ntitle: ${name}\n---\n${BODY(name)}`);
   expect((await runCli(['run', 'Approved/keep d.md', '--no-stream'], { cwd: vault.root })).code).toBe(0);
-  expect((await runCli(['run', 'Approved/keep r.md', '--max-iterations', '1', '--no-stream'], { cwd: vault.root })).code).toBe(1);
+  expect(
+    (await runCli(['run', 'Approved/keep r.md', '--max-iterations', '1', '--no-stream'], { cwd: vault.root })).code,
+  ).toBe(1);
   expect(readdirSync(vault.layout.done)).toEqual(['keep d.md']);
   expect(readdirSync(vault.layout.rejected)).toEqual(['keep r.md']);
 });
@@ -79,10 +81,14 @@ describe('no command loses a task file', () => {
     cpSync(template, root, { recursive: true });
     const done = await runCli(['run', join(root, 'Done', 'keep d.md'), '--no-stream']);
     expect(done.code).toBe(2);
-    expect(done.stderr).toContain('Done/keep d.md is in Done/: it is done. wiggum retry "keep d" sends it back to Approved/');
+    expect(done.stderr).toContain(
+      'Done/keep d.md is in Done/: it is done. wiggum retry "keep d" sends it back to Approved/',
+    );
     const rejected = await runCli(['run', 'Rejected/keep r.md', '--no-stream'], { cwd: root });
     expect(rejected.code).toBe(2);
-    expect(rejected.stderr).toContain('Rejected/keep r.md is in Rejected/: its run has ended. wiggum retry "keep r" sends it back to Approved/');
+    expect(rejected.stderr).toContain(
+      'Rejected/keep r.md is in Rejected/: its run has ended. wiggum retry "keep r" sends it back to Approved/',
+    );
     const help = await runCli(['run', '--help']);
     expect(help.stdout).toContain('A task in Done/ or Rejected/ is refused (exit 2)');
   });

@@ -15,7 +15,18 @@ const daemons = drainedAfterEach();
 /** A vault whose `streamer` harness is a Claude-kind agent that waits at FAKE_GATE_DIR/go-N in run N. */
 async function streamingVault(doneAt: number): Promise<{ vault: TestVault; gates: string }> {
   const gates = tempDir('wiggum-gates-');
-  const vault = await makeVault({ config: { harnesses: { streamer: { kind: 'claude', command: STREAMER, args: [], env: { FAKE_GATE_DIR: gates, FAKE_DONE_AT: String(doneAt) } } } } });
+  const vault = await makeVault({
+    config: {
+      harnesses: {
+        streamer: {
+          kind: 'claude',
+          command: STREAMER,
+          args: [],
+          env: { FAKE_GATE_DIR: gates, FAKE_DONE_AT: String(doneAt) },
+        },
+      },
+    },
+  });
   return { vault, gates };
 }
 
@@ -24,7 +35,10 @@ function open(gates: string, run: number): void {
 }
 
 /** The built CLI, run in the vault, its stdout collected as it comes. */
-function watchCli(args: string[], cwd: string): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
+function watchCli(
+  args: string[],
+  cwd: string,
+): { child: ChildProcess; out: () => string; exited: Promise<number | null> } {
   requireBuild();
   const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -59,7 +73,10 @@ describe('wiggum logs', () => {
     expect(existsSync(join(vault.root, named!))).toBe(true);
 
     open(gates, 1);
-    await waitFor(() => follow.out().includes('→ Bash: echo TOOL-2'), 'logs --follow to go on into the second iteration');
+    await waitFor(
+      () => follow.out().includes('→ Bash: echo TOOL-2'),
+      'logs --follow to go on into the second iteration',
+    );
     expect(follow.out()).toContain('  ← RESULT-1');
     expect(follow.out()).toContain('── iteration 2 · streamer · ');
     open(gates, 2);
@@ -71,9 +88,22 @@ describe('wiggum logs', () => {
 
     const after = await runCli(['logs', 'follow-me'], { cwd: vault.root });
     expect(after.code).toBe(0);
-    const order = ['── iteration 1', 'TEXT of run 1', '→ Bash: echo TOOL-1', '← RESULT-1', '── iteration 2', 'TEXT of run 2', '── iteration 3', 'TEXT of run 3', '← RESULT-3'];
+    const order = [
+      '── iteration 1',
+      'TEXT of run 1',
+      '→ Bash: echo TOOL-1',
+      '← RESULT-1',
+      '── iteration 2',
+      'TEXT of run 2',
+      '── iteration 3',
+      'TEXT of run 3',
+      '← RESULT-3',
+    ];
     const positions = order.map((text) => after.stdout.indexOf(text));
-    expect(positions.every((at) => at >= 0), after.stdout).toBe(true);
+    expect(
+      positions.every((at) => at >= 0),
+      after.stdout,
+    ).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     expect(after.stdout).toContain('✓ Claude Code finished');
     expect(after.stdout).not.toMatch(RAW_JSON);
@@ -105,13 +135,15 @@ describe('wiggum logs', () => {
     expect(await waiting.exited).toBe(0);
   });
 
-  test('a command harness\'s log is shown as the text it printed', async () => {
+  test("a command harness's log is shown as the text it printed", async () => {
     const vault = await makeVault({ fake: { FAKE_PRINT: 'plain words from the agent\n', FAKE_COMPLETE_AFTER: '2' } });
     const file = vault.task('plain', '---\ntitle: Plain\n---\n- [ ] US-001 One\n');
     expect((await runCli(['run', file, '--no-stream'])).code).toBe(0);
     const shown = await runCli(['logs', 'plain', '--vault', vault.root]);
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toMatch(/── iteration 1 · fake · \.wiggum\/\S+\/logs\/0001\.log\nplain words from the agent\n/);
+    expect(shown.stdout).toMatch(
+      /── iteration 1 · fake · \.wiggum\/\S+\/logs\/0001\.log\nplain words from the agent\n/,
+    );
     expect(shown.stdout).toContain('── iteration 2 · fake');
   });
 });

@@ -21,8 +21,12 @@ describe('wiggum init', () => {
     const first = await runCli(['init', root]);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('Approved/try-wiggum.md');
-    for (const path of ['Approved', 'Done', 'Rejected', '.wiggum/config.yaml']) expect(existsSync(join(root, path))).toBe(true);
-    writeFileSync(join(root, '.wiggum', 'config.yaml'), `${readFileSync(join(root, '.wiggum', 'config.yaml'), 'utf8')}\n# my own line\n`);
+    for (const path of ['Approved', 'Done', 'Rejected', '.wiggum/config.yaml'])
+      expect(existsSync(join(root, path))).toBe(true);
+    writeFileSync(
+      join(root, '.wiggum', 'config.yaml'),
+      `${readFileSync(join(root, '.wiggum', 'config.yaml'), 'utf8')}\n# my own line\n`,
+    );
     expect((await runCli(['init', root])).stdout).toContain('already a vault');
     expect(readFileSync(join(root, '.wiggum', 'config.yaml'), 'utf8')).toContain('# my own line');
     expect((await runCli(['validate', '--vault', root])).code).toBe(0);
@@ -47,7 +51,11 @@ describe('wiggum status without the daemon', () => {
     expect(text.stdout).toMatch(/queued:\n {2}fresh\n/);
     expect(text.stdout).toMatch(/stopped:\n {2}waiting/);
 
-    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { counts: Record<string, number>; daemon: null; tasks: { id: string; phase: string }[] };
+    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
+      counts: Record<string, number>;
+      daemon: null;
+      tasks: { id: string; phase: string }[];
+    };
     expect(json.counts).toEqual({ approved: 2, done: 1, rejected: 1 });
     expect(json.daemon).toBeNull();
     expect(json.tasks.map((t) => [t.id, t.phase])).toEqual([
@@ -62,7 +70,13 @@ describe('wiggum status without the daemon', () => {
 
   test('an unknown id is a usage error (exit 2) saying so', async () => {
     const vault = await makeVault();
-    for (const args of [['status', 'ghost'], ['stop', 'ghost'], ['resume', 'ghost'], ['retry', 'ghost'], ['context', 'add', 'ghost', 'text']]) {
+    for (const args of [
+      ['status', 'ghost'],
+      ['stop', 'ghost'],
+      ['resume', 'ghost'],
+      ['retry', 'ghost'],
+      ['context', 'add', 'ghost', 'text'],
+    ]) {
       const result = await runCli([...args, '--vault', vault.root]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('task not found: "ghost" is no task\'s id, file name or path in');
@@ -82,7 +96,10 @@ describe('wiggum retry', () => {
     expect(retry.code).toBe(0);
     expect(retry.stdout).toContain('Rejected/retried.md → Approved/retried.md');
     const back = join(vault.layout.approved, 'retried.md');
-    expect(frontmatterOf(back)).toMatchObject({ state: 'Approved', persistence_loop: { status: 'queued', iteration: 0, checkpoint: { completed_steps: ['US-001', 'US-002'] } } });
+    expect(frontmatterOf(back)).toMatchObject({
+      state: 'Approved',
+      persistence_loop: { status: 'queued', iteration: 0, checkpoint: { completed_steps: ['US-001', 'US-002'] } },
+    });
     expect(readFileSync(back, 'utf8')).toContain('## Failure report');
     expect((await runCli(['run', back, '--no-stream'])).code).toBe(0);
     // The memory carried over: only the one story left took an iteration.
@@ -111,9 +128,13 @@ describe('wiggum context', () => {
     expect(added.stdout).toContain('it has not started yet');
     // It waits in the session folder, where the session created at the first run takes it in.
     expect(readdirSync(join(vault.layout.sessions, 'guided'))).toEqual(['context.md']);
-    expect(readFileSync(join(vault.layout.sessions, 'guided', 'context.md'), 'utf8')).toMatch(/^### Added \S+\n\nPrefer small commits\.\n$/);
+    expect(readFileSync(join(vault.layout.sessions, 'guided', 'context.md'), 'utf8')).toMatch(
+      /^### Added \S+\n\nPrefer small commits\.\n$/,
+    );
     await runCli(['run', file, '--max-iterations', '1', '--no-stream']);
-    expect(readFileSync(join(vault.marks, 'run-1'), 'utf8')).toContain('## Additional Context (added by user mid-loop)\n\n### Added');
+    expect(readFileSync(join(vault.marks, 'run-1'), 'utf8')).toContain(
+      '## Additional Context (added by user mid-loop)\n\n### Added',
+    );
     expect(readFileSync(join(vault.marks, 'run-1'), 'utf8')).toContain('Prefer small commits.');
     expect((await runCli(['context', 'clear', 'guided', '--vault', vault.root])).stdout).toContain('context cleared');
     expect(readFileSync(join(vault.layout.sessions, 'guided', 'context.md'), 'utf8')).toBe('');
@@ -131,18 +152,30 @@ describe('wiggum status ID', () => {
     const history = join(vault.layout.sessions, 'counted', 'history.jsonl');
     const lines = readFileSync(history, 'utf8').trimEnd().split('\n');
     const last = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
-    lines[lines.length - 1] = JSON.stringify({ ...last, usage: { inputTokens: 1200, outputTokens: 340, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.0123 } });
+    lines[lines.length - 1] = JSON.stringify({
+      ...last,
+      usage: { inputTokens: 1200, outputTokens: 340, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.0123 },
+    });
     writeFileSync(history, `${lines.join('\n')}\n`);
 
     const text = await runCli(['status', 'counted', '--vault', vault.root]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('state Done, loop done, iterations 2 of 100 done');
     // The totals come from the checkpoint, written before the line above was edited.
-    expect(text.stdout).toMatch(/^ {2}spent: no tokens reported · agent time \d+(\.\d)?s( · CPU \d+\.\d s)?( · peak memory \d+ MB)?$/m);
+    expect(text.stdout).toMatch(
+      /^ {2}spent: no tokens reported · agent time \d+(\.\d)?s( · CPU \d+\.\d s)?( · peak memory \d+ MB)?$/m,
+    );
     expect(text.stdout).toMatch(/^ {4}1 {5}0 {4}\d+\.\ds {6}no {7}0 {5}continue {6}1\/2 +— +— +—$/m);
     expect(text.stdout).toMatch(/^ {4}2 {5}0 {4}\d+\.\ds {6}yes {6}0 {5}complete {6}2\/2 +— +1200\/340 +\$0\.0123$/m);
 
-    const json = JSON.parse((await runCli(['status', 'counted', '--json', '--vault', vault.root])).stdout) as { recent: Record<string, unknown>[] };
-    expect(json.recent.at(-1)).toMatchObject({ iteration: 2, completionFound: true, exitCode: 0, usage: { inputTokens: 1200, outputTokens: 340, costUsd: 0.0123 } });
+    const json = JSON.parse((await runCli(['status', 'counted', '--json', '--vault', vault.root])).stdout) as {
+      recent: Record<string, unknown>[];
+    };
+    expect(json.recent.at(-1)).toMatchObject({
+      iteration: 2,
+      completionFound: true,
+      exitCode: 0,
+      usage: { inputTokens: 1200, outputTokens: 340, costUsd: 0.0123 },
+    });
   });
 });

@@ -13,7 +13,19 @@ import { tempDir } from '../helpers/temp-dir.js';
  * project's own dist/, which other test files run, out of the way.
  */
 const run = promisify(execFile);
-const PACKED = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE', 'src', 'scripts', 'config', 'systemd', 'docs'];
+const PACKED = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'README.md',
+  'LICENSE',
+  'src',
+  'scripts',
+  'config',
+  'systemd',
+  'docs',
+];
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The environment of the npm commands: the test's, without what would redirect a global install. */
@@ -35,21 +47,54 @@ describe('the packed package', () => {
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(project, 'node_modules'));
     expect(existsSync(join(project, 'dist'))).toBe(false);
 
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: project, env: npmEnv(), maxBuffer: 64 * 1024 * 1024 });
-    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: PackedFile[] }[];
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', work], {
+      cwd: project,
+      env: npmEnv(),
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as {
+      filename: string;
+      files: PackedFile[];
+    }[];
     const files = info?.files.map((file) => file.path) ?? [];
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist/cli/main.js', 'dist/demo/agent.js', 'config/default.yaml', 'docs/harness-protocol.md', 'systemd/wiggum.service']));
-    expect(files.filter((file) => file.endsWith('.map') || file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'dist/cli/main.js',
+        'dist/demo/agent.js',
+        'config/default.yaml',
+        'docs/harness-protocol.md',
+        'systemd/wiggum.service',
+      ]),
+    );
+    expect(
+      files.filter((file) => file.endsWith('.map') || file.startsWith('src/') || file.startsWith('test/')),
+    ).toEqual([]);
 
     const prefix = join(work, 'prefix');
-    await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', join(work, info?.filename ?? 'missing.tgz')], { cwd: work, env: npmEnv() });
+    await run(
+      'npm',
+      [
+        'install',
+        '-g',
+        '--prefix',
+        prefix,
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        join(work, info?.filename ?? 'missing.tgz'),
+      ],
+      { cwd: work, env: npmEnv() },
+    );
     const bin = join(prefix, 'bin', 'wiggum');
     expect(realpathSync(bin).startsWith(realpathSync(prefix))).toBe(true);
 
     const outside = join(work, 'outside');
     mkdirSync(outside);
     const env = { PATH: [join(prefix, 'bin'), dirname(process.execPath), '/usr/bin', '/bin'].join(':'), HOME: work };
-    const wiggum = (args: string[], cwd = outside): Promise<{ stdout: string; stderr: string }> => run(bin, args, { cwd, env });
+    const wiggum = (args: string[], cwd = outside): Promise<{ stdout: string; stderr: string }> =>
+      run(bin, args, { cwd, env });
 
     expect((await wiggum(['--version'])).stdout.trim()).toBe(VERSION);
     expect((await wiggum(['-v'])).stdout.trim()).toBe(VERSION);

@@ -45,9 +45,19 @@ function repo(agents: Record<string, Record<string, string>>): Repo {
   mkdirSync(join(root, '.wiggum'));
   const writeConfig = (defined: Record<string, Record<string, string>>): void => {
     const harnesses = Object.fromEntries(
-      Object.entries({ other: { AGENT_DONE_AT: '1' }, ...defined }).map(([name, env]) => [name, { kind: 'command', command: script, args: [], env: { AGENT_DIR: join(work, name), ...env } }]),
+      Object.entries({ other: { AGENT_DONE_AT: '1' }, ...defined }).map(([name, env]) => [
+        name,
+        { kind: 'command', command: script, args: [], env: { AGENT_DIR: join(work, name), ...env } },
+      ]),
     );
-    writeFileSync(join(root, '.wiggum', 'config.yaml'), stringify({ harness: { default: 'other', stop_grace: '500ms' }, harnesses, persistence_loop: { retry: { base_delay: '10ms' } } }));
+    writeFileSync(
+      join(root, '.wiggum', 'config.yaml'),
+      stringify({
+        harness: { default: 'other', stop_grace: '500ms' },
+        harnesses,
+        persistence_loop: { retry: { base_delay: '10ms' } },
+      }),
+    );
   };
   writeConfig(agents);
   return {
@@ -55,7 +65,10 @@ function repo(agents: Record<string, Record<string, string>>): Repo {
     ralph: (...args) => runCli(['ralph', ...args], { cwd: root }),
     interruptAt: async (name, at, ...args) => {
       requireBuild();
-      const child = spawn(process.execPath, [CLI, 'ralph', ...args, '--no-stream'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, 'ralph', ...args, '--no-stream'], {
+        cwd: root,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
@@ -63,8 +76,10 @@ function repo(agents: Record<string, Record<string, string>>): Repo {
       child.kill('SIGINT');
       return { code: await exited, stderr };
     },
-    calls: (name) => (existsSync(join(work, name, 'calls')) ? Number(readFileSync(join(work, name, 'calls'), 'utf8').trim()) : 0),
-    loopFile: (change, folder) => join(root, '.wiggum', 'ralph', ...(folder === undefined ? [] : [folder]), `${change}.md`),
+    calls: (name) =>
+      existsSync(join(work, name, 'calls')) ? Number(readFileSync(join(work, name, 'calls'), 'utf8').trim()) : 0,
+    loopFile: (change, folder) =>
+      join(root, '.wiggum', 'ralph', ...(folder === undefined ? [] : [folder]), `${change}.md`),
     writeConfig,
   };
 }
@@ -74,8 +89,24 @@ const frontmatter = (file: string): string => readFileSync(file, 'utf8').split('
 describe('wiggum ralph remembers the settings of its loop', () => {
   test('a resume without flags runs the recorded harness, whose recorded completion promise ends the loop', async () => {
     const r = repo({ keeper: { AGENT_HOLD_AT: '2', AGENT_DONE_AT: '3', AGENT_PROMISE: 'SHIPPED' } });
-    expect(await r.interruptAt('keeper', 2, 'go', '--change', 'c1', '--harness', 'keeper', '--completion-promise', 'SHIPPED', '--max-iterations', '6')).toMatchObject({ code: 3 });
-    expect(frontmatter(r.loopFile('c1'))).toMatch(/\nharness: keeper\nmax_iterations: 6\ncompletion_promise: "SHIPPED"\n/);
+    expect(
+      await r.interruptAt(
+        'keeper',
+        2,
+        'go',
+        '--change',
+        'c1',
+        '--harness',
+        'keeper',
+        '--completion-promise',
+        'SHIPPED',
+        '--max-iterations',
+        '6',
+      ),
+    ).toMatchObject({ code: 3 });
+    expect(frontmatter(r.loopFile('c1'))).toMatch(
+      /\nharness: keeper\nmax_iterations: 6\ncompletion_promise: "SHIPPED"\n/,
+    );
 
     const resumed = await r.ralph('--change', 'c1', '--no-stream');
     expect(resumed.code).toBe(0);
@@ -86,7 +117,9 @@ describe('wiggum ralph remembers the settings of its loop', () => {
 
   test('the recorded max iterations counts as the loop does: the interrupted iteration runs again, then the loop is rejected', async () => {
     const r = repo({ bounded: { AGENT_HOLD_AT: '2' } });
-    expect(await r.interruptAt('bounded', 2, 'go', '--change', 'c2', '--harness', 'bounded', '--max-iterations', '2')).toMatchObject({ code: 3 });
+    expect(
+      await r.interruptAt('bounded', 2, 'go', '--change', 'c2', '--harness', 'bounded', '--max-iterations', '2'),
+    ).toMatchObject({ code: 3 });
     // With the same prompt again: a resume too.
     const resumed = await r.ralph('go', '--change', 'c2', '--no-stream');
     expect(resumed.code).toBe(1);
@@ -97,14 +130,34 @@ describe('wiggum ralph remembers the settings of its loop', () => {
 
   test('a different --harness on resume is used, said in one line naming both, recorded for the next resume and shown by --status', async () => {
     const r = repo({ 'alpha-agent': { AGENT_HOLD_AT: '2' }, 'beta-agent': { AGENT_HOLD_AT: '1', AGENT_DONE_AT: '2' } });
-    expect(await r.interruptAt('alpha-agent', 2, 'go', '--change', 'c3', '--harness', 'alpha-agent', '--max-iterations', '5')).toMatchObject({ code: 3 });
-    expect((await r.ralph('--status', '--change', 'c3')).stdout).toContain('recorded: harness alpha-agent, max iterations 5');
+    expect(
+      await r.interruptAt(
+        'alpha-agent',
+        2,
+        'go',
+        '--change',
+        'c3',
+        '--harness',
+        'alpha-agent',
+        '--max-iterations',
+        '5',
+      ),
+    ).toMatchObject({ code: 3 });
+    expect((await r.ralph('--status', '--change', 'c3')).stdout).toContain(
+      'recorded: harness alpha-agent, max iterations 5',
+    );
 
     const switched = await r.interruptAt('beta-agent', 1, '--change', 'c3', '--harness', 'beta-agent');
     expect(switched.code).toBe(3);
-    expect(switched.stderr.split('\n').filter((line) => line.includes('harness: beta-agent instead of the recorded alpha-agent'))).toHaveLength(1);
+    expect(
+      switched.stderr
+        .split('\n')
+        .filter((line) => line.includes('harness: beta-agent instead of the recorded alpha-agent')),
+    ).toHaveLength(1);
     expect(frontmatter(r.loopFile('c3'))).toMatch(/\nharness: beta-agent\nmax_iterations: 5\n/);
-    expect((await r.ralph('--status', '--change', 'c3')).stdout).toContain('recorded: harness beta-agent, max iterations 5');
+    expect((await r.ralph('--status', '--change', 'c3')).stdout).toContain(
+      'recorded: harness beta-agent, max iterations 5',
+    );
     const json = JSON.parse((await r.ralph('--status', '--json', '--change', 'c3')).stdout) as { recorded: unknown };
     expect(json.recorded).toEqual({ harness: 'beta-agent', maxIterations: 5 });
 
@@ -116,7 +169,9 @@ describe('wiggum ralph remembers the settings of its loop', () => {
 
   test('a recorded --fail-fast holds on resume: the first failing call ends the loop', async () => {
     const r = repo({ failer: { AGENT_HOLD_AT: '2', AGENT_FAIL_AT: '3' } });
-    expect(await r.interruptAt('failer', 2, 'go', '--change', 'c4', '--harness', 'failer', '--fail-fast')).toMatchObject({ code: 3 });
+    expect(
+      await r.interruptAt('failer', 2, 'go', '--change', 'c4', '--harness', 'failer', '--fail-fast'),
+    ).toMatchObject({ code: 3 });
     expect(frontmatter(r.loopFile('c4'))).toMatch(/\nfail_fast: true\n/);
     const resumed = await r.ralph('--change', 'c4', '--no-stream');
     expect(resumed.code).toBe(1);
@@ -155,7 +210,11 @@ describe('wiggum ralph remembers the settings of its loop', () => {
   test('a second ralph for a running change is refused (exit 2) and does not rewrite the settings the first one runs with', async () => {
     const r = repo({ 'alpha-agent': { AGENT_HOLD_AT: '1' } });
     requireBuild();
-    const first = spawn(process.execPath, [CLI, 'ralph', 'go', '--change', 'c7', '--harness', 'alpha-agent', '--no-stream'], { cwd: r.root, stdio: 'ignore' });
+    const first = spawn(
+      process.execPath,
+      [CLI, 'ralph', 'go', '--change', 'c7', '--harness', 'alpha-agent', '--no-stream'],
+      { cwd: r.root, stdio: 'ignore' },
+    );
     const exited = new Promise<number | null>((resolve) => first.once('exit', (code) => resolve(code)));
     await waitForFile(join(r.root, '.wiggum', 'locks', 'c7.lock'));
     await waitFor(() => r.calls('alpha-agent') === 1, 'the first agent call');
@@ -171,7 +230,10 @@ describe('wiggum ralph remembers the settings of its loop', () => {
 
   test('with no --harness, nothing recorded and no harness.default, the loop does not run: exit 2, saying to pass --harness', async () => {
     const r = repo({});
-    writeFileSync(join(r.root, '.wiggum', 'config.yaml'), readFileSync(join(r.root, '.wiggum', 'config.yaml'), 'utf8').replace('default: other', "default: ''"));
+    writeFileSync(
+      join(r.root, '.wiggum', 'config.yaml'),
+      readFileSync(join(r.root, '.wiggum', 'config.yaml'), 'utf8').replace('default: other', "default: ''"),
+    );
     const refused = await r.ralph('go', '--change', 'c8', '--no-stream');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--harness NAME');

@@ -33,7 +33,13 @@ function repo(fake: Record<string, string> = {}, config: Record<string, unknown>
     join(root, '.wiggum', 'config.yaml'),
     stringify({
       harness: { default: 'fake', stop_grace: '500ms' },
-      harnesses: { fake: { kind: 'command', command: FAKE_AGENT, env: { FAKE_MARK_DIR: marks, ...fake, ...(fake.FAKE_GATE_DIR === undefined ? {} : { FAKE_GATE_DIR: gates }) } } },
+      harnesses: {
+        fake: {
+          kind: 'command',
+          command: FAKE_AGENT,
+          env: { FAKE_MARK_DIR: marks, ...fake, ...(fake.FAKE_GATE_DIR === undefined ? {} : { FAKE_GATE_DIR: gates }) },
+        },
+      },
       persistence_loop: { retry: { base_delay: '10ms' } },
       ...config,
     }),
@@ -84,7 +90,10 @@ describe('wiggum ralph', () => {
 
   test('context added mid-loop appears in the next prompt under its label; cleared, it is gone', async () => {
     const r = repo({ FAKE_STORY_PER_RUN: '1', FAKE_GATE_DIR: 'on' });
-    const loop = runCli(['ralph', 'Three steps\n\n- [ ] A-1 one\n- [ ] A-2 two\n- [ ] A-3 three\n', '--change', 'ctx', '--no-stream'], { cwd: r.root });
+    const loop = runCli(
+      ['ralph', 'Three steps\n\n- [ ] A-1 one\n- [ ] A-2 two\n- [ ] A-3 three\n', '--change', 'ctx', '--no-stream'],
+      { cwd: r.root },
+    );
     await waitForFile(join(r.marks, 'run-1'));
     const added = await r.ralph('--add-context', 'Use the existing helpers in lib/.', '--change', 'ctx');
     expect(added).toMatchObject({ code: 0 });
@@ -125,7 +134,10 @@ describe('wiggum ralph', () => {
     expect(status.stdout).toMatch(/iter\s+try\s+duration\s+promise\s+exit\s+outcome/);
     expect(status.stdout).toMatch(/\n\s+1\s+0\s+\d+\.\ds\s+no\s+4\s+nonzero-exit/);
     expect(status.stdout).toMatch(/\n\s+2\s+0\s+\d+\.\ds\s+yes\s+0\s+complete/);
-    const json = JSON.parse((await r.ralph('--status', '--json', '--change', 'st')).stdout) as { iterations: number; recent: { completionFound: boolean; exitCode: number; durationMs: number }[] };
+    const json = JSON.parse((await r.ralph('--status', '--json', '--change', 'st')).stdout) as {
+      iterations: number;
+      recent: { completionFound: boolean; exitCode: number; durationMs: number }[];
+    };
     expect(json.iterations).toBe(2);
     expect(json.recent.map((h) => [h.completionFound, h.exitCode, typeof h.durationMs])).toEqual([
       [false, 4, 'number'],
@@ -136,10 +148,15 @@ describe('wiggum ralph', () => {
   test('a restart resumes from the persisted memory (kill -9, then the same command without a prompt)', async () => {
     const r = repo({ FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' });
     requireBuild();
-    const child = spawn(process.execPath, [CLI, 'ralph', TWO_STORIES, '--change', 'resume', '--no-stream'], { cwd: r.root, stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI, 'ralph', TWO_STORIES, '--change', 'resume', '--no-stream'], {
+      cwd: r.root,
+      stdio: 'ignore',
+    });
     await waitForFile(join(r.marks, 'run-2'));
     await killHard(child);
-    const prd = JSON.parse(readFileSync(join(r.root, '.wiggum', 'sessions', 'resume', 'prd.json'), 'utf8')) as { userStories: { passes: boolean }[] };
+    const prd = JSON.parse(readFileSync(join(r.root, '.wiggum', 'sessions', 'resume', 'prd.json'), 'utf8')) as {
+      userStories: { passes: boolean }[];
+    };
     expect(prd.userStories.map((s) => s.passes)).toEqual([true, false]);
     const again = await r.ralph('--change', 'resume', '--no-stream');
     expect(again.code).toBe(0);
@@ -187,7 +204,7 @@ describe('wiggum ralph', () => {
     expect(result.stderr).toContain('NOT DURABLE');
   });
 
-  test('--add-context before any loop appends to the change\'s context file and confirms; --clear-context empties it', async () => {
+  test("--add-context before any loop appends to the change's context file and confirms; --clear-context empties it", async () => {
     const r = repo({ FAKE_COMPLETE_AFTER: '1' });
     const added = await r.ralph('--add-context', 'use pnpm, not npm', '--change', 'early');
     expect(added.code).toBe(0);
@@ -216,7 +233,10 @@ describe('wiggum ralph', () => {
   test('Ctrl-C stops the loop with exit 3 and a checkpoint; the same command again resumes the change', async () => {
     const r = repo({ FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' });
     requireBuild();
-    const child = spawn(process.execPath, [CLI, 'ralph', TWO_STORIES, '--change', 'ctrlc', '--no-stream'], { cwd: r.root, stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI, 'ralph', TWO_STORIES, '--change', 'ctrlc', '--no-stream'], {
+      cwd: r.root,
+      stdio: 'ignore',
+    });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     await waitForFile(join(r.marks, 'run-2'));
     child.kill('SIGINT');
@@ -224,7 +244,12 @@ describe('wiggum ralph', () => {
     expect(readFileSync(join(r.root, '.wiggum', 'ralph', 'ctrlc.md'), 'utf8')).toMatch(/status: interrupted/);
     const again = await r.ralph('--change', 'ctrlc', '--no-stream');
     expect(again.code).toBe(0);
-    expect(r.history('ctrlc').filter((h) => h.outcome !== 'stopped').map((h) => h.storiesPassing)).toEqual([1, 2]);
+    expect(
+      r
+        .history('ctrlc')
+        .filter((h) => h.outcome !== 'stopped')
+        .map((h) => h.storiesPassing),
+    ).toEqual([1, 2]);
   });
 
   test('usage errors exit 2', async () => {

@@ -30,12 +30,22 @@ printf 'Finished.\\n<promise>COMPLETE</promise>\\n'
 const TASK = '---\ntitle: hiccup\nharness: hiccup\nmax_iterations: 1\n---\n# hiccup\n\nDo the thing.\n';
 const RULES = { exit_codes: [42], patterns: ['upstream (wobble|hiccup)'] };
 
-async function runWith(firstRun: string, rules: object): Promise<{ code: number | null; done: boolean; history: ReturnType<typeof historyOf> }> {
+async function runWith(
+  firstRun: string,
+  rules: object,
+): Promise<{ code: number | null; done: boolean; history: ReturnType<typeof historyOf> }> {
   const vault = await makeVault({
-    config: { persistence_loop: { retry: { retriable_errors: rules } }, harnesses: { hiccup: { kind: 'command', command: hiccupAgent(firstRun) } } },
+    config: {
+      persistence_loop: { retry: { retriable_errors: rules } },
+      harnesses: { hiccup: { kind: 'command', command: hiccupAgent(firstRun) } },
+    },
   });
   const result = await runCli(['run', vault.task('hiccup', TASK), '--no-stream']);
-  return { code: result.code, done: existsSync(join(vault.layout.done, 'hiccup.md')), history: historyOf(vault.layout.sessions, 'hiccup') };
+  return {
+    code: result.code,
+    done: existsSync(join(vault.layout.done, 'hiccup.md')),
+    history: historyOf(vault.layout.sessions, 'hiccup'),
+  };
 }
 
 describe('persistence_loop.retry.retriable_errors', () => {
@@ -63,9 +73,14 @@ describe('persistence_loop.retry.retriable_errors', () => {
   test('a pattern that is not a regular expression is a config error naming the key', async () => {
     const root = tempDir('wiggum-badrx-');
     for (const folder of ['Approved', 'Done', 'Rejected', '.wiggum']) mkdirSync(join(root, folder));
-    writeFileSync(join(root, '.wiggum', 'config.yaml'), 'persistence_loop:\n  retry:\n    retriable_errors:\n      patterns: ["(unclosed"]\n');
+    writeFileSync(
+      join(root, '.wiggum', 'config.yaml'),
+      'persistence_loop:\n  retry:\n    retriable_errors:\n      patterns: ["(unclosed"]\n',
+    );
     const result = await runCli(['validate', '--vault', root]);
     expect(result.code).toBe(2);
-    expect(result.stdout + result.stderr).toMatch(/persistence_loop\.retry\.retriable_errors\.patterns\.0: "\(unclosed" is not a valid regular expression/);
+    expect(result.stdout + result.stderr).toMatch(
+      /persistence_loop\.retry\.retriable_errors\.patterns\.0: "\(unclosed" is not a valid regular expression/,
+    );
   });
 });

@@ -18,7 +18,6 @@ function loopOf(file: string): Record<string, unknown> {
   return parsed.task.frontmatter.persistence_loop as Record<string, unknown>;
 }
 
-
 function startRun(file: string): ReturnType<typeof spawn> {
   requireBuild();
   return spawn(process.execPath, [CLI, 'run', file, '--no-stream'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -73,29 +72,58 @@ describe('wiggum run', () => {
   test('--harness and --completion-promise override the task', async () => {
     const vault = await makeVault({
       fake: { FAKE_MODE: 'fail', FAKE_EXIT_CODE: '78' },
-      config: { harnesses: { good: { kind: 'command', command: join(REPO_ROOT, 'test', 'fixtures', 'agents', 'fake-agent.mjs'), env: { FAKE_COMPLETE_AFTER: '1' } } } },
+      config: {
+        harnesses: {
+          good: {
+            kind: 'command',
+            command: join(REPO_ROOT, 'test', 'fixtures', 'agents', 'fake-agent.mjs'),
+            env: { FAKE_COMPLETE_AFTER: '1' },
+          },
+        },
+      },
     });
-    const result = await runCli(['run', vault.task('o', TASK), '--harness', 'good', '--completion-promise', 'FINISHED', '--no-stream']);
+    const result = await runCli([
+      'run',
+      vault.task('o', TASK),
+      '--harness',
+      'good',
+      '--completion-promise',
+      'FINISHED',
+      '--no-stream',
+    ]);
     expect(result.code).toBe(0);
     expect(historyOf(vault.layout.sessions, 'o')[0]).toMatchObject({ harness: 'good', completionFound: true });
   });
 
-  test.each(['SIGINT', 'SIGTERM'] as const)('%s stops the harness, checkpoints "interrupted", exits 3; running again resumes', async (signal) => {
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
-    const file = vault.task('sig', TASK);
-    const child = startRun(file);
-    const exited = exitOf(child);
-    await waitForFile(join(vault.marks, 'run-2'));
-    const harness = JSON.parse(readFileSync(join(vault.layout.sessions, 'sig', 'harness.json'), 'utf8')) as { pid: number };
-    child.kill(signal);
-    expect(await exited).toBe(3);
-    expect(isRunning(harness.pid)).toBe(false);
-    expect(loopOf(file)).toMatchObject({ status: 'interrupted', iteration: 1, checkpoint: { completed_steps: ['US-001'] } });
+  test.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s stops the harness, checkpoints "interrupted", exits 3; running again resumes',
+    async (signal) => {
+      const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
+      const file = vault.task('sig', TASK);
+      const child = startRun(file);
+      const exited = exitOf(child);
+      await waitForFile(join(vault.marks, 'run-2'));
+      const harness = JSON.parse(readFileSync(join(vault.layout.sessions, 'sig', 'harness.json'), 'utf8')) as {
+        pid: number;
+      };
+      child.kill(signal);
+      expect(await exited).toBe(3);
+      expect(isRunning(harness.pid)).toBe(false);
+      expect(loopOf(file)).toMatchObject({
+        status: 'interrupted',
+        iteration: 1,
+        checkpoint: { completed_steps: ['US-001'] },
+      });
 
-    const again = await runCli(['run', file, '--no-stream']);
-    expect(again.code).toBe(0);
-    expect(historyOf(vault.layout.sessions, 'sig').filter((r) => r.outcome !== 'stopped').map((r) => r.iteration)).toEqual([1, 2, 3]);
-  });
+      const again = await runCli(['run', file, '--no-stream']);
+      expect(again.code).toBe(0);
+      expect(
+        historyOf(vault.layout.sessions, 'sig')
+          .filter((r) => r.outcome !== 'stopped')
+          .map((r) => r.iteration),
+      ).toEqual([1, 2, 3]);
+    },
+  );
 
   test('kill -9 mid-iteration, then run again: the count and completed steps survive, the orphaned harness is killed, nothing is lost or doubled', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
@@ -109,14 +137,22 @@ describe('wiggum run', () => {
 
     // wiggum is gone; the harness of iteration 2, in its own process group, is still running.
     expect(isRunning(orphan)).toBe(true);
-    expect(loopOf(file)).toMatchObject({ status: 'running', iteration: 1, checkpoint: { completed_steps: ['US-001'], current_step: 'US-002' } });
+    expect(loopOf(file)).toMatchObject({
+      status: 'running',
+      iteration: 1,
+      checkpoint: { completed_steps: ['US-001'], current_step: 'US-002' },
+    });
 
     const again = await runCli(['run', file, '--no-stream']);
     expect(again.code).toBe(0);
     expect(isRunning(orphan)).toBe(false);
     expect(again.stderr).toContain('killed a harness left running');
     const done = join(vault.layout.done, 'crash.md');
-    expect(loopOf(done)).toMatchObject({ status: 'done', iteration: 3, checkpoint: { completed_steps: ['US-001', 'US-002', 'US-003'] } });
+    expect(loopOf(done)).toMatchObject({
+      status: 'done',
+      iteration: 3,
+      checkpoint: { completed_steps: ['US-001', 'US-002', 'US-003'] },
+    });
     const history = historyOf(vault.layout.sessions, 'crash');
     expect(history.map((r) => r.iteration)).toEqual([1, 2, 3]);
     expect(history.map((r) => r.storiesPassing)).toEqual([1, 2, 3]);
@@ -186,7 +222,12 @@ describe('wiggum run', () => {
     const exited = exitOf(child);
     await waitForFile(join(vault.marks, 'run-2'));
     const text = readFileSync(file, 'utf8');
-    writeFileSync(file, text.replace('title: Three stories', 'title: Three stories\npriority: high # added by hand').replace('- [ ] US-003 Three', '- [ ] US-003 Three\n\nUse tabs, not spaces.'));
+    writeFileSync(
+      file,
+      text
+        .replace('title: Three stories', 'title: Three stories\npriority: high # added by hand')
+        .replace('- [ ] US-003 Three', '- [ ] US-003 Three\n\nUse tabs, not spaces.'),
+    );
     child.kill('SIGTERM');
     await exited;
     expect(await runCli(['run', file, '--no-stream'])).toMatchObject({ code: 0 });
@@ -201,7 +242,9 @@ describe('wiggum run', () => {
     cpSync(join(REPO_ROOT, 'vault-example'), root, { recursive: true });
     const approved = join(root, 'Approved');
     const results = [];
-    for (const name of readdirSync(approved).filter((n) => n.endsWith('.md')).sort()) {
+    for (const name of readdirSync(approved)
+      .filter((n) => n.endsWith('.md'))
+      .sort()) {
       results.push([name, (await runCli(['run', join(approved, name), '--no-stream'])).code]);
     }
     expect(results).toEqual([
@@ -211,7 +254,13 @@ describe('wiggum run', () => {
     ]);
     expect(readdirSync(join(root, 'Done')).sort()).toEqual(['.gitkeep', 'add-dark-mode.md', 'write-release-notes.md']);
     const report = readFileSync(join(root, 'Rejected', 'migrate-billing-db.md'), 'utf8');
-    expect(report).toContain('- Reason: the harness reported a failure that retrying cannot fix (exit 78): fatal: permission denied');
-    expect(historyOf(join(root, '.wiggum', 'sessions'), 'write-release-notes').map((r) => r.outcome)).toEqual(['transient', 'continue', 'complete']);
+    expect(report).toContain(
+      '- Reason: the harness reported a failure that retrying cannot fix (exit 78): fatal: permission denied',
+    );
+    expect(historyOf(join(root, '.wiggum', 'sessions'), 'write-release-notes').map((r) => r.outcome)).toEqual([
+      'transient',
+      'continue',
+      'complete',
+    ]);
   });
 });

@@ -19,7 +19,13 @@ test('wiggum start: a second SIGTERM during the drain kills every agent at once 
   const pidFile = join(root, 'agent.pids');
   const vault = await makeVault({
     root,
-    fake: { FAKE_MODE: 'spawn-child', FAKE_THEN: 'hang', FAKE_IGNORE_TERM: '1', FAKE_CHILD_IGNORE_TERM: '1', FAKE_PIDFILE: pidFile },
+    fake: {
+      FAKE_MODE: 'spawn-child',
+      FAKE_THEN: 'hang',
+      FAKE_IGNORE_TERM: '1',
+      FAKE_CHILD_IGNORE_TERM: '1',
+      FAKE_PIDFILE: pidFile,
+    },
     config: { daemon: { drain_grace: '10m' }, harness: { stop_grace: '10m' } },
   });
   const daemon = DaemonProcess.start(vault.root);
@@ -27,7 +33,10 @@ test('wiggum start: a second SIGTERM during the drain kills every agent at once 
   await daemon.ready();
   vault.task('stubborn', '---\ntitle: stubborn\n---\n- [ ] S-1 never ends\n');
   // Written once the agent's child has its SIGTERM handler in place: both now ignore SIGTERM.
-  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2, 'the agent and its child to run');
+  await waitFor(
+    () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2,
+    'the agent and its child to run',
+  );
   const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
 
   daemon.kill('SIGTERM');

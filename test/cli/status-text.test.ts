@@ -6,19 +6,53 @@ import { renderStatus } from '../../src/cli/status-text.js';
 import { vaultLayout } from '../../src/vault/layout.js';
 
 const NOW = 1_800_000_000_000;
-const layout = vaultLayout('/v', { folders: { approved: 'Approved', done: 'Done', rejected: 'Rejected' }, dashboard: 'Dashboard.md' });
-const entry = (id: string, change: Partial<TaskEntry> = {}): TaskEntry => ({ id, name: `${id}.md`, file: `/v/Approved/${id}.md`, phase: 'queued', sinceMs: NOW - 5000, ...change });
-const view = (tasks: TaskEntry[], daemon: VaultView['daemon'] = null): VaultView => ({ counts: { approved: tasks.length, done: 0, rejected: 0 }, daemon, held: false, tasks, waitingForAuthor: [], recent: [], updatedAtMs: NOW });
+const layout = vaultLayout('/v', {
+  folders: { approved: 'Approved', done: 'Done', rejected: 'Rejected' },
+  dashboard: 'Dashboard.md',
+});
+const entry = (id: string, change: Partial<TaskEntry> = {}): TaskEntry => ({
+  id,
+  name: `${id}.md`,
+  file: `/v/Approved/${id}.md`,
+  phase: 'queued',
+  sinceMs: NOW - 5000,
+  ...change,
+});
+const view = (tasks: TaskEntry[], daemon: VaultView['daemon'] = null): VaultView => ({
+  counts: { approved: tasks.length, done: 0, rejected: 0 },
+  daemon,
+  held: false,
+  tasks,
+  waitingForAuthor: [],
+  recent: [],
+  updatedAtMs: NOW,
+});
 const render = (v: VaultView, all = false): string => renderStatus(v, layout, NOW, { all, configProblem: null });
 
 describe('wiggum status says what each task does, or why not', () => {
   test.each<[string, TaskEntry, string]>([
     ['running in the daemon', entry('a', { phase: 'running' }), 'running:\n  a  running 5s'],
-    ['running in a foreground run', entry('a', { phase: 'running', foreground: { pid: 77 } }), 'running:\n  a  running in a foreground wiggum run (pid 77)'],
-    ['failing, tried again', entry('a', { failure: { message: 'ENOSPC: no space left on device', retryAtMs: NOW + 30_000 } }), 'failing, tried again:\n  a  the last attempt failed: ENOSPC: no space left on device; tried again in 30s'],
-    ['held by its stop flag', entry('a', { phase: 'stopped' }), 'stopped:\n  a  held by its stop flag (wiggum resume a continues it)'],
+    [
+      'running in a foreground run',
+      entry('a', { phase: 'running', foreground: { pid: 77 } }),
+      'running:\n  a  running in a foreground wiggum run (pid 77)',
+    ],
+    [
+      'failing, tried again',
+      entry('a', { failure: { message: 'ENOSPC: no space left on device', retryAtMs: NOW + 30_000 } }),
+      'failing, tried again:\n  a  the last attempt failed: ENOSPC: no space left on device; tried again in 30s',
+    ],
+    [
+      'held by its stop flag',
+      entry('a', { phase: 'stopped' }),
+      'stopped:\n  a  held by its stop flag (wiggum resume a continues it)',
+    ],
     ['held by the vault STOP', entry('a', { phase: 'held' }), 'running:\n  a  held by the vault STOP'],
-    ['waiting on a reason this wiggum does not name', entry('a', { phase: 'waiting', waitingFor: 'outage' as NonNullable<TaskEntry['waitingFor']> }), 'running:\n  a  waiting (outage)'],
+    [
+      'waiting on a reason this wiggum does not name',
+      entry('a', { phase: 'waiting', waitingFor: 'outage' as NonNullable<TaskEntry['waitingFor']> }),
+      'running:\n  a  waiting (outage)',
+    ],
     ['queued', entry('a'), 'queued:\n  a\n'],
   ])('%s', (_name, task, expected) => {
     expect(render(view([task]))).toContain(expected);
@@ -32,9 +66,17 @@ describe('wiggum status says what each task does, or why not', () => {
     expect(render(view(many), true).match(/^ {2}m\d+$/gm)).toHaveLength(300);
   });
 
-  test('a task locked by another process is listed as running there, a daemon\'s own lock is not', () => {
-    const runs = new Map([['a', 10], ['b', 42], ['gone', 11]]);
-    const seen = withForegroundRuns(view([entry('a'), entry('b')], { pid: 42, lifecycle: 'running', startedAtMs: NOW, concurrency: 1 }), runs, '/v/Approved');
+  test("a task locked by another process is listed as running there, a daemon's own lock is not", () => {
+    const runs = new Map([
+      ['a', 10],
+      ['b', 42],
+      ['gone', 11],
+    ]);
+    const seen = withForegroundRuns(
+      view([entry('a'), entry('b')], { pid: 42, lifecycle: 'running', startedAtMs: NOW, concurrency: 1 }),
+      runs,
+      '/v/Approved',
+    );
     expect(seen.tasks.map((t) => [t.id, t.phase, t.foreground?.pid])).toEqual([
       ['gone', 'running', 11],
       ['a', 'running', 10],

@@ -18,17 +18,30 @@ describe('the harness logs of a session', () => {
 
   test('are read in the order they were written: by iteration, then retry', () => {
     const names = ['0002.log', '0001.retry1.log', 'README', '0010.log', '0001.log', '0001.retry2.log'];
-    expect(orderLogs('/s/logs', names).map((log) => log.name)).toEqual(['0001.log', '0001.retry1.log', '0001.retry2.log', '0002.log', '0010.log']);
+    expect(orderLogs('/s/logs', names).map((log) => log.name)).toEqual([
+      '0001.log',
+      '0001.retry1.log',
+      '0001.retry2.log',
+      '0002.log',
+      '0010.log',
+    ]);
     expect(orderLogs('/s/logs', ['0003.log'])[0]?.path).toBe('/s/logs/0003.log');
   });
 
   const record = (iteration: number, attempt: number, harness: string, logFile?: string): IterationRecord =>
     ({ iteration, attempt, harness, ...(logFile === undefined ? {} : { logFile }) }) as IterationRecord;
-  const log = (iteration: number, attempt = 0) => orderLogs('/s/logs', [`${String(iteration).padStart(4, '0')}${attempt === 0 ? '' : `.retry${attempt}`}.log`])[0]!;
+  const log = (iteration: number, attempt = 0) =>
+    orderLogs('/s/logs', [`${String(iteration).padStart(4, '0')}${attempt === 0 ? '' : `.retry${attempt}`}.log`])[0]!;
 
   test.each([
     ['the record that names the log', log(1), [record(1, 0, 'claude', '/elsewhere/logs/0001.log')], 'codex', 'claude'],
-    ['the record of its iteration and attempt', log(2, 1), [record(2, 0, 'codex'), record(2, 1, 'claude')], null, 'claude'],
+    [
+      'the record of its iteration and attempt',
+      log(2, 1),
+      [record(2, 0, 'codex'), record(2, 1, 'claude')],
+      null,
+      'claude',
+    ],
     ['the harness running now, for a log no record names yet', log(3), [record(1, 0, 'claude')], 'codex', 'codex'],
     ['nothing known', log(3), [], null, null],
   ])('a log was written by %s', (_why, file, history, current, expected) => {
@@ -41,12 +54,19 @@ describe('the harness logs of a session', () => {
     ['missing', 'command'],
     [null, 'command'],
   ])('harness %s is read by the %s driver', (name, kind) => {
-    const config = { harnesses: { claude: { name: 'claude', kind: 'claude', command: 'claude', args: [], env: {} }, demo: { name: 'demo', kind: 'command', command: 'x', args: [], env: {} } } } as never;
+    const config = {
+      harnesses: {
+        claude: { name: 'claude', kind: 'claude', command: 'claude', args: [], env: {} },
+        demo: { name: 'demo', kind: 'command', command: 'x', args: [], env: {} },
+      },
+    } as never;
     expect(driverOfHarness(name, config).kind).toBe(kind);
   });
 
   test('each log has a one-line header that says its iteration, retry, harness and file', () => {
-    expect(logHeader(log(3), 'claude', '.wiggum/sessions/t/logs/0003.log')).toBe('── iteration 3 · claude · .wiggum/sessions/t/logs/0003.log\n');
+    expect(logHeader(log(3), 'claude', '.wiggum/sessions/t/logs/0003.log')).toBe(
+      '── iteration 3 · claude · .wiggum/sessions/t/logs/0003.log\n',
+    );
     expect(logHeader(log(3, 1), null, 'x')).toBe('── iteration 3 (retry 1) · x\n');
   });
 });

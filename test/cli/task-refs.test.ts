@@ -21,7 +21,14 @@ function stopFlags(vault: TestVault): string[] {
 }
 
 describe('commands take a task by id, file name or path', () => {
-  test.each(['Fix-login-bug', 'Fix login bug', 'Fix login bug.md', 'Approved/Fix login bug.md', 'FIX-LOGIN-BUG', 'fix login bug'])('%j: status, stop, resume and context reach Fix login bug.md', async (ref) => {
+  test.each([
+    'Fix-login-bug',
+    'Fix login bug',
+    'Fix login bug.md',
+    'Approved/Fix login bug.md',
+    'FIX-LOGIN-BUG',
+    'fix login bug',
+  ])('%j: status, stop, resume and context reach Fix login bug.md', async (ref) => {
     const vault = await namesVault();
     const cwd = vault.root;
     const status = await runCli(['status', ref], { cwd });
@@ -37,17 +44,25 @@ describe('commands take a task by id, file name or path', () => {
 
   test('an absolute path, and a vault-relative path with --vault from elsewhere', async () => {
     const vault = await namesVault();
-    expect((await runCli(['stop', join(vault.layout.approved, 'Fix login bug.md'), '--vault', vault.root])).code).toBe(0);
+    expect((await runCli(['stop', join(vault.layout.approved, 'Fix login bug.md'), '--vault', vault.root])).code).toBe(
+      0,
+    );
     expect((await runCli(['resume', 'Approved/Fix login bug.md', '--vault', vault.root])).code).toBe(0);
     expect(stopFlags(vault)).toEqual([]);
   });
 
   test('an ambiguous name lists every candidate; stop then writes no flag and exits 2', async () => {
     const vault = await namesVault();
-    for (const command of [['status', 'DEPLOY'], ['stop', 'DEPLOY'], ['stop', 'deploy.MD']]) {
+    for (const command of [
+      ['status', 'DEPLOY'],
+      ['stop', 'DEPLOY'],
+      ['stop', 'deploy.MD'],
+    ]) {
       const result = await runCli([...command, '--vault', vault.root]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain('could be any of 2 tasks: Approved/Deploy.md (id Deploy), Approved/deploy.md (id deploy); name one by its exact id or its path');
+      expect(result.stderr).toContain(
+        'could be any of 2 tasks: Approved/Deploy.md (id Deploy), Approved/deploy.md (id deploy); name one by its exact id or its path',
+      );
     }
     expect(stopFlags(vault)).toEqual([]);
     // The exact id is not ambiguous.
@@ -69,7 +84,9 @@ describe('commands take a task by id, file name or path', () => {
     writeFileSync(join(vault.layout.rejected, 'broken.md'), broken);
     const result = await runCli(['retry', 'broken', '--vault', vault.root]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('broken: Rejected/broken.md → Approved/broken.md\n  it does not parse, so it went back as it was');
+    expect(result.stdout).toContain(
+      'broken: Rejected/broken.md → Approved/broken.md\n  it does not parse, so it went back as it was',
+    );
     expect(readFileSync(join(vault.layout.approved, 'broken.md'), 'utf8')).toBe(broken);
     expect(existsSync(join(vault.layout.rejected, 'broken.md'))).toBe(false);
   });
@@ -91,7 +108,9 @@ describe('commands take a task by id, file name or path', () => {
 
   test('an unknown harness name gets "did you mean"', async () => {
     const vault = await namesVault();
-    const run = await runCli(['run', 'Approved/Fix login bug.md', '--harness', 'fakee', '--no-stream'], { cwd: vault.root });
+    const run = await runCli(['run', 'Approved/Fix login bug.md', '--harness', 'fakee', '--no-stream'], {
+      cwd: vault.root,
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--harness fakee: no such harness (did you mean fake?)');
     vault.task('typo-harness', '---\ntitle: typo\nharness: cluade\n---\nbody\n');

@@ -13,7 +13,8 @@ function vault(): string {
 
 const aliasBomb = (() => {
   let yaml = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
-  for (let i = 1; i < 10; i += 1) yaml += `a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
+  for (let i = 1; i < 10; i += 1)
+    yaml += `a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
   return `---\n${yaml}---\n`;
 })();
 
@@ -21,18 +22,38 @@ const badInputs: [string, string | Buffer, RegExp][] = [
   ['over 1 MiB', Buffer.alloc(1024 * 1024 + 10, 'x'), /:1:1: the file is 1048586 bytes, over the 1 MiB limit/],
   ['binary', Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0x00, 0xff]), /:1:1: the file is binary/],
   ['not UTF-8', Buffer.from('---\ntitle: \xff\xfe\n---\n', 'latin1'), /:1:1: the file is not valid UTF-8/],
-  ['---js', "---js\nrequire('child_process').execSync('touch /tmp/x')\n---\n", /:1:4: frontmatter language "js" is not supported/],
+  [
+    '---js',
+    "---js\nrequire('child_process').execSync('touch /tmp/x')\n---\n",
+    /:1:4: frontmatter language "js" is not supported/,
+  ],
   ['---toml', '---toml\ntitle = "x"\n---\n', /:1:4: frontmatter language "toml" is not supported/],
   ['alias bomb', aliasBomb, /:\d+:\d+: more than 8 YAML aliases/],
-  ['deep nesting', `---\nx: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n---\n`, /:2:\d+: YAML nests deeper than 32 levels/],
+  [
+    'deep nesting',
+    `---\nx: ${'['.repeat(10_000)}${']'.repeat(10_000)}\n---\n`,
+    /:2:\d+: YAML nests deeper than 32 levels/,
+  ],
   ['duplicate keys', '---\ntitle: a\ntitle: b\n---\n', /:3:1: duplicate key "title"/],
   ['__proto__', '---\n__proto__: {admin: true}\n---\n', /:2:1: __proto__: the key "__proto__" is not allowed/],
   ['merge key', '---\nbase: &b {a: 1}\nx:\n  <<: *b\n---\n', /:4:3: x.<<: YAML merge keys \(<<\) are not supported/],
   ['bad id', '---\nid: ../../etc/passwd\n---\n', /:2:5: id: an id must start with a letter or digit/],
-  ['unknown harness', '---\nharness: skynet\n---\n', /:2:1: harness: unknown harness "skynet": the configured harnesses are demo, claude/],
-  ['workdir outside the allowed roots', '---\nworkdir: /etc\n---\n', /:2:1: workdir: workdir \/etc is outside the allowed folders/],
+  [
+    'unknown harness',
+    '---\nharness: skynet\n---\n',
+    /:2:1: harness: unknown harness "skynet": the configured harnesses are demo, claude/,
+  ],
+  [
+    'workdir outside the allowed roots',
+    '---\nworkdir: /etc\n---\n',
+    /:2:1: workdir: workdir \/etc is outside the allowed folders/,
+  ],
   ['missing workdir', '---\nworkdir: ./nowhere\n---\n', /:2:1: workdir: workdir .*nowhere does not exist/],
-  ['unknown verify check', '---\nverify: tests\n---\n', /:2:1: verify: unknown check "tests": no checks are configured/],
+  [
+    'unknown verify check',
+    '---\nverify: tests\n---\n',
+    /:2:1: verify: unknown check "tests": no checks are configured/,
+  ],
 ];
 
 describe('wiggum validate', () => {
@@ -53,7 +74,9 @@ describe('wiggum validate', () => {
     writeFileSync(join(root, 'Approved', 'notes.txt'), 'not a task');
     const result = await runCli(['validate', '--vault', root]);
     expect(result.code).toBe(2);
-    expect(result.stdout.trim().split('\n')).toEqual([`${join(root, 'Approved', 'bad.md')}:2:17: max_iterations: Too small: expected number to be >=1`]);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      `${join(root, 'Approved', 'bad.md')}:2:17: max_iterations: Too small: expected number to be >=1`,
+    ]);
   });
 
   test('a task naming no harness (no default configured) and an empty file are problems that say what to do', async () => {
@@ -65,8 +88,13 @@ describe('wiggum validate', () => {
     expect(result.code).toBe(2);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[0]).toBe(`${join(root, 'Approved', 'blank.md')}:1:1: empty: not a task, and never run until something is written in it`);
-    for (const [i, name] of [[1, 'noh.md'], [2, 'plain.md']] as const) {
+    expect(lines[0]).toBe(
+      `${join(root, 'Approved', 'blank.md')}:1:1: empty: not a task, and never run until something is written in it`,
+    );
+    for (const [i, name] of [
+      [1, 'noh.md'],
+      [2, 'plain.md'],
+    ] as const) {
       expect(lines[i]).toContain(join(root, 'Approved', name));
       expect(lines[i]).toMatch(/names no harness .*`harness: NAME`.*harness\.default in \.wiggum\/config\.yaml/);
     }
@@ -80,7 +108,9 @@ describe('wiggum validate', () => {
     writeFileSync(join(root, 'Approved', 'good.md~'), 'not: [valid');
     const result = await runCli(['validate', '--vault', root]);
     expect(result.code).toBe(2);
-    expect(result.stdout.trim().split('\n')).toEqual([`${join(root, 'Approved', 'link.md')}:1:1: ${linkRefusalText('symlink')}`]);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      `${join(root, 'Approved', 'link.md')}:1:1: ${linkRefusalText('symlink')}`,
+    ]);
   });
 
   test('a hard-linked task in Approved/ is a problem naming it, as the daemon and run refuse it', async () => {
@@ -90,7 +120,9 @@ describe('wiggum validate', () => {
     linkSync(outside, join(root, 'Approved', 'twin.md'));
     const result = await runCli(['validate', '--vault', root]);
     expect(result.code).toBe(2);
-    expect(result.stdout.trim().split('\n')).toEqual([`${join(root, 'Approved', 'twin.md')}:1:1: ${linkRefusalText('hard-link')}`]);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      `${join(root, 'Approved', 'twin.md')}:1:1: ${linkRefusalText('hard-link')}`,
+    ]);
   });
 
   test('a bad vault config is reported at its line and column', async () => {
@@ -129,18 +161,25 @@ describe('wiggum validate', () => {
     const missing = join(root, 'Approved', 'missing.md');
     writeFileSync(missing, '---\nharness: demo\nprd: no-such-prd.json\n---\nbody\n');
     const relative = join(root, 'Approved', 'relative.md');
-    writeFileSync(relative, `---\nharness: demo\nworkdir: ${join(root, 'code')}\nprd: ../specs/feature.json\n---\nbody\n`);
+    writeFileSync(
+      relative,
+      `---\nharness: demo\nworkdir: ${join(root, 'code')}\nprd: ../specs/feature.json\n---\nbody\n`,
+    );
     const old = join(root, 'Approved', 'old.md');
     writeFileSync(old, `---\nharness: demo\nworkdir: ${join(root, 'code')}\nprd: here.json\n---\nbody\n`);
 
     const bad = await runCli(['validate', missing]);
     expect(bad.code).toBe(2);
-    expect(bad.stdout).toContain(`${missing}:3:1: prd: no-such-prd.json does not exist (looked for ${join(root, 'Approved', 'no-such-prd.json')})`);
+    expect(bad.stdout).toContain(
+      `${missing}:3:1: prd: no-such-prd.json does not exist (looked for ${join(root, 'Approved', 'no-such-prd.json')})`,
+    );
     expect((await runCli(['validate', relative])).code).toBe(0);
     // Read from the workdir before: the message gives the path to write instead.
     const moved = await runCli(['validate', old]);
     expect(moved.code).toBe(2);
-    expect(moved.stdout).toContain(`it exists relative to the workdir, at ${join(root, 'code', 'here.json')}: write that path in prd:`);
+    expect(moved.stdout).toContain(
+      `it exists relative to the workdir, at ${join(root, 'code', 'here.json')}: write that path in prd:`,
+    );
   });
 
   test('the example vault is clean, and its deliberately invalid draft is not', async () => {

@@ -5,8 +5,18 @@ import type { WatchSnapshot, WatchedTask } from '../../src/cli/watch-frame.js';
 
 const NOW = Date.parse('2026-11-25T14:00:00Z');
 
-const entry = (fields: Partial<TaskEntry> & Pick<TaskEntry, 'id' | 'phase'>): TaskEntry => ({ name: `${fields.id}.md`, file: `/v/Approved/${fields.id}.md`, sinceMs: NOW - 12_000, ...fields });
-const watched = (fields: Partial<WatchedTask> & Pick<WatchedTask, 'entry'>): WatchedTask => ({ stopFlag: null, spent: null, lastEvent: null, ...fields });
+const entry = (fields: Partial<TaskEntry> & Pick<TaskEntry, 'id' | 'phase'>): TaskEntry => ({
+  name: `${fields.id}.md`,
+  file: `/v/Approved/${fields.id}.md`,
+  sinceMs: NOW - 12_000,
+  ...fields,
+});
+const watched = (fields: Partial<WatchedTask> & Pick<WatchedTask, 'entry'>): WatchedTask => ({
+  stopFlag: null,
+  spent: null,
+  lastEvent: null,
+  ...fields,
+});
 
 const snapshot = (fields: Partial<WatchSnapshot>): WatchSnapshot => ({
   vault: '/v',
@@ -21,12 +31,21 @@ const snapshot = (fields: Partial<WatchSnapshot>): WatchSnapshot => ({
 });
 
 describe('a frame of status --watch', () => {
-  test('a running task: its iteration count, story, elapsed time, tokens and cost so far, its agent\'s last event', () => {
+  test("a running task: its iteration count, story, elapsed time, tokens and cost so far, its agent's last event", () => {
     const frame = renderFrame(
       snapshot({
         tasks: [
           watched({
-            entry: entry({ id: 'login', phase: 'running', iteration: 2, maxIterations: 8, current: 3, step: 'US-002', harness: 'claude', taskStartedMs: NOW - 125_000 }),
+            entry: entry({
+              id: 'login',
+              phase: 'running',
+              iteration: 2,
+              maxIterations: 8,
+              current: 3,
+              step: 'US-002',
+              harness: 'claude',
+              taskStartedMs: NOW - 125_000,
+            }),
             spent: { inputTokens: 2400, outputTokens: 680, costUsd: 0.025 },
             lastEvent: '→ Bash: npm test',
           }),
@@ -60,19 +79,41 @@ describe('a frame of status --watch', () => {
       }),
     );
     expect(frame).toContain('STOP exists: nothing new starts');
-    expect(frame).toContain('waiting and held (2):\n  flaky · waiting to retry, 3s left\n  paused · held: its stop flag paused.stop (wiggum resume paused)\n');
+    expect(frame).toContain(
+      'waiting and held (2):\n  flaky · waiting to retry, 3s left\n  paused · held: its stop flag paused.stop (wiggum resume paused)\n',
+    );
     expect(frame).toContain('queued (1):\n  next · queued 12s\n');
     expect(frame).toContain('stopped (1):\n  old · iterations 4 done · stopped\n');
     expect(frame).not.toContain('running (');
   });
 
   test('no daemon and nothing to run', () => {
-    const frame = renderFrame(snapshot({ daemon: null, counts: { approved: 0, done: 2, rejected: 1 }, recent: [{ id: 'a', status: 'done', file: '/v/Done/a.md', iterations: 3, atMs: NOW }] }));
-    expect(frame).toBe(['wiggum 14:00:00 · /v', 'daemon: not running (wiggum start runs it)', 'Approved 0 · Done 2 · Rejected 1', '', 'recently finished:', '  done      a  after 3 iterations', '', 'nothing running', ''].join('\n'));
+    const frame = renderFrame(
+      snapshot({
+        daemon: null,
+        counts: { approved: 0, done: 2, rejected: 1 },
+        recent: [{ id: 'a', status: 'done', file: '/v/Done/a.md', iterations: 3, atMs: NOW }],
+      }),
+    );
+    expect(frame).toBe(
+      [
+        'wiggum 14:00:00 · /v',
+        'daemon: not running (wiggum start runs it)',
+        'Approved 0 · Done 2 · Rejected 1',
+        '',
+        'recently finished:',
+        '  done      a  after 3 iterations',
+        '',
+        'nothing running',
+        '',
+      ].join('\n'),
+    );
   });
 
   test('on a terminal each line is cut to its width, so a redraw in place never wraps', () => {
-    const tasks = [watched({ entry: entry({ id: 'login', phase: 'running' }), lastEvent: `→ Bash: ${'x'.repeat(200)}` })];
+    const tasks = [
+      watched({ entry: entry({ id: 'login', phase: 'running' }), lastEvent: `→ Bash: ${'x'.repeat(200)}` }),
+    ];
     const lines = renderFrame(snapshot({ tasks }), 40).trimEnd().split('\n');
     expect(Math.max(...lines.map((line) => [...line].length))).toBe(40);
     expect(lines).toContain('      → Bash: xxxxxxxxxxxxxxxxxxxxxxxxx…');
@@ -81,12 +122,18 @@ describe('a frame of status --watch', () => {
 
   test('frames printed one after another start with a line of the same shape', () => {
     const shape = (frame: string) => (frame.split('\n')[0] ?? '').replace(/\d+/g, '#');
-    expect(shape(renderFrame(snapshot({})))).toBe(shape(renderFrame(snapshot({ nowMs: NOW + 3_723_000, daemon: null }))));
+    expect(shape(renderFrame(snapshot({})))).toBe(
+      shape(renderFrame(snapshot({ nowMs: NOW + 3_723_000, daemon: null }))),
+    );
   });
 
   test.each([
     [{ phase: 'running' } as const, null, 'running 12s'],
-    [{ phase: 'waiting', waitingFor: 'usage-limit', untilMs: NOW + 3_600_000 } as const, null, 'waiting for the usage limit to reset, 1h 00m left'],
+    [
+      { phase: 'waiting', waitingFor: 'usage-limit', untilMs: NOW + 3_600_000 } as const,
+      null,
+      'waiting for the usage limit to reset, 1h 00m left',
+    ],
     [{ phase: 'waiting', waitingFor: 'retry' } as const, null, 'waiting to retry'],
     [{ phase: 'held' } as const, null, 'held by STOP for 12s'],
     [{ phase: 'held' } as const, 't.stop', 'held: its stop flag t.stop (wiggum resume t)'],

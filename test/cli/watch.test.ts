@@ -12,7 +12,10 @@ const STREAMER = join(REPO_ROOT, 'test', 'fixtures', 'agents', 'fake-claude-stre
 const daemons = drainedAfterEach();
 
 /** The built CLI through a pipe, its output split into the frames it printed (the last one may still be coming). */
-function watch(args: string[], cwd: string): { child: ChildProcess; frames: () => string[]; exited: Promise<number | null> } {
+function watch(
+  args: string[],
+  cwd: string,
+): { child: ChildProcess; frames: () => string[]; exited: Promise<number | null> } {
   requireBuild();
   const child = spawn(process.execPath, [CLI, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -26,7 +29,13 @@ function watch(args: string[], cwd: string): { child: ChildProcess; frames: () =
 describe('wiggum status --watch', () => {
   test('piped: a frame a second of the running task (iteration, time, tokens and cost, last event) and the held one; Ctrl-C exits 0', async () => {
     const gates = tempDir('wiggum-gates-');
-    const vault = await makeVault({ config: { harnesses: { streamer: { kind: 'claude', command: STREAMER, args: [], env: { FAKE_GATE_DIR: gates, FAKE_DONE_AT: '3' } } } } });
+    const vault = await makeVault({
+      config: {
+        harnesses: {
+          streamer: { kind: 'claude', command: STREAMER, args: [], env: { FAKE_GATE_DIR: gates, FAKE_DONE_AT: '3' } },
+        },
+      },
+    });
     const daemon = DaemonProcess.start(vault.root);
     daemons.push(daemon);
     await daemon.ready();
@@ -35,16 +44,24 @@ describe('wiggum status --watch', () => {
     vault.task('busy', '---\ntitle: Busy\nharness: streamer\n---\n# Busy\n');
 
     const view = watch(['status', '--watch'], vault.root);
-    const frameWith = (...texts: string[]) => view.frames().find((frame) => texts.every((text) => frame.includes(text)));
-    await waitFor(() => frameWith('→ Bash: echo TOOL-1') !== undefined, 'a frame with the agent\'s tool call');
+    const frameWith = (...texts: string[]) =>
+      view.frames().find((frame) => texts.every((text) => frame.includes(text)));
+    await waitFor(() => frameWith('→ Bash: echo TOOL-1') !== undefined, "a frame with the agent's tool call");
     const running = frameWith('→ Bash: echo TOOL-1')!;
     expect(running).toMatch(/^wiggum \d\d:\d\d:\d\d · /);
     expect(running).toMatch(/Approved 2 · Done 0 · Rejected 0/);
-    expect(running).toMatch(/running \(1\):\n {2}busy · iterations 0 of \d+ done, the 1st running · running \d+s \(task \d+s\) · streamer · no tokens yet\n {6}→ Bash: echo TOOL-1\n/);
-    expect(running).toContain('waiting and held (1):\n  parked · held: its stop flag parked.stop (wiggum resume parked)\n');
+    expect(running).toMatch(
+      /running \(1\):\n {2}busy · iterations 0 of \d+ done, the 1st running · running \d+s \(task \d+s\) · streamer · no tokens yet\n {6}→ Bash: echo TOOL-1\n/,
+    );
+    expect(running).toContain(
+      'waiting and held (1):\n  parked · held: its stop flag parked.stop (wiggum resume parked)\n',
+    );
 
     writeFileSync(join(gates, 'go-1'), '');
-    await waitFor(() => frameWith('the 2nd running', '1,540 tokens · $0.0125') !== undefined, 'a frame with the first iteration\'s tokens and cost');
+    await waitFor(
+      () => frameWith('the 2nd running', '1,540 tokens · $0.0125') !== undefined,
+      "a frame with the first iteration's tokens and cost",
+    );
     expect(view.frames().length).toBeGreaterThanOrEqual(2);
     expect(view.frames().join('\n')).not.toContain('\x1b[');
 

@@ -15,7 +15,10 @@ function repo(): string {
   mkdirSync(join(root, '.wiggum'));
   writeFileSync(
     join(root, '.wiggum', 'config.yaml'),
-    stringify({ harness: { default: 'repoagent' }, harnesses: { repoagent: { kind: 'command', command: FAKE_AGENT, env: { FAKE_COMPLETE_AFTER: '1' } } } }),
+    stringify({
+      harness: { default: 'repoagent' },
+      harnesses: { repoagent: { kind: 'command', command: FAKE_AGENT, env: { FAKE_COMPLETE_AFTER: '1' } } },
+    }),
   );
   return root;
 }
@@ -46,7 +49,10 @@ describe('wiggum run runs only a task inside a vault', () => {
   test('a vault that renames Approved/ in its config is still found from a file inside it', async () => {
     const root = tempDir('wiggum-vault-');
     for (const folder of ['Inbox', 'Finished', 'Refused', '.wiggum']) mkdirSync(join(root, folder));
-    writeFileSync(join(root, '.wiggum', 'config.yaml'), stringify({ vault: { approved: 'Inbox', done: 'Finished', rejected: 'Refused' } }));
+    writeFileSync(
+      join(root, '.wiggum', 'config.yaml'),
+      stringify({ vault: { approved: 'Inbox', done: 'Finished', rejected: 'Refused' } }),
+    );
     writeFileSync(join(root, 'Inbox', 'task.md'), TASK);
     const result = await runCli(['run', 'task.md', '--no-stream'], { cwd: join(root, 'Inbox') });
     expect(result.code).toBe(0);
@@ -72,7 +78,9 @@ describe('wiggum ralph in a repository', () => {
   test("from a subfolder: the repository's .wiggum/ (its config's agent ran, state in its sessions), no second .wiggum/", async () => {
     const root = repo();
     mkdirSync(join(root, 'sub', 'deeper'), { recursive: true });
-    const result = await runCli(['ralph', 'Write the notes', '--change', 'deep', '--no-stream'], { cwd: join(root, 'sub', 'deeper') });
+    const result = await runCli(['ralph', 'Write the notes', '--change', 'deep', '--no-stream'], {
+      cwd: join(root, 'sub', 'deeper'),
+    });
     expect(result.code).toBe(0);
     expect(existsSync(join(root, '.wiggum', 'sessions', 'deep', 'history.jsonl'))).toBe(true);
     expect(existsSync(join(root, 'sub', '.wiggum'))).toBe(false);
@@ -84,7 +92,9 @@ describe('wiggum ralph in a repository', () => {
     mkdirSync(join(root, 'sub', '.wiggum', 'ralph'), { recursive: true });
     const listed = await runCli(['ralph', '--list'], { cwd: join(root, 'sub') });
     expect(listed.code).toBe(0);
-    expect(listed.stderr).toContain(`sub/.wiggum/ralph holds loops an earlier wiggum kept in this subfolder; ralph now keeps loops in ${join(realpathSync(root), '.wiggum')}`);
+    expect(listed.stderr).toContain(
+      `sub/.wiggum/ralph holds loops an earlier wiggum kept in this subfolder; ralph now keeps loops in ${join(realpathSync(root), '.wiggum')}`,
+    );
   });
 
   test("git sees the user's .wiggum/config.yaml and nothing else wiggum wrote; an old broad exclusion is narrowed", async () => {
@@ -98,16 +108,23 @@ describe('wiggum ralph in a repository', () => {
 
   test('--list, and --status without --change, list the loops with their state', async () => {
     const root = repo();
-    expect((await runCli(['ralph', 'Write the notes', '--change', 'notes', '--no-stream'], { cwd: root })).code).toBe(0);
+    expect((await runCli(['ralph', 'Write the notes', '--change', 'notes', '--no-stream'], { cwd: root })).code).toBe(
+      0,
+    );
     const empty = await runCli(['ralph', '--list'], { cwd: tempDir() });
-    expect(empty).toMatchObject({ code: 0, stdout: 'no ralph loops here yet: wiggum ralph "PROMPT" --change ID starts one\n' });
+    expect(empty).toMatchObject({
+      code: 0,
+      stdout: 'no ralph loops here yet: wiggum ralph "PROMPT" --change ID starts one\n',
+    });
     for (const args of [['--list'], ['--status']]) {
       const listed = await runCli(['ralph', ...args], { cwd: join(root) });
       expect(listed.code).toBe(0);
       expect(listed.stdout).toMatch(/^notes {2}done +iteration 1 of \d+/);
     }
     const json = await runCli(['ralph', '--list', '--json'], { cwd: root });
-    expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ change: 'notes', state: 'done', iteration: 1 })]);
+    expect(JSON.parse(json.stdout)).toEqual([
+      expect.objectContaining({ change: 'notes', state: 'done', iteration: 1 }),
+    ]);
     const bare = await runCli(['ralph', 'Do it'], { cwd: root });
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('ralph needs --change ID');

@@ -5,7 +5,16 @@ import { loadConfig } from '../../src/config/load.js';
 import { runCli } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const COMMANDS = [['start'], ['status'], ['validate'], ['stop', 'x'], ['resume', 'x'], ['retry', 'x'], ['context', 'add', 'x', 'hello'], ['context', 'clear', 'x']].map((command) => [command.join(' '), command] as const);
+const COMMANDS = [
+  ['start'],
+  ['status'],
+  ['validate'],
+  ['stop', 'x'],
+  ['resume', 'x'],
+  ['retry', 'x'],
+  ['context', 'add', 'x', 'hello'],
+  ['context', 'clear', 'x'],
+].map((command) => [command.join(' '), command] as const);
 
 /** No stack frame: `    at f (file:…)`, `at node:internal…`. */
 const STACK_FRAME = /^\s+at .*(\(|node:|file:)/m;
@@ -16,7 +25,9 @@ describe('a folder that is not a vault is a usage error that creates nothing', (
     writeFileSync(join(notes, 'notes.md'), 'my notes\n');
     for (const result of [await runCli([...command, '--vault', notes]), await runCli([...command], { cwd: notes })]) {
       expect(result.code).toBe(2);
-      expect(result.stderr).toBe(`wiggum: ${notes} is not a wiggum vault (it has neither Approved/ nor .wiggum/): wiggum init DIR creates a vault, or pass --vault DIR of an existing one\n`);
+      expect(result.stderr).toBe(
+        `wiggum: ${notes} is not a wiggum vault (it has neither Approved/ nor .wiggum/): wiggum init DIR creates a vault, or pass --vault DIR of an existing one\n`,
+      );
       expect(readdirSync(notes)).toEqual(['notes.md']);
     }
   });
@@ -26,7 +37,9 @@ describe('a folder that is not a vault is a usage error that creates nothing', (
     const typo = join(base, 'typo', 'vault');
     const result = await runCli([...command, '--vault', typo]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`wiggum: ${typo} does not exist: wiggum init DIR creates a vault, or pass --vault DIR of an existing one\n`);
+    expect(result.stderr).toBe(
+      `wiggum: ${typo} does not exist: wiggum init DIR creates a vault, or pass --vault DIR of an existing one\n`,
+    );
     expect(readdirSync(base)).toEqual([]);
   });
 
@@ -60,7 +73,9 @@ describe('wiggum init', () => {
     const base = tempDir();
     const result = await runCli(['init', join(base, 'vault'), '--harness', 'cluade']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^wiggum: --harness cluade: no such harness \(did you mean claude\?\); the configured ones are .*\n$/);
+    expect(result.stderr).toMatch(
+      /^wiggum: --harness cluade: no such harness \(did you mean claude\?\); the configured ones are .*\n$/,
+    );
     expect(readdirSync(base)).toEqual([]);
   });
 
@@ -76,8 +91,16 @@ describe('wiggum init', () => {
 
   const unwritable = process.getuid?.() === 0 ? '/sys/wiggum-test-vault' : null;
   test.each([
-    ['under a file', (base: string) => (writeFileSync(join(base, 'afile'), 'x\n'), join(base, 'afile', 'vault')), /is a file, not a folder; choose another place/],
-    ['in /proc', () => `/proc/wiggum-test-${process.pid}`, /: (the system does not allow folders here|this place cannot be written to) \(E(NOENT|ACCES|PERM)\)/],
+    [
+      'under a file',
+      (base: string) => (writeFileSync(join(base, 'afile'), 'x\n'), join(base, 'afile', 'vault')),
+      /is a file, not a folder; choose another place/,
+    ],
+    [
+      'in /proc',
+      () => `/proc/wiggum-test-${process.pid}`,
+      /: (the system does not allow folders here|this place cannot be written to) \(E(NOENT|ACCES|PERM)\)/,
+    ],
     [
       'in a folder without write permission',
       (base: string) => {
@@ -94,7 +117,9 @@ describe('wiggum init', () => {
     const result = await runCli(['init', where]);
     if (existsSync(join(base, 'ro'))) chmodSync(join(base, 'ro'), 0o755);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(new RegExp(`^wiggum: cannot create a vault at ${where.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(`^wiggum: cannot create a vault at ${where.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*\n$`),
+    );
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(STACK_FRAME);
     expect(existsSync(where)).toBe(false);

@@ -22,7 +22,10 @@ describe('loadConfigCached', () => {
     expect(cached).toEqual(await loadConfig({ vault: root }));
     expect(existsSync(cacheOf(root))).toBe(true);
     // A hit: the cache is what comes back (marked here to tell it from a fresh load).
-    const file = JSON.parse(readFileSync(cacheOf(root), 'utf8')) as { key: string; config: { daemon: { concurrency: number } } };
+    const file = JSON.parse(readFileSync(cacheOf(root), 'utf8')) as {
+      key: string;
+      config: { daemon: { concurrency: number } };
+    };
     file.config.daemon.concurrency = 99;
     writeFileSync(cacheOf(root), JSON.stringify(file));
     expect((await loadConfigCached({ vault: root })).daemon.concurrency).toBe(99);
@@ -39,7 +42,9 @@ describe('loadConfigCached', () => {
     const extra = join(tempDir(), 'extra.yaml');
     writeFileSync(extra, 'daemon:\n  concurrency: 6\n');
     expect((await loadConfigCached({ vault: root, file: extra })).daemon.concurrency).toBe(6);
-    expect((await loadConfigCached({ vault: root, overrides: { daemon: { concurrency: 7 } } })).daemon.concurrency).toBe(7);
+    expect(
+      (await loadConfigCached({ vault: root, overrides: { daemon: { concurrency: 7 } } })).daemon.concurrency,
+    ).toBe(7);
     expect((await loadConfigCached({ vault: root })).daemon.concurrency).toBe(5);
   });
 

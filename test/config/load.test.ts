@@ -37,16 +37,24 @@ describe('the default configuration', () => {
 
 describe('layers', () => {
   test('a built-in harness is extended, not restated: env merges key by key, extra_args are appended to its args', async () => {
-    const vault = vaultWithConfig('harnesses:\n  claude:\n    env:\n      CLAUDE_CODE_MAX_RETRIES: "0"\n    extra_args: [--model, sonnet]\n');
+    const vault = vaultWithConfig(
+      'harnesses:\n  claude:\n    env:\n      CLAUDE_CODE_MAX_RETRIES: "0"\n    extra_args: [--model, sonnet]\n',
+    );
     const defaults = (await loadConfig()).harnesses.claude;
     const config = await loadConfig({ vault });
-    expect(config.harnesses.claude).toMatchObject({ kind: 'claude', command: 'claude', args: [...(defaults?.args ?? []), '--model', 'sonnet'] });
+    expect(config.harnesses.claude).toMatchObject({
+      kind: 'claude',
+      command: 'claude',
+      args: [...(defaults?.args ?? []), '--model', 'sonnet'],
+    });
     expect(config.harnesses.claude?.env).toEqual({ ...defaults?.env, CLAUDE_CODE_MAX_RETRIES: '0' });
     expect(defaults?.env).toMatchObject({ CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' });
   });
 
   test('a vault config merges key by key, and --config and flags win over it', async () => {
-    const vault = vaultWithConfig('persistence_loop:\n  max_iterations: 7\n  timeout:\n    per_step: 90s\nharnesses:\n  claude:\n    args: [-p]\n');
+    const vault = vaultWithConfig(
+      'persistence_loop:\n  max_iterations: 7\n  timeout:\n    per_step: 90s\nharnesses:\n  claude:\n    args: [-p]\n',
+    );
     const extra = join(tempDir(), 'extra.yaml');
     writeFileSync(extra, 'persistence_loop:\n  max_iterations: 9\n');
     const config = await loadConfig({ vault, file: extra, overrides: { daemon: { concurrency: 5 } } });

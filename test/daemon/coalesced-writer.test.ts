@@ -7,7 +7,12 @@ describe('CoalescedWriter', () => {
   test('a burst of changes costs one write, and the last state is written', async () => {
     let state = 0;
     const written: number[] = [];
-    const writer = new CoalescedWriter(5, () => Promise.resolve(void written.push(state)), () => undefined, systemClock);
+    const writer = new CoalescedWriter(
+      5,
+      () => Promise.resolve(void written.push(state)),
+      () => undefined,
+      systemClock,
+    );
     for (state = 1; state <= 200; state += 1) writer.schedule();
     state = 200;
     await writer.flush();
@@ -20,13 +25,18 @@ describe('CoalescedWriter', () => {
     let release: (() => void) | null = null;
     const writes: number[] = [];
     let state = 1;
-    const writer = new CoalescedWriter(0, async () => {
-      active += 1;
-      peak = Math.max(peak, active);
-      writes.push(state);
-      if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
-      active -= 1;
-    }, () => undefined, systemClock);
+    const writer = new CoalescedWriter(
+      0,
+      async () => {
+        active += 1;
+        peak = Math.max(peak, active);
+        writes.push(state);
+        if (writes.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        active -= 1;
+      },
+      () => undefined,
+      systemClock,
+    );
     writer.schedule();
     while (release === null) await new Promise((resolve) => setImmediate(resolve));
     state = 2;
@@ -40,14 +50,24 @@ describe('CoalescedWriter', () => {
 
   test('flush with nothing pending writes nothing', async () => {
     let writes = 0;
-    const writer = new CoalescedWriter(5, () => Promise.resolve(void (writes += 1)), () => undefined, systemClock);
+    const writer = new CoalescedWriter(
+      5,
+      () => Promise.resolve(void (writes += 1)),
+      () => undefined,
+      systemClock,
+    );
     await writer.flush();
     expect(writes).toBe(0);
   });
 
   test('a failing write is reported, not thrown', async () => {
     const errors: unknown[] = [];
-    const writer = new CoalescedWriter(0, () => Promise.reject(new Error('disk full')), (error) => errors.push(error), systemClock);
+    const writer = new CoalescedWriter(
+      0,
+      () => Promise.reject(new Error('disk full')),
+      (error) => errors.push(error),
+      systemClock,
+    );
     writer.schedule();
     await writer.flush();
     expect(errors).toHaveLength(1);
@@ -56,7 +76,12 @@ describe('CoalescedWriter', () => {
   test('the delay runs on the injected clock: nothing is written until it has passed', async () => {
     const clock = new ManualClock();
     let writes = 0;
-    const writer = new CoalescedWriter(200, () => Promise.resolve(void (writes += 1)), () => undefined, clock);
+    const writer = new CoalescedWriter(
+      200,
+      () => Promise.resolve(void (writes += 1)),
+      () => undefined,
+      clock,
+    );
     writer.schedule();
     writer.schedule();
     await clock.advance(199);

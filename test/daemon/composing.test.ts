@@ -25,8 +25,12 @@ async function vaultAndDaemon(options: TestVaultOptions): Promise<{ vault: TestV
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const mdIn = (folder: string): string[] => readdirSync(folder).filter((name) => name.endsWith('.md')).sort();
-const isDone = (id: string) => (line: { msg: string; taskId?: string }) => line.taskId === id && line.msg.startsWith('done after');
+const mdIn = (folder: string): string[] =>
+  readdirSync(folder)
+    .filter((name) => name.endsWith('.md'))
+    .sort();
+const isDone = (id: string) => (line: { msg: string; taskId?: string }) =>
+  line.taskId === id && line.msg.startsWith('done after');
 const PROBE = '---\ntitle: probe\n---\n- [ ] S-1 one\n';
 
 /** The saves of a note typed in an editor: a growing frontmatter and body. The last one is complete. */
@@ -41,10 +45,18 @@ const SAVES = [
 const GAPS = [400, 300, 1500, 500];
 
 describe('notes written in place in Approved/', () => {
-  const composing: TestVaultOptions = { fake: { FAKE_COMPLETE_AFTER: '1' }, config: { daemon: { compose_quiet: '4s' } } };
+  const composing: TestVaultOptions = {
+    fake: { FAKE_COMPLETE_AFTER: '1' },
+    config: { daemon: { compose_quiet: '4s' } },
+  };
 
   /** Asserts the note ran exactly once, with its final content, under `name`, and left no other session. */
-  async function ranOnceWithFinalContent(vault: TestVault, daemon: DaemonProcess, id: string, name = `${id}.md`): Promise<void> {
+  async function ranOnceWithFinalContent(
+    vault: TestVault,
+    daemon: DaemonProcess,
+    id: string,
+    name = `${id}.md`,
+  ): Promise<void> {
     await daemon.waitForLog(isDone(id), `${id} to be done`);
     expect(mdIn(vault.layout.done)).toEqual([name]);
     expect(mdIn(vault.layout.approved)).toEqual([]);
@@ -52,7 +64,9 @@ describe('notes written in place in Approved/', () => {
     expect(readdirSync(vault.marks)).toEqual(['run-1']);
     expect(readFileSync(join(vault.marks, 'run-1'), 'utf8')).toContain('FINAL CONTENT');
     expect(readdirSync(vault.layout.sessions)).toEqual([id]);
-    expect(daemon.lines.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('queued '))).toHaveLength(1);
+    expect(daemon.lines.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('queued '))).toHaveLength(
+      1,
+    );
   }
 
   test('Obsidian: Untitled.md created empty, saved as typed, then renamed: runs once, with its final content, under its final name', async () => {
@@ -95,7 +109,10 @@ describe('notes written in place in Approved/', () => {
 
   test('a complete task moved in from Drafts/ or written atomically starts without waiting for the quiet period', async () => {
     // A quiet period of an hour: were it applied, these would never start within the test.
-    const { vault, daemon } = await vaultAndDaemon({ fake: { FAKE_COMPLETE_AFTER: '1' }, config: { daemon: { compose_quiet: '1h' } } });
+    const { vault, daemon } = await vaultAndDaemon({
+      fake: { FAKE_COMPLETE_AFTER: '1' },
+      config: { daemon: { compose_quiet: '1h' } },
+    });
     const drafts = join(vault.root, 'Drafts');
     mkdirSync(drafts);
     writeFileSync(join(drafts, 'drafted.md'), PROBE);
@@ -126,7 +143,10 @@ describe('notes written in place in Approved/', () => {
 
 describe('a task that names no harness, in a vault with no harness.default', () => {
   test('waits in Approved/, said once in the log, in status, on the Dashboard and by validate; runs once it names one', async () => {
-    const { vault, daemon } = await vaultAndDaemon({ fake: { FAKE_COMPLETE_AFTER: '1' }, config: { harness: { default: '' } } });
+    const { vault, daemon } = await vaultAndDaemon({
+      fake: { FAKE_COMPLETE_AFTER: '1' },
+      config: { harness: { default: '' } },
+    });
     const noh = join(vault.layout.approved, 'noh.md');
     writeFileSync(noh, '---\ntitle: noh\n---\n# noh\n\n- [ ] S-1 do it\n');
     const said = await daemon.waitForLog((line) => line.file === noh, 'the log to say why noh waits');
@@ -140,17 +160,25 @@ describe('a task that names no harness, in a vault with no harness.default', () 
 
     const status = await runCli(['status', '--vault', vault.root]);
     expect(status.stdout).toMatch(/^  noh: names no harness .*harness\.default/m);
-    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { waitingForAuthor: unknown[] };
+    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
+      waitingForAuthor: unknown[];
+    };
     expect(json.waitingForAuthor).toEqual([expect.objectContaining({ name: 'noh.md', reason: 'no-harness' })]);
     const dashboard = join(vault.root, 'Dashboard.md');
-    await waitFor(() => existsSync(dashboard) && readFileSync(dashboard, 'utf8').includes('[[Approved/noh]]: names no harness'), 'the Dashboard to list noh');
+    await waitFor(
+      () => existsSync(dashboard) && readFileSync(dashboard, 'utf8').includes('[[Approved/noh]]: names no harness'),
+      'the Dashboard to list noh',
+    );
     const validate = await runCli(['validate', '--vault', vault.root]);
     expect(validate.code).toBe(2);
     expect(validate.stdout).toContain(`${noh}:1:1: names no harness`);
 
     writeFileSync(noh, '---\ntitle: noh\nharness: fake\n---\n# noh\n\n- [ ] S-1 do it\n');
     await daemon.waitForLog(isDone('noh'), 'noh to run once it names its harness');
-    await waitFor(() => !readFileSync(dashboard, 'utf8').includes('names no harness'), 'the Dashboard to drop noh from the waiting list');
+    await waitFor(
+      () => !readFileSync(dashboard, 'utf8').includes('names no harness'),
+      'the Dashboard to drop noh from the waiting list',
+    );
   });
 
   test('wiggum run refuses it with exit 2 and says how to fix it; --harness runs it', async () => {
@@ -176,13 +204,21 @@ describe('a running task renamed by its author', () => {
     const file = vault.task('ren-a', '---\ntitle: ren\n---\n- [ ] S-1 one\n- [ ] S-2 two\n- [ ] S-3 three\n');
     await waitFor(() => existsSync(join(vault.marks, 'run-2')), 'the second iteration to start');
     renameSync(file, join(vault.layout.approved, 'ren-b.md'));
-    await daemon.waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('ren-a.md was renamed to ren-b.md'), 'the daemon to follow the rename');
+    await daemon.waitForLog(
+      (line) => typeof line.msg === 'string' && line.msg.startsWith('ren-a.md was renamed to ren-b.md'),
+      'the daemon to follow the rename',
+    );
     writeFileSync(join(gates, 'go-2'), '');
-    await daemon.waitForLog((line) => line.taskId === 'ren-a' && typeof line.msg === 'string' && line.msg.startsWith('done after'), 'the run to end');
+    await daemon.waitForLog(
+      (line) => line.taskId === 'ren-a' && typeof line.msg === 'string' && line.msg.startsWith('done after'),
+      'the run to end',
+    );
     expect(mdIn(vault.layout.done)).toEqual(['ren-b.md']);
     expect(readdirSync(vault.layout.sessions)).toEqual(['ren-a']);
     expect(readdirSync(vault.marks).sort()).toEqual(['run-1', 'run-2', 'run-3']);
-    expect(daemon.lines.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('queued '))).toHaveLength(1);
+    expect(daemon.lines.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('queued '))).toHaveLength(
+      1,
+    );
     expect(readFileSync(join(vault.layout.done, 'ren-b.md'), 'utf8')).toMatch(/^ {2}iteration: 3$/m);
   });
 });

@@ -1,5 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseTask } from '../../src/task/parse.js';
@@ -22,15 +32,16 @@ function start(vault: TestVault, args: string[] = [], env: NodeJS.ProcessEnv = {
   return daemon;
 }
 
-
 function loopOf(file: string): Record<string, unknown> {
   const parsed = parseTask(file, readFileSync(file, 'utf8'));
   if (!parsed.ok) throw new Error(`${file} does not parse`);
   return parsed.task.frontmatter.persistence_loop as Record<string, unknown>;
 }
 
-const doneCount = (vault: TestVault): number => readdirSync(vault.layout.done).filter((name) => name.endsWith('.md')).length;
-const isDone = (id: string) => (line: { msg: string; taskId?: string }) => line.taskId === id && line.msg.startsWith('done after');
+const doneCount = (vault: TestVault): number =>
+  readdirSync(vault.layout.done).filter((name) => name.endsWith('.md')).length;
+const isDone = (id: string) => (line: { msg: string; taskId?: string }) =>
+  line.taskId === id && line.msg.startsWith('done after');
 
 describe('the daemon', () => {
   test('runs a dropped task to Done/, writes Dashboard.md and status.json, drains on SIGTERM with exit 0', async () => {
@@ -40,15 +51,23 @@ describe('the daemon', () => {
     vault.task('first', TASK);
     await daemon.waitForLog(isDone('first'), 'first to be done');
     expect(loopOf(join(vault.layout.done, 'first.md'))).toMatchObject({ status: 'done', iteration: 2 });
-    await waitFor(() => existsSync(join(vault.root, 'Dashboard.md')) && readFileSync(join(vault.root, 'Dashboard.md'), 'utf8').includes('[[Done/first]]'), 'the dashboard');
+    await waitFor(
+      () =>
+        existsSync(join(vault.root, 'Dashboard.md')) &&
+        readFileSync(join(vault.root, 'Dashboard.md'), 'utf8').includes('[[Done/first]]'),
+      'the dashboard',
+    );
     const status = await runCli(['status', '--json', '--vault', vault.root]);
-    expect(JSON.parse(status.stdout)).toMatchObject({ counts: { approved: 0, done: 1, rejected: 0 }, daemon: { lifecycle: 'running' } });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      counts: { approved: 0, done: 1, rejected: 0 },
+      daemon: { lifecycle: 'running' },
+    });
     daemon.kill('SIGTERM');
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
     expect(existsSync(vault.layout.lockFile)).toBe(false);
   });
 
-  test('temp files an interrupted write left in Approved/ are removed at start; a live writer\'s are not', async () => {
+  test("temp files an interrupted write left in Approved/ are removed at start; a live writer's are not", async () => {
     const vault = await makeVault();
     const dead = spawnSync('/bin/true').pid;
     const stale = join(vault.layout.approved, `.first.md.${dead}.0a1b2c3d.tmp`);
@@ -80,7 +99,10 @@ describe('the daemon', () => {
     const vault = await makeVault();
     cpSync(join(REPO_ROOT, 'vault-example', 'Approved'), vault.layout.approved, { recursive: true });
     // A task whose final state was written just before a crash, but which was never moved.
-    vault.task('halfway', '---\nstate: Rejected\npersistence_loop:\n  status: rejected\n  iteration: 2\n  max_iterations: 5\n---\nbody\n');
+    vault.task(
+      'halfway',
+      '---\nstate: Rejected\npersistence_loop:\n  status: rejected\n  iteration: 2\n  max_iterations: 5\n---\nbody\n',
+    );
     mkdirSync(vault.layout.taskLocks, { recursive: true });
     writeFileSync(join(vault.layout.taskLocks, 'halfway.ending'), 'rejected\n');
     const daemon = start(vault, ['--exit-when-idle']);
@@ -93,22 +115,28 @@ describe('the daemon', () => {
     expect(existsSync(join(vault.layout.taskLocks, 'halfway.ending'))).toBe(false);
   });
 
-  test('200 tasks dropped at once, some while the daemon starts: each runs exactly once, none is lost', async () => {
-    const vault = await makeVault({ fake: { FAKE_COMPLETE_AFTER: '1' }, config: { daemon: { concurrency: 4 } } });
-    for (let i = 0; i < 50; i += 1) vault.task(`early-${i}`, TASK);
-    const daemon = start(vault);
-    for (let i = 0; i < 150; i += 1) vault.task(`late-${i}`, TASK);
-    // Each task done moves the wait on; only two minutes with none done fails it.
-    await daemon.waitForCount((line) => line.msg.startsWith('done after'), 200, 'tasks done');
-    expect(doneCount(vault)).toBe(200);
-    expect(readdirSync(vault.layout.approved)).toEqual([]);
-    const runsPerTask = readdirSync(vault.layout.sessions).map((id) => Number(readFileSync(join(vault.layout.sessions, id, 'fake-runs'), 'utf8')));
-    expect(runsPerTask).toHaveLength(200);
-    expect(runsPerTask.every((runs) => runs === 1)).toBe(true);
-    const queued = daemon.lines.filter((line) => line.msg.startsWith('queued '));
-    expect(new Set(queued.map((line) => line.taskId)).size).toBe(200);
-    expect(queued).toHaveLength(200);
-  }, NO_TOTAL_BUDGET);
+  test(
+    '200 tasks dropped at once, some while the daemon starts: each runs exactly once, none is lost',
+    async () => {
+      const vault = await makeVault({ fake: { FAKE_COMPLETE_AFTER: '1' }, config: { daemon: { concurrency: 4 } } });
+      for (let i = 0; i < 50; i += 1) vault.task(`early-${i}`, TASK);
+      const daemon = start(vault);
+      for (let i = 0; i < 150; i += 1) vault.task(`late-${i}`, TASK);
+      // Each task done moves the wait on; only two minutes with none done fails it.
+      await daemon.waitForCount((line) => line.msg.startsWith('done after'), 200, 'tasks done');
+      expect(doneCount(vault)).toBe(200);
+      expect(readdirSync(vault.layout.approved)).toEqual([]);
+      const runsPerTask = readdirSync(vault.layout.sessions).map((id) =>
+        Number(readFileSync(join(vault.layout.sessions, id, 'fake-runs'), 'utf8')),
+      );
+      expect(runsPerTask).toHaveLength(200);
+      expect(runsPerTask.every((runs) => runs === 1)).toBe(true);
+      const queued = daemon.lines.filter((line) => line.msg.startsWith('queued '));
+      expect(new Set(queued.map((line) => line.taskId)).size).toBe(200);
+      expect(queued).toHaveLength(200);
+    },
+    NO_TOTAL_BUDGET,
+  );
 
   test('a stop flag stops a running task at once; removing it resumes from the checkpoint', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
@@ -117,13 +145,22 @@ describe('the daemon', () => {
     const file = vault.task('pausable', TASK);
     await waitForFile(join(vault.marks, 'run-2'));
     writeFileSync(join(vault.layout.approved, 'pausable.stop'), '');
-    await daemon.waitForLog((line) => line.taskId === 'pausable' && line.msg.startsWith('stopped after iteration 1'), 'the task to stop');
+    await daemon.waitForLog(
+      (line) => line.taskId === 'pausable' && line.msg.startsWith('stopped after iteration 1'),
+      'the task to stop',
+    );
     expect(loopOf(file)).toMatchObject({ status: 'stopped', iteration: 1 });
-    const status = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { tasks: { id: string; phase: string }[] };
+    const status = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
+      tasks: { id: string; phase: string }[];
+    };
     expect(status.tasks).toContainEqual(expect.objectContaining({ id: 'pausable', phase: 'stopped' }));
     rmSync(join(vault.layout.approved, 'pausable.stop'));
     await daemon.waitForLog(isDone('pausable'), 'the task to resume and finish');
-    expect(historyOf(vault.layout.sessions, 'pausable').filter((r) => r.outcome !== 'stopped').map((r) => r.iteration)).toEqual([1, 2]);
+    expect(
+      historyOf(vault.layout.sessions, 'pausable')
+        .filter((r) => r.outcome !== 'stopped')
+        .map((r) => r.iteration),
+    ).toEqual([1, 2]);
   });
 
   test('wiggum stop and wiggum resume write and remove the flag', async () => {
@@ -165,7 +202,11 @@ describe('the daemon', () => {
     expect(retried.code).toBe(0);
     // Sent back with a fresh budget of one iteration and its memory (US-001 passes), it really runs: one more iteration finishes it.
     await daemon.waitForLog(isDone('fails'), 'the retried task to run again and finish');
-    expect(historyOf(vault.layout.sessions, 'fails').filter((r) => r.outcome !== 'stopped').map((r) => r.storiesPassing)).toEqual([1, 2]);
+    expect(
+      historyOf(vault.layout.sessions, 'fails')
+        .filter((r) => r.outcome !== 'stopped')
+        .map((r) => r.storiesPassing),
+    ).toEqual([1, 2]);
   });
 
   test('the vault STOP file holds every task before its next iteration and starts nothing new', async () => {
@@ -193,7 +234,11 @@ describe('the daemon', () => {
     expect(loopOf(file)).toMatchObject({ status: 'interrupted', iteration: 1 });
     const second = start(vault);
     await second.waitForLog(isDone('survivor'), 'the resumed task to finish');
-    expect(historyOf(vault.layout.sessions, 'survivor').filter((r) => r.outcome !== 'stopped').map((r) => [r.iteration, r.storiesPassing])).toEqual([
+    expect(
+      historyOf(vault.layout.sessions, 'survivor')
+        .filter((r) => r.outcome !== 'stopped')
+        .map((r) => [r.iteration, r.storiesPassing]),
+    ).toEqual([
       [1, 1],
       [2, 2],
     ]);
@@ -248,12 +293,19 @@ describe('the daemon', () => {
     const run = spawn(process.execPath, [CLI, 'run', file, '--no-stream'], { stdio: 'ignore' });
     await waitForFile(join(vault.marks, 'run-1'));
     const daemon = start(vault);
-    await daemon.waitForLog((line) => line.taskId === 'foreground' && /already being run by another wiggum/.test(line.msg), 'the daemon to see the other owner');
+    await daemon.waitForLog(
+      (line) => line.taskId === 'foreground' && /already being run by another wiggum/.test(line.msg),
+      'the daemon to see the other owner',
+    );
     expect(existsSync(join(vault.marks, 'run-2'))).toBe(false);
     run.kill('SIGTERM');
     await new Promise((resolve) => run.once('exit', resolve));
     await daemon.waitForLog(isDone('foreground'), 'the daemon to take the task over and finish it');
-    expect(historyOf(vault.layout.sessions, 'foreground').filter((r) => r.outcome !== 'stopped').map((r) => r.iteration)).toEqual([1, 2]);
+    expect(
+      historyOf(vault.layout.sessions, 'foreground')
+        .filter((r) => r.outcome !== 'stopped')
+        .map((r) => r.iteration),
+    ).toEqual([1, 2]);
   });
 
   test('a stop flag that exists before the task arrives keeps it from starting; removing it lets it run', async () => {
@@ -293,7 +345,10 @@ describe('the daemon', () => {
     const daemon = start(vault);
     await daemon.ready();
     symlinkSync(outside, join(vault.layout.approved, 'link.md'));
-    await daemon.waitForLog((line) => line.msg.startsWith('link.md in Approved/ is a symbolic link, not run'), 'the refusal');
+    await daemon.waitForLog(
+      (line) => line.msg.startsWith('link.md in Approved/ is a symbolic link, not run'),
+      'the refusal',
+    );
     vault.task('probe', TASK);
     await daemon.waitForLog(isDone('probe'), 'the probe task');
     expect(daemon.lines.some((line) => line.msg.startsWith('queued link.md'))).toBe(false);
@@ -308,19 +363,30 @@ describe('the daemon', () => {
     const file = vault.task('doomed', TASK);
     await waitForFile(join(vault.marks, 'run-2'));
     rmSync(file);
-    await daemon.waitForLog((line) => line.taskId === 'doomed' && line.msg.startsWith('the task file was moved or deleted: stopped'), 'the task to stop');
+    await daemon.waitForLog(
+      (line) => line.taskId === 'doomed' && line.msg.startsWith('the task file was moved or deleted: stopped'),
+      'the task to stop',
+    );
     expect(existsSync(join(vault.layout.sessions, 'doomed', 'prd.json'))).toBe(true);
     // Its agent was stopped with it: nothing is left running in the task's session.
     expect(existsSync(join(vault.layout.sessions, 'doomed', 'harness.json'))).toBe(false);
   });
 
   test('a user edit during a run is kept and reaches the next iteration', async () => {
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1' }, config: { daemon: { rescan_interval: '30s' } } });
+    const vault = await makeVault({
+      fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1' },
+      config: { daemon: { rescan_interval: '30s' } },
+    });
     const daemon = start(vault);
     await daemon.ready();
     const file = vault.task('edited', TASK);
     await waitForFile(join(vault.marks, 'run-1'));
-    writeFileSync(file, readFileSync(file, 'utf8').replace('title: Two stories', 'title: Two stories # my note').concat('\nAlso: keep it small.\n'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8')
+        .replace('title: Two stories', 'title: Two stories # my note')
+        .concat('\nAlso: keep it small.\n'),
+    );
     // Stop the hung first run; the resumed run reads the edited body.
     writeFileSync(join(vault.layout.approved, 'edited.stop'), '');
     await daemon.waitForLog((line) => line.taskId === 'edited' && line.msg.startsWith('stopped after'), 'the stop');
@@ -381,21 +447,35 @@ describe('the daemon', () => {
     const good = readFileSync(configFile, 'utf8');
     writeFileSync(configFile, `${good}\ndaemon:\n  concurrency: nope\n`);
     daemon.kill('SIGHUP');
-    await daemon.waitForLog((line) => line.msg.startsWith('SIGHUP: the new configuration is invalid'), 'the bad config to be refused');
+    await daemon.waitForLog(
+      (line) => line.msg.startsWith('SIGHUP: the new configuration is invalid'),
+      'the bad config to be refused',
+    );
     writeFileSync(configFile, `${good}\ndaemon:\n  concurrency: 7\n`);
     daemon.kill('SIGHUP');
     await daemon.waitForLog((line) => line.msg.startsWith('SIGHUP: configuration reloaded'), 'the reload');
-    await waitFor(() => existsSync(vault.layout.statusFile) && (JSON.parse(readFileSync(vault.layout.statusFile, 'utf8')) as { concurrency: number }).concurrency === 7, 'the new concurrency in status.json');
+    await waitFor(
+      () =>
+        existsSync(vault.layout.statusFile) &&
+        (JSON.parse(readFileSync(vault.layout.statusFile, 'utf8')) as { concurrency: number }).concurrency === 7,
+      'the new concurrency in status.json',
+    );
   });
 
   test('a second SIGTERM kills the agents and exits at once; the next start resumes', async () => {
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1', FAKE_IGNORE_TERM: '1' }, config: { harness: { stop_grace: '3s' } } });
+    const vault = await makeVault({
+      fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1', FAKE_IGNORE_TERM: '1' },
+      config: { harness: { stop_grace: '3s' } },
+    });
     const daemon = start(vault);
     await daemon.ready();
     vault.task('stubborn', TASK);
     await waitForFile(join(vault.marks, 'run-1'));
     const record = join(vault.layout.sessions, 'stubborn', 'harness.json');
-    await waitFor(() => existsSync(record) && (JSON.parse(readFileSync(record, 'utf8')) as { pid: number | null }).pid !== null, 'the harness pid to be recorded');
+    await waitFor(
+      () => existsSync(record) && (JSON.parse(readFileSync(record, 'utf8')) as { pid: number | null }).pid !== null,
+      'the harness pid to be recorded',
+    );
     const { pid } = JSON.parse(readFileSync(record, 'utf8')) as { pid: number };
     daemon.kill('SIGTERM');
     await daemon.waitForLog((line) => line.msg.startsWith('draining'), 'the drain');

@@ -16,11 +16,15 @@ function start(vault: TestVault): DaemonProcess {
   return daemon;
 }
 
-const isDone = (id: string) => (line: { msg: string; taskId?: string }) => line.taskId === id && line.msg.startsWith('done after');
+const isDone = (id: string) => (line: { msg: string; taskId?: string }) =>
+  line.taskId === id && line.msg.startsWith('done after');
 
 describe('Dashboard.md across a restart', () => {
   test('recently finished still lists a task done before the restart, below one done after it', async () => {
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' }, config: { daemon: { dashboard_debounce: '50ms' } } });
+    const vault = await makeVault({
+      fake: { FAKE_STORY_PER_RUN: '1' },
+      config: { daemon: { dashboard_debounce: '50ms' } },
+    });
     const dashboard = (): string => readFileSync(join(vault.root, 'Dashboard.md'), 'utf8');
     const first = start(vault);
     await first.ready();
@@ -36,7 +40,9 @@ describe('Dashboard.md across a restart', () => {
     await second.waitForLog(isDone('after'), 'after to be done');
     await waitFor(() => dashboard().includes('[[Done/after]]'), 'the Dashboard to list after');
     const finished = dashboard().split('## Recently finished')[1] ?? '';
-    expect(finished).toMatch(/- ✅ \[\[Done\/after\]\]: done after 1 iteration, at \d\d:\d\d:\d\d\n- ✅ \[\[Done\/before\]\]: done after 1 iteration, at \d\d:\d\d:\d\d\n/);
+    expect(finished).toMatch(
+      /- ✅ \[\[Done\/after\]\]: done after 1 iteration, at \d\d:\d\d:\d\d\n- ✅ \[\[Done\/before\]\]: done after 1 iteration, at \d\d:\d\d:\d\d\n/,
+    );
     second.kill('SIGTERM');
     expect(await second.exited).toEqual({ code: 0, signal: null });
 

@@ -21,17 +21,45 @@ function view(tasks: TaskEntry[], recent: VaultView['recent'] = []): VaultView {
 }
 
 /** A task between its 1st and 2nd iteration; `running` adds the 2nd as the one running now. */
-const task = (change: Partial<TaskEntry>, running = false): TaskEntry => ({ id: 't', name: 't.md', file: '/v/Approved/t.md', phase: 'running', iteration: 1, maxIterations: 5, ...(running ? { current: 2 } : {}), step: 'S-2', sinceMs: at(25, 14, 19, 44), lastOutcome: 'continue', ...change });
+const task = (change: Partial<TaskEntry>, running = false): TaskEntry => ({
+  id: 't',
+  name: 't.md',
+  file: '/v/Approved/t.md',
+  phase: 'running',
+  iteration: 1,
+  maxIterations: 5,
+  ...(running ? { current: 2 } : {}),
+  step: 'S-2',
+  sinceMs: at(25, 14, 19, 44),
+  lastOutcome: 'continue',
+  ...change,
+});
 
 /** The checks install.sh makes of a task's line: a time of day, and no relative time such as "16s" or "3m ago". */
 const RELATIVE = /(^|[\s|(])\d+(\.\d+)?\s?(s|m|h|min|sec)( ago)?([\s|),.]|$)/;
 
 describe('Dashboard.md says absolute times only', () => {
   test.each<[string, TaskEntry, string]>([
-    ['running: since when', task({}, true), '| [[Approved/t]] | 1 of 5 done, the 2nd running | S-2 | running | 14:19:44 | continue |'],
-    ['waiting to retry: until when', task({ phase: 'waiting', waitingFor: 'retry', untilMs: at(25, 14, 20, 30), sinceMs: at(25, 14, 20, 0) }), '| [[Approved/t]] | 1 of 5 done | S-2 | waiting to retry at 14:20:30 | 14:20:00 | continue |'],
-    ['waiting for a usage limit that resets tomorrow', task({ phase: 'waiting', waitingFor: 'usage-limit', untilMs: at(26, 3, 0), sinceMs: at(25, 14, 0) }), '| [[Approved/t]] | 1 of 5 done | S-2 | waiting for the usage limit (resets at 2026-11-26 03:00) | 14:00:00 | continue |'],
-    ['running since yesterday', task({ sinceMs: at(24, 23, 58) }, true), '| [[Approved/t]] | 1 of 5 done, the 2nd running | S-2 | running | 2026-11-24 23:58 | continue |'],
+    [
+      'running: since when',
+      task({}, true),
+      '| [[Approved/t]] | 1 of 5 done, the 2nd running | S-2 | running | 14:19:44 | continue |',
+    ],
+    [
+      'waiting to retry: until when',
+      task({ phase: 'waiting', waitingFor: 'retry', untilMs: at(25, 14, 20, 30), sinceMs: at(25, 14, 20, 0) }),
+      '| [[Approved/t]] | 1 of 5 done | S-2 | waiting to retry at 14:20:30 | 14:20:00 | continue |',
+    ],
+    [
+      'waiting for a usage limit that resets tomorrow',
+      task({ phase: 'waiting', waitingFor: 'usage-limit', untilMs: at(26, 3, 0), sinceMs: at(25, 14, 0) }),
+      '| [[Approved/t]] | 1 of 5 done | S-2 | waiting for the usage limit (resets at 2026-11-26 03:00) | 14:00:00 | continue |',
+    ],
+    [
+      'running since yesterday',
+      task({ sinceMs: at(24, 23, 58) }, true),
+      '| [[Approved/t]] | 1 of 5 done, the 2nd running | S-2 | running | 2026-11-24 23:58 | continue |',
+    ],
   ])('%s', (_name, entry, row) => {
     const page = renderDashboard(view([entry]), FOLDERS, NOW);
     const line = page.split('\n').find((text) => text.startsWith('| [[Approved/t]]'));
@@ -42,18 +70,32 @@ describe('Dashboard.md says absolute times only', () => {
 
   test('the header says when, with its offset from UTC, that times are local, and when the daemon started', () => {
     const header = renderDashboard(view([]), FOLDERS, NOW).split('\n')[2] ?? '';
-    expect(header).toMatch(/^_Updated 2026-11-25 14:20:00 UTC[+-]\d\d:\d\d by the daemon \(pid 42, running, started at 09:00:00, 2 at a time\)\. Times are local\./);
+    expect(header).toMatch(
+      /^_Updated 2026-11-25 14:20:00 UTC[+-]\d\d:\d\d by the daemon \(pid 42, running, started at 09:00:00, 2 at a time\)\. Times are local\./,
+    );
   });
 
   test('recently finished: when each ended', () => {
     const page = renderDashboard(
-      view([], [
-        { id: 'a', status: 'done', file: '/v/Done/a.md', iterations: 3, atMs: at(25, 14, 11, 28) },
-        { id: 'r', status: 'rejected', file: '/v/Rejected/r.md', iterations: 1, reason: 'E_HARNESS_FATAL: permission denied', atMs: at(24, 8, 1) },
-      ]),
+      view(
+        [],
+        [
+          { id: 'a', status: 'done', file: '/v/Done/a.md', iterations: 3, atMs: at(25, 14, 11, 28) },
+          {
+            id: 'r',
+            status: 'rejected',
+            file: '/v/Rejected/r.md',
+            iterations: 1,
+            reason: 'E_HARNESS_FATAL: permission denied',
+            atMs: at(24, 8, 1),
+          },
+        ],
+      ),
       FOLDERS,
       NOW,
     );
-    expect(page).toContain('## Recently finished\n\n- ✅ [[Done/a]]: done after 3 iterations, at 14:11:28\n- ❌ [[Rejected/r]]: E_HARNESS_FATAL: permission denied, at 2026-11-24 08:01\n');
+    expect(page).toContain(
+      '## Recently finished\n\n- ✅ [[Done/a]]: done after 3 iterations, at 14:11:28\n- ❌ [[Rejected/r]]: E_HARNESS_FATAL: permission denied, at 2026-11-24 08:01\n',
+    );
   });
 });

@@ -15,7 +15,15 @@ const TASK = '---\ntitle: One story\n---\n- [ ] US-001 One\n';
 
 function options(vault: TestVault, more: Partial<DaemonOptions> = {}): DaemonOptions {
   const { logger } = captureLogger();
-  return { vault: vault.root, config: { vault: vault.root }, clock: systemClock, random: Math.random, env: process.env, createLogger: () => logger, ...more };
+  return {
+    vault: vault.root,
+    config: { vault: vault.root },
+    clock: systemClock,
+    random: Math.random,
+    env: process.env,
+    createLogger: () => logger,
+    ...more,
+  };
 }
 
 /** Drains and waits for the daemon to stop, collecting what it released and the lifecycle it went through. */
@@ -120,7 +128,9 @@ describe('the daemon in process: one lifecycle, typed events', () => {
     const settled = daemon.events.next('settled', (event) => event.taskId === 'observed');
     vault.task('observed', TASK);
     expect((await settled).result?.status).toBe('done');
-    expect(lines.some((line) => line.msg.startsWith('a daemon event listener threw') && line.event === 'queued')).toBe(true);
+    expect(lines.some((line) => line.msg.startsWith('a daemon event listener threw') && line.event === 'queued')).toBe(
+      true,
+    );
     await drained(daemon);
   });
 });

@@ -18,7 +18,10 @@ describe('one iteration count', () => {
   test('while the 2nd iteration runs, the frontmatter, status, status ID, status --json and Dashboard.md all say 1 done', async () => {
     requireBuild();
     const gates = tempDir('wiggum-gates-');
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_GATE_DIR: gates }, config: { daemon: { dashboard_debounce: '50ms' } } });
+    const vault = await makeVault({
+      fake: { FAKE_STORY_PER_RUN: '1', FAKE_GATE_DIR: gates },
+      config: { daemon: { dashboard_debounce: '50ms' } },
+    });
     writeFileSync(join(gates, 'go-1'), '');
     const file = vault.task('tally', '---\ntitle: Tally\nmax_iterations: 8\n---\n- [ ] S-1 one\n- [ ] S-2 two\n');
     const daemon = DaemonProcess.start(vault.root);
@@ -29,10 +32,22 @@ describe('one iteration count', () => {
       return parsed.ok ? parsed.task.frontmatter.persistence_loop?.iteration : null;
     };
     expect(checkpoint()).toBe(1);
-    await waitFor(async () => (JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { tasks: { current?: number }[] }).tasks[0]?.current === 2, 'status to show the 2nd running');
+    await waitFor(
+      async () =>
+        (
+          JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
+            tasks: { current?: number }[];
+          }
+        ).tasks[0]?.current === 2,
+      'status to show the 2nd running',
+    );
 
-    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { tasks: Record<string, unknown>[] };
-    expect(json.tasks).toEqual([expect.objectContaining({ id: 'tally', phase: 'running', iteration: 1, current: 2, maxIterations: 8 })]);
+    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
+      tasks: Record<string, unknown>[];
+    };
+    expect(json.tasks).toEqual([
+      expect.objectContaining({ id: 'tally', phase: 'running', iteration: 1, current: 2, maxIterations: 8 }),
+    ]);
     const all = (await runCli(['status', '--vault', vault.root])).stdout;
     const line = all.split('\n').find((text) => text.includes('tally'));
     expect(line).toContain('iterations 1 of 8 done, the 2nd running');
@@ -40,7 +55,10 @@ describe('one iteration count', () => {
     const one = (await runCli(['status', 'tally', '--vault', vault.root])).stdout;
     expect(one).toContain('loop running, iterations 1 of 8 done, the 2nd running');
     expect(firstCount(one)).toBe(1);
-    await waitFor(() => readFileSync(join(vault.root, 'Dashboard.md'), 'utf8').includes('| 1 of 8 done, the 2nd running |'), 'the Dashboard to show the count');
+    await waitFor(
+      () => readFileSync(join(vault.root, 'Dashboard.md'), 'utf8').includes('| 1 of 8 done, the 2nd running |'),
+      'the Dashboard to show the count',
+    );
     expect(checkpoint()).toBe(1);
 
     writeFileSync(join(gates, 'go-2'), '');
@@ -52,7 +70,11 @@ describe('one iteration count', () => {
     const text = readFileSync(done, 'utf8');
     expect(text).toMatch(/^ {2}iteration: 2$/m);
     expect(text).toContain('after 2 iterations');
-    const last = daemon.lines.filter((l) => l.taskId === 'tally' && (typeof l['iterations'] === 'number' || typeof l['iteration'] === 'number')).at(-1);
+    const last = daemon.lines
+      .filter(
+        (l) => l.taskId === 'tally' && (typeof l['iterations'] === 'number' || typeof l['iteration'] === 'number'),
+      )
+      .at(-1);
     expect(last?.['iterations'] ?? last?.['iteration']).toBe(2);
     expect(firstCount((await runCli(['status', 'tally', '--vault', vault.root])).stdout)).toBe(2);
   });

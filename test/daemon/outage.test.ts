@@ -45,7 +45,8 @@ async function outageVault(agent: string, loop: Record<string, unknown>): Promis
       harnesses: { flaky: { kind: 'command', command: agent } },
     },
   });
-  for (const name of ['o1', 'o2', 'o3']) vault.task(name, `---\ntitle: ${name}\nharness: flaky\n---\n# ${name}\n\nDo the thing.\n`);
+  for (const name of ['o1', 'o2', 'o3'])
+    vault.task(name, `---\ntitle: ${name}\nharness: flaky\n---\n# ${name}\n\nDo the thing.\n`);
   return vault;
 }
 
@@ -63,23 +64,35 @@ describe('an outage of a harness', () => {
     // Each task is paused on the harness, and goes on being probed past its 2 retries.
     // (The history is written after the log line, and a task may be paused before its own retries
     // are spent when the others fail too: so the runs themselves are waited for.)
-    for (const id of ids) await daemon.waitForCount((line) => outageLine(line) && line.taskId === id, 3, `${id} waiting on the outage`);
-    await waitFor(() => ids.every((id) => historyOf(vault.layout.sessions, id).length > 3), 'each task probed past its 2 retries');
+    for (const id of ids)
+      await daemon.waitForCount((line) => outageLine(line) && line.taskId === id, 3, `${id} waiting on the outage`);
+    await waitFor(
+      () => ids.every((id) => historyOf(vault.layout.sessions, id).length > 3),
+      'each task probed past its 2 retries',
+    );
     expect(readdirSync(vault.layout.rejected)).toEqual([]);
 
     const status = await runCli(['status', '--vault', vault.root]);
     for (const id of ids) expect(status.stdout).toMatch(new RegExp(`${id} .*waiting on harness flaky \\(outage`));
-    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { tasks: { id: string; outage?: { harness: string } }[] };
+    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
+      tasks: { id: string; outage?: { harness: string } }[];
+    };
     expect(json.tasks.map((task) => [task.id, task.outage?.harness]).sort()).toEqual(ids.map((id) => [id, 'flaky']));
 
     rmSync(down);
-    await waitFor(() => ids.every((id) => existsSync(join(vault.layout.done, `${id}.md`))), 'all 3 tasks in Done/', 120_000);
+    await waitFor(
+      () => ids.every((id) => existsSync(join(vault.layout.done, `${id}.md`))),
+      'all 3 tasks in Done/',
+      120_000,
+    );
     for (const id of ids) {
       const history = historyOf(vault.layout.sessions, id);
       // All in iteration 1: the outage used no iteration.
       expect(history.every((record) => record.iteration === 1)).toBe(true);
       expect(history.at(-1)).toMatchObject({ outcome: 'complete', action: 'done' });
-      expect(history.some((record) => record.action === 'wait' && record.nextState.startsWith('harness outage'))).toBe(true);
+      expect(history.some((record) => record.action === 'wait' && record.nextState.startsWith('harness outage'))).toBe(
+        true,
+      );
     }
   });
 
@@ -89,7 +102,11 @@ describe('an outage of a harness', () => {
     const daemon = DaemonProcess.start(vault.root);
     daemons.push(daemon);
     await daemon.ready();
-    await waitFor(() => ids.every((id) => existsSync(join(vault.layout.rejected, `${id}.md`))), 'all 3 tasks in Rejected/', 120_000);
+    await waitFor(
+      () => ids.every((id) => existsSync(join(vault.layout.rejected, `${id}.md`))),
+      'all 3 tasks in Rejected/',
+      120_000,
+    );
     for (const id of ids) {
       const report = readFileSync(join(vault.layout.rejected, `${id}.md`), 'utf8');
       expect(report).toContain('E_HARNESS_OUTAGE');

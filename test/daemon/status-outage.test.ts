@@ -22,19 +22,46 @@ const record = (outcome: string): IterationRecord => ({
 describe('the status of a task waiting on an outage', () => {
   test('says which harness it waits on, keeps saying it while the task probes, and forgets it at the first answer', () => {
     let now = 1000;
-    const tracker = new StatusTracker({ pid: 1, vault: '/v', startedAtMs: 0, concurrency: 3 }, () => now, () => undefined);
+    const tracker = new StatusTracker(
+      { pid: 1, vault: '/v', startedAtMs: 0, concurrency: 3 },
+      () => now,
+      () => undefined,
+    );
     tracker.queued('a', 'a.md', '/v/Approved/a.md');
     tracker.event({ type: 'waiting', taskId: 'a', untilMs: 5000, why: 'outage', harness: 'codex' });
-    expect(tracker.snapshot().tasks[0]).toMatchObject({ phase: 'waiting', waitingFor: 'outage', outage: { harness: 'codex', sinceMs: 1000 } });
+    expect(tracker.snapshot().tasks[0]).toMatchObject({
+      phase: 'waiting',
+      waitingFor: 'outage',
+      outage: { harness: 'codex', sinceMs: 1000 },
+    });
 
     now = 5000;
-    tracker.event({ type: 'iteration', taskId: 'a', iteration: 1, attempt: 5, maxIterations: 10, step: null, startedAtMs: now });
-    expect(tracker.snapshot().tasks[0]).toMatchObject({ phase: 'running', outage: { harness: 'codex', sinceMs: 1000 } });
+    tracker.event({
+      type: 'iteration',
+      taskId: 'a',
+      iteration: 1,
+      attempt: 5,
+      maxIterations: 10,
+      step: null,
+      startedAtMs: now,
+    });
+    expect(tracker.snapshot().tasks[0]).toMatchObject({
+      phase: 'running',
+      outage: { harness: 'codex', sinceMs: 1000 },
+    });
     tracker.event({ type: 'iteration-end', taskId: 'a', record: record('transient') });
     tracker.event({ type: 'waiting', taskId: 'a', untilMs: 9000, why: 'outage', harness: 'codex' });
     expect(tracker.snapshot().tasks[0]?.outage).toEqual({ harness: 'codex', sinceMs: 1000 });
 
-    tracker.event({ type: 'iteration', taskId: 'a', iteration: 1, attempt: 6, maxIterations: 10, step: null, startedAtMs: 9000 });
+    tracker.event({
+      type: 'iteration',
+      taskId: 'a',
+      iteration: 1,
+      attempt: 6,
+      maxIterations: 10,
+      step: null,
+      startedAtMs: 9000,
+    });
     tracker.event({ type: 'iteration-end', taskId: 'a', record: record('complete') });
     expect(tracker.snapshot().tasks[0]?.outage).toBeUndefined();
   });

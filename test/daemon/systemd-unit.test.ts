@@ -67,10 +67,16 @@ describe('systemd/wiggum.service', () => {
     expect(env.HOME).toBe(state);
     // systemd's own PATH; node's folder only if it is not on it (the unit's comments ask for it to be).
     const nodeDir = dirname(process.execPath);
-    env.PATH = SYSTEMD_DEFAULT_PATH.split(':').includes(nodeDir) ? SYSTEMD_DEFAULT_PATH : `${SYSTEMD_DEFAULT_PATH}:${nodeDir}`;
+    env.PATH = SYSTEMD_DEFAULT_PATH.split(':').includes(nodeDir)
+      ? SYSTEMD_DEFAULT_PATH
+      : `${SYSTEMD_DEFAULT_PATH}:${nodeDir}`;
     env.JOURNAL_STREAM = '8:4242';
 
-    const daemon = spawn(argv[0]!, argv.slice(1), { cwd: mapped(only(settings, 'WorkingDirectory')), env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const daemon = spawn(argv[0]!, argv.slice(1), {
+      cwd: mapped(only(settings, 'WorkingDirectory')),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     daemon.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -78,7 +84,10 @@ describe('systemd/wiggum.service', () => {
     const exited = new Promise<number | null>((resolve) => daemon.once('exit', (code) => resolve(code)));
 
     await waitFor(() => stdout.includes('"msg":"watching '), 'the daemon to be ready');
-    writeFileSync(join(vault, 'Approved', '.unit.md.tmp'), '---\ntitle: Under the unit\nharness: demo\ndemo:\n  delay: 10ms\n---\n- [ ] S-1 one\n');
+    writeFileSync(
+      join(vault, 'Approved', '.unit.md.tmp'),
+      '---\ntitle: Under the unit\nharness: demo\ndemo:\n  delay: 10ms\n---\n- [ ] S-1 one\n',
+    );
     renameSync(join(vault, 'Approved', '.unit.md.tmp'), join(vault, 'Approved', 'unit.md'));
     await waitFor(() => existsSync(join(vault, 'Done', 'unit.md')), 'the task to reach Done/');
 

@@ -23,7 +23,12 @@ function demoCopy(): string {
 }
 
 function startDemo(root: string) {
-  const child = spawn(process.execPath, ['scripts/demo.mjs'], { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, JOURNAL_STREAM: '' } });
+  const child = spawn(process.execPath, ['scripts/demo.mjs'], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, JOURNAL_STREAM: '' },
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -43,43 +48,51 @@ function filesUnder(dir: string, pattern: RegExp): string[] {
 }
 
 describe('npm start (scripts/demo.mjs)', () => {
-  test('runs the demo vault to its end, says what went where and which files to open, exits 0', { timeout: NO_TOTAL_BUDGET }, async () => {
-    const root = demoCopy();
-    const demo = startDemo(root);
-    expect(await demo.exited).toBe(0);
-    const vault = join(root, '.demo', 'vault');
-    expect(tasks(join(vault, 'Done')).sort()).toEqual(['add-dark-mode.md', 'write-release-notes.md']);
-    expect(tasks(join(vault, 'Rejected'))).toEqual(['migrate-billing-db.md']);
-    const tail = demo.output().slice(demo.output().indexOf('wiggum demo: every task ran to its end'));
-    expect(tail.split('\n').slice(0, 10)).toEqual([
-      'wiggum demo: every task ran to its end; nothing is left in Approved/.',
-      '  2 tasks went to Done/:',
-      '    .demo/vault/Done/add-dark-mode.md',
-      '    .demo/vault/Done/write-release-notes.md',
-      '  1 task went to Rejected/ (each file ends with a report of why):',
-      '    .demo/vault/Rejected/migrate-billing-db.md',
-      '  the overview: .demo/vault/Dashboard.md',
-      'The demo has exited. To watch the vault again (and drop tasks into Approved/):',
-      '  node dist/cli/main.js start --vault .demo/vault',
-      '',
-    ]);
-  });
+  test(
+    'runs the demo vault to its end, says what went where and which files to open, exits 0',
+    { timeout: NO_TOTAL_BUDGET },
+    async () => {
+      const root = demoCopy();
+      const demo = startDemo(root);
+      expect(await demo.exited).toBe(0);
+      const vault = join(root, '.demo', 'vault');
+      expect(tasks(join(vault, 'Done')).sort()).toEqual(['add-dark-mode.md', 'write-release-notes.md']);
+      expect(tasks(join(vault, 'Rejected'))).toEqual(['migrate-billing-db.md']);
+      const tail = demo.output().slice(demo.output().indexOf('wiggum demo: every task ran to its end'));
+      expect(tail.split('\n').slice(0, 10)).toEqual([
+        'wiggum demo: every task ran to its end; nothing is left in Approved/.',
+        '  2 tasks went to Done/:',
+        '    .demo/vault/Done/add-dark-mode.md',
+        '    .demo/vault/Done/write-release-notes.md',
+        '  1 task went to Rejected/ (each file ends with a report of why):',
+        '    .demo/vault/Rejected/migrate-billing-db.md',
+        '  the overview: .demo/vault/Dashboard.md',
+        'The demo has exited. To watch the vault again (and drop tasks into Approved/):',
+        '  node dist/cli/main.js start --vault .demo/vault',
+        '',
+      ]);
+    },
+  );
 
-  test('one Ctrl-C while agents run (SIGINT to the process group, and once more from npm) drains: exit 0, tasks checkpointed interrupted', { timeout: NO_TOTAL_BUDGET }, async () => {
-    const root = demoCopy();
-    const vault = join(root, '.demo', 'vault');
-    const demo = startDemo(root);
-    await waitFor(() => filesUnder(join(vault, '.wiggum'), /\/logs\/.*\.log$/).length > 0, 'an agent to be running');
-    const pid = demo.child.pid ?? 0;
-    process.kill(-pid, 'SIGINT'); // the terminal's Ctrl-C, to the whole foreground group
-    process.kill(pid, 'SIGINT'); // npm passes the same Ctrl-C on to its script
-    expect(await demo.exited).toBe(0);
-    expect(demo.output()).not.toContain('exiting at once');
-    expect(demo.output()).not.toContain('drain grace');
-    expect(demo.output()).toMatch(/wiggum demo: stopped; \d tasks? left in Approved\//);
-    const left = tasks(join(vault, 'Approved')).map((name) => readFileSync(join(vault, 'Approved', name), 'utf8'));
-    expect(left.length).toBeGreaterThan(0);
-    for (const text of left) expect(text).not.toMatch(/^\s+status: running/m);
-    expect(left.some((text) => /^\s+status: interrupted/m.test(text))).toBe(true);
-  });
+  test(
+    'one Ctrl-C while agents run (SIGINT to the process group, and once more from npm) drains: exit 0, tasks checkpointed interrupted',
+    { timeout: NO_TOTAL_BUDGET },
+    async () => {
+      const root = demoCopy();
+      const vault = join(root, '.demo', 'vault');
+      const demo = startDemo(root);
+      await waitFor(() => filesUnder(join(vault, '.wiggum'), /\/logs\/.*\.log$/).length > 0, 'an agent to be running');
+      const pid = demo.child.pid ?? 0;
+      process.kill(-pid, 'SIGINT'); // the terminal's Ctrl-C, to the whole foreground group
+      process.kill(pid, 'SIGINT'); // npm passes the same Ctrl-C on to its script
+      expect(await demo.exited).toBe(0);
+      expect(demo.output()).not.toContain('exiting at once');
+      expect(demo.output()).not.toContain('drain grace');
+      expect(demo.output()).toMatch(/wiggum demo: stopped; \d tasks? left in Approved\//);
+      const left = tasks(join(vault, 'Approved')).map((name) => readFileSync(join(vault, 'Approved', name), 'utf8'));
+      expect(left.length).toBeGreaterThan(0);
+      for (const text of left) expect(text).not.toMatch(/^\s+status: running/m);
+      expect(left.some((text) => /^\s+status: interrupted/m.test(text))).toBe(true);
+    },
+  );
 });

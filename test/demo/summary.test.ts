@@ -45,7 +45,14 @@ describe('demoSummary', () => {
     [
       'the daemon failed',
       { done: [], rejected: [], approved: ['a.md'], exitCode: 2 },
-      ['', 'wiggum demo: the daemon exited with 2; see the log above.', '  0 tasks went to Done/', '  0 tasks went to Rejected/', '  the overview: .demo/vault/Dashboard.md', 'To go on from the checkpoints: node dist/cli/main.js start --vault .demo/vault'],
+      [
+        '',
+        'wiggum demo: the daemon exited with 2; see the log above.',
+        '  0 tasks went to Done/',
+        '  0 tasks went to Rejected/',
+        '  the overview: .demo/vault/Dashboard.md',
+        'To go on from the checkpoints: node dist/cli/main.js start --vault .demo/vault',
+      ],
     ],
   ])('%s', (_name, change, expected) => {
     expect(demoSummary({ ...END, ...change })).toEqual(expected);

@@ -40,10 +40,15 @@ describe('doctorExitCode', () => {
 
 describe('judgeConfig', () => {
   test('no problems: ok, naming the files merged', () => {
-    expect(judgeConfig([], ['/d.yaml', '/v/.wiggum/config.yaml'])).toEqual([{ check: 'config', status: 'ok', message: 'loads and validates (/d.yaml, /v/.wiggum/config.yaml)', fix: null }]);
+    expect(judgeConfig([], ['/d.yaml', '/v/.wiggum/config.yaml'])).toEqual([
+      { check: 'config', status: 'ok', message: 'loads and validates (/d.yaml, /v/.wiggum/config.yaml)', fix: null },
+    ]);
   });
   test('each problem is a FAIL line, as validate prints it', () => {
-    const lines = judgeConfig(['/v/.wiggum/config.yaml:2:3: daemon.concurrency: Too small', '/v/.wiggum/config.yaml:5:1: unknown key "x"'], []);
+    const lines = judgeConfig(
+      ['/v/.wiggum/config.yaml:2:3: daemon.concurrency: Too small', '/v/.wiggum/config.yaml:5:1: unknown key "x"'],
+      [],
+    );
     expect(lines.map((l) => [l.status, l.message])).toEqual([
       ['fail', '/v/.wiggum/config.yaml:2:3: daemon.concurrency: Too small'],
       ['fail', '/v/.wiggum/config.yaml:5:1: unknown key "x"'],
@@ -56,22 +61,48 @@ describe('describeUse', () => {
     [unused, 'not used by any task in Approved/'],
     [byTask, 'used by 1 task: g.md'],
     [asDefault, 'the default (harness.default)'],
-    [{ tasks: ['a.md', 'b.md', 'c.md', 'd.md'], isDefault: true }, 'used by 4 tasks: a.md, b.md, c.md, …; the default (harness.default)'],
+    [
+      { tasks: ['a.md', 'b.md', 'c.md', 'd.md'], isDefault: true },
+      'used by 4 tasks: a.md, b.md, c.md, …; the default (harness.default)',
+    ],
   ])('%o', (use, text) => {
     expect(describeUse(use)).toBe(text);
   });
 });
 
 describe('judgeHarness', () => {
-  const facts = (over: Partial<HarnessFacts>): HarnessFacts => ({ name: 'x', builtInDemo: false, use: unused, location: found, version: null, ...over });
+  const facts = (over: Partial<HarnessFacts>): HarnessFacts => ({
+    name: 'x',
+    builtInDemo: false,
+    use: unused,
+    location: found,
+    version: null,
+    ...over,
+  });
   test.each([
-    ['found with a version', facts({ version: { ok: true, version: 'agent 9.8.7' } }), ['ok', /^\/bin\/agent, version agent 9\.8\.7; not used/]],
-    ['found, version unreadable', facts({ version: { ok: false, reason: '--version printed nothing (exit 1)' } }), ['warn', /version is unknown: --version printed nothing/]],
+    [
+      'found with a version',
+      facts({ version: { ok: true, version: 'agent 9.8.7' } }),
+      ['ok', /^\/bin\/agent, version agent 9\.8\.7; not used/],
+    ],
+    [
+      'found, version unreadable',
+      facts({ version: { ok: false, reason: '--version printed nothing (exit 1)' } }),
+      ['warn', /version is unknown: --version printed nothing/],
+    ],
     ['the demo agent', facts({ builtInDemo: true, use: asDefault }), ['ok', /built-in demo agent.*the default/]],
-    ['missing, used by a task', facts({ location: missing, use: byTask }), ['fail', /^agent is missing \(not found on PATH\); used by 1 task: g\.md$/]],
+    [
+      'missing, used by a task',
+      facts({ location: missing, use: byTask }),
+      ['fail', /^agent is missing \(not found on PATH\); used by 1 task: g\.md$/],
+    ],
     ['missing, the default', facts({ location: missing, use: asDefault }), ['fail', /missing.*the default/]],
     ['missing, unused', facts({ location: missing }), ['warn', /missing.*not used by any task/]],
-    ['not executable, used', facts({ location: notExecutable, use: byTask }), ['fail', /\/bin\/agent is not executable/]],
+    [
+      'not executable, used',
+      facts({ location: notExecutable, use: byTask }),
+      ['fail', /\/bin\/agent is not executable/],
+    ],
   ] as [string, HarnessFacts, Expect][])('%s', (_name, input, [status, message]) => {
     const result = judgeHarness(input);
     expect(result.check).toBe('harness x');
@@ -92,14 +123,34 @@ describe('judgeCredentials', () => {
     ...over,
   });
   test.each([
-    ['claude with an API key', facts({ setNames: new Set(['ANTHROPIC_API_KEY']) }), ['ok', /^ANTHROPIC_API_KEY set \(needs ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN\)$/]],
-    ['claude with an OAuth token', facts({ setNames: new Set(['CLAUDE_CODE_OAUTH_TOKEN']) }), ['ok', /CLAUDE_CODE_OAUTH_TOKEN set/]],
+    [
+      'claude with an API key',
+      facts({ setNames: new Set(['ANTHROPIC_API_KEY']) }),
+      ['ok', /^ANTHROPIC_API_KEY set \(needs ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN\)$/],
+    ],
+    [
+      'claude with an OAuth token',
+      facts({ setNames: new Set(['CLAUDE_CODE_OAUTH_TOKEN']) }),
+      ['ok', /CLAUDE_CODE_OAUTH_TOKEN set/],
+    ],
     ['set by the harness env', facts({ harnessEnvNames: ['ANTHROPIC_API_KEY'] }), ['ok', /ANTHROPIC_API_KEY set/]],
-    ['set but not allowlisted', facts({ setNames: new Set(['ANTHROPIC_API_KEY']), allowlist: [] }), ['warn', /not in harness\.env_allowlist/]],
+    [
+      'set but not allowlisted',
+      facts({ setNames: new Set(['ANTHROPIC_API_KEY']), allowlist: [] }),
+      ['warn', /not in harness\.env_allowlist/],
+    ],
     ['none, used: a login may do', facts({}), ['warn', /not set \(it can also sign in with a `claude login`/]],
     ['none, unused', facts({ use: unused }), ['ok', /not set.*not used by any task/]],
-    ['codex', facts({ harness: 'codex', kind: 'codex', use: asDefault }), ['warn', /^OPENAI_API_KEY not set.*codex login/]],
-    ['gemini takes either key', facts({ harness: 'g', kind: 'gemini', setNames: new Set(['GOOGLE_API_KEY']), allowlist: ['GOOGLE_API_KEY'] }), ['ok', /GOOGLE_API_KEY set \(needs GEMINI_API_KEY or GOOGLE_API_KEY\)/]],
+    [
+      'codex',
+      facts({ harness: 'codex', kind: 'codex', use: asDefault }),
+      ['warn', /^OPENAI_API_KEY not set.*codex login/],
+    ],
+    [
+      'gemini takes either key',
+      facts({ harness: 'g', kind: 'gemini', setNames: new Set(['GOOGLE_API_KEY']), allowlist: ['GOOGLE_API_KEY'] }),
+      ['ok', /GOOGLE_API_KEY set \(needs GEMINI_API_KEY or GOOGLE_API_KEY\)/],
+    ],
     ['amp', facts({ harness: 'amp', kind: 'amp' }), ['warn', /^AMP_API_KEY not set$/]],
   ] as [string, CredentialFacts, Expect][])('%s', (_name, input, [status, message]) => {
     const result = judgeCredentials(input);
@@ -194,7 +245,9 @@ describe('the report', () => {
     { check: 'disk', status: 'warn', message: 'low', fix: null },
   ];
   test('one line per check, the fix below a line that needs one, then the verdict', () => {
-    expect(formatReport(results)).toBe('ok    config: loads\nFAIL  harness ghost: ghost-cmd is missing\n      fix: install it\nwarn  disk: low\n1 problem to fix before a first run, 1 warning\n');
+    expect(formatReport(results)).toBe(
+      'ok    config: loads\nFAIL  harness ghost: ghost-cmd is missing\n      fix: install it\nwarn  disk: low\n1 problem to fix before a first run, 1 warning\n',
+    );
     expect(formatReport([results[0]!])).toMatch(/\nready: nothing to fix\n$/);
   });
   test('JSON: the vault, ok, and every check', () => {

@@ -33,8 +33,13 @@ describe('the amp driver', () => {
   });
 
   test('without a result, the last assistant text is the final message', () => {
-    const lines = amp('complete.jsonl').toString().split('\n').filter((line) => !line.includes('"type":"result"'));
-    expect(readOutput(ampDriver, lines.join('\n')).report.finalMessage).toBe('Done.\n<promise>\n  COMPLETE\n</promise>');
+    const lines = amp('complete.jsonl')
+      .toString()
+      .split('\n')
+      .filter((line) => !line.includes('"type":"result"'));
+    expect(readOutput(ampDriver, lines.join('\n')).report.finalMessage).toBe(
+      'Done.\n<promise>\n  COMPLETE\n</promise>',
+    );
   });
 
   test('an error result is classified from its text', () => {
@@ -44,7 +49,10 @@ describe('the amp driver', () => {
   });
 
   test('no API key (Amp starts an interactive login) is a hard auth failure', () => {
-    const { report } = readOutput(ampDriver, amp('no-key.stdout'), { exitCode: 1, stderr: amp('no-key.stderr').toString() });
+    const { report } = readOutput(ampDriver, amp('no-key.stdout'), {
+      exitCode: 1,
+      stderr: amp('no-key.stderr').toString(),
+    });
     expect(report.failure).toMatchObject({ kind: 'hard', code: 'E_HARNESS_AUTH' });
     expect(report.failure?.message).toContain('AMP_API_KEY');
   });

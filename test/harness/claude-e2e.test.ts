@@ -1,7 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { INSTALL_AGENT_CLIS, PROMISE, agentCli, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, expectRetriedThenDone, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
+import {
+  INSTALL_AGENT_CLIS,
+  PROMISE,
+  agentCli,
+  agentSandbox,
+  expectDarkModeCommitted,
+  expectOneCompleteIteration,
+  expectRetriedThenDone,
+  prdPath,
+  requireRunnable,
+  runToAuthRejection,
+} from '../helpers/agent-sandbox.js';
 import type { AgentSandbox } from '../helpers/agent-sandbox.js';
 import { apiError, bash, reply, startAnthropicServer, userText, write } from '../helpers/anthropic-server.js';
 import type { AnthropicServer, ScriptTurn } from '../helpers/anthropic-server.js';
@@ -26,7 +37,10 @@ afterEach(async () => {
   server = null;
 });
 
-async function setup(script: ScriptTurn[], options: { task: string; auth?: Record<string, string>; config?: Record<string, unknown> }): Promise<AgentSandbox> {
+async function setup(
+  script: ScriptTurn[],
+  options: { task: string; auth?: Record<string, string>; config?: Record<string, unknown> },
+): Promise<AgentSandbox> {
   const api = await startAnthropicServer(script);
   server = api;
   return agentSandbox({
@@ -52,8 +66,10 @@ async function setup(script: ScriptTurn[], options: { task: string; auth?: Recor
   });
 }
 
-const OPEN_TASK = '---\ntitle: Dark mode\nworkdir: WORKDIR\n---\n# Dark mode\n\nAdd a dark mode.\n\n- [ ] US-001 Dark mode toggle\n';
-const FINISHED_TASK = '---\ntitle: Dark mode\nworkdir: WORKDIR\n---\n# Dark mode\n\nCheck the dark mode once more.\n\n- [x] US-001 Dark mode toggle\n';
+const OPEN_TASK =
+  '---\ntitle: Dark mode\nworkdir: WORKDIR\n---\n# Dark mode\n\nAdd a dark mode.\n\n- [ ] US-001 Dark mode toggle\n';
+const FINISHED_TASK =
+  '---\ntitle: Dark mode\nworkdir: WORKDIR\n---\n# Dark mode\n\nCheck the dark mode once more.\n\n- [x] US-001 Dark mode toggle\n';
 
 describe('wiggum run with the real Claude Code CLI', () => {
   test('real tool calls: a commit, a story marked passing, a promise over several lines → Done', async () => {
@@ -62,7 +78,13 @@ describe('wiggum run with the real Claude Code CLI', () => {
       [
         (request) => {
           prd = prdPath(userText(request));
-          return reply('I will implement US-001.', bash(`printf 'dark mode\\n' >> app.txt && git commit -q -am "feat: US-001 - Dark mode toggle"`, 'Implement and commit'));
+          return reply(
+            'I will implement US-001.',
+            bash(
+              `printf 'dark mode\\n' >> app.txt && git commit -q -am "feat: US-001 - Dark mode toggle"`,
+              'Implement and commit',
+            ),
+          );
         },
         () => reply({ type: 'tool_use', name: 'Read', input: { file_path: prd } }),
         () => {
@@ -82,7 +104,9 @@ describe('wiggum run with the real Claude Code CLI', () => {
     expect(main).toHaveLength(4);
     expect(userText(main[0]!)).toContain('## Task: Dark mode (dark-mode)');
     expect(main[0]?.headers['x-api-key']).toBe('test');
-    const results = main.flatMap((request) => JSON.stringify(request.body?.['messages'] ?? []).match(/"is_error":true/g) ?? []);
+    const results = main.flatMap(
+      (request) => JSON.stringify(request.body?.['messages'] ?? []).match(/"is_error":true/g) ?? [],
+    );
     expect(results, JSON.stringify(main.at(-1)?.body?.['messages'], null, 1)).toEqual([]);
 
     expectDarkModeCommitted(s, prd);
@@ -100,10 +124,18 @@ describe('wiggum run with the real Claude Code CLI', () => {
   });
 
   test.each([
-    ['rate limit (429)', apiError(429, 'Number of request tokens has exceeded your per-minute rate limit'), /rate limit was hit \(429\)/, 'E_HARNESS_RATE_LIMIT'],
+    [
+      'rate limit (429)',
+      apiError(429, 'Number of request tokens has exceeded your per-minute rate limit'),
+      /rate limit was hit \(429\)/,
+      'E_HARNESS_RATE_LIMIT',
+    ],
     ['overloaded (529)', apiError(529, 'Overloaded'), /overloaded \(529\)/, 'E_HARNESS_OVERLOADED'],
   ])('%s, then success: a transient failure, retried by wiggum', async (_name, error, message, code) => {
-    const s = await setup([error, reply(PROMISE)], { task: FINISHED_TASK, config: { persistence_loop: { retry: { base_delay: '10ms', max_delay: '20ms' } } } });
+    const s = await setup([error, reply(PROMISE)], {
+      task: FINISHED_TASK,
+      config: { persistence_loop: { retry: { base_delay: '10ms', max_delay: '20ms' } } },
+    });
     await s.runToDone();
     const history = s.history();
     expectRetriedThenDone(history, code);
@@ -128,7 +160,11 @@ describe('wiggum run with the real Claude Code CLI', () => {
     });
     // A reset three hours away is past usage_limit_max_wait, so the task is rejected at once
     // instead of waiting: the report names the reset time, which proves it was read.
-    const s = await setup([limit], { task: OPEN_TASK, auth: { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-test' }, config: { persistence_loop: { usage_limit_max_wait: '1h' } } });
+    const s = await setup([limit], {
+      task: OPEN_TASK,
+      auth: { CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-test' },
+      config: { persistence_loop: { usage_limit_max_wait: '1h' } },
+    });
     const report = await s.runToRejected();
     const history = s.history();
     expect(history.map((record) => [record.outcome, record.action])).toEqual([['usage-limit', 'reject']]);

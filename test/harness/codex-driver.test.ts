@@ -43,7 +43,8 @@ describe('the codex driver', () => {
   });
 
   test('retry notices of a run that then succeeds are no failure', () => {
-    const notice = '{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: error sending request)"}\n';
+    const notice =
+      '{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: error sending request)"}\n';
     const { report } = readOutput(codexDriver, notice + codex('complete.jsonl').toString());
     expect(report.failure).toBeNull();
     expect(report.finalMessage).toContain('<promise>');
@@ -93,20 +94,36 @@ describe('the codex driver', () => {
     // The fixture says "try again at 5:47 PM" (local time).
     const before = new Date(2026, 10, 22, 16, 47).getTime();
     const { report } = readOutput(codexDriver, codex('usage-limit.jsonl'), { exitCode: 1, endedAtMs: before });
-    expect(report.failure).toMatchObject({ kind: 'usage-limit', code: 'E_HARNESS_USAGE_LIMIT', resetAtMs: new Date(2026, 10, 22, 17, 47).getTime() });
+    expect(report.failure).toMatchObject({
+      kind: 'usage-limit',
+      code: 'E_HARNESS_USAGE_LIMIT',
+      resetAtMs: new Date(2026, 10, 22, 17, 47).getTime(),
+    });
     const after = new Date(2026, 10, 22, 18, 0).getTime();
-    expect(readOutput(codexDriver, codex('usage-limit.jsonl'), { exitCode: 1, endedAtMs: after }).report.failure?.resetAtMs).toBe(new Date(2026, 10, 23, 17, 47).getTime());
+    expect(
+      readOutput(codexDriver, codex('usage-limit.jsonl'), { exitCode: 1, endedAtMs: after }).report.failure?.resetAtMs,
+    ).toBe(new Date(2026, 10, 23, 17, 47).getTime());
   });
 
   test('a usage limit days away names the date', () => {
-    const message = 'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at Nov 24th, 2026 4:47 PM.';
-    const { report } = readOutput(codexDriver, `{"type":"turn.failed","error":{"message":${JSON.stringify(message)}}}\n`, { exitCode: 1, endedAtMs: new Date(2026, 10, 22, 16, 47).getTime() });
+    const message =
+      'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at Nov 24th, 2026 4:47 PM.';
+    const { report } = readOutput(
+      codexDriver,
+      `{"type":"turn.failed","error":{"message":${JSON.stringify(message)}}}\n`,
+      { exitCode: 1, endedAtMs: new Date(2026, 10, 22, 16, 47).getTime() },
+    );
     expect(report.failure).toMatchObject({ kind: 'usage-limit', resetAtMs: new Date(2026, 10, 24, 16, 47).getTime() });
   });
 
   test('a usage limit without a time waits with no reset time', () => {
-    const message = 'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again later.';
-    const { report } = readOutput(codexDriver, `{"type":"turn.failed","error":{"message":${JSON.stringify(message)}}}\n`, { exitCode: 1 });
+    const message =
+      'You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again later.';
+    const { report } = readOutput(
+      codexDriver,
+      `{"type":"turn.failed","error":{"message":${JSON.stringify(message)}}}\n`,
+      { exitCode: 1 },
+    );
     expect(report.failure).toMatchObject({ kind: 'usage-limit', resetAtMs: null });
   });
 
@@ -122,12 +139,18 @@ describe('the codex driver', () => {
   });
 
   test('a non-zero exit it cannot explain is left to the loop', () => {
-    const { report } = readOutput(codexDriver, '{"type":"thread.started","thread_id":"t"}\n', { exitCode: 2, stderr: 'something odd\n' });
+    const { report } = readOutput(codexDriver, '{"type":"thread.started","thread_id":"t"}\n', {
+      exitCode: 2,
+      stderr: 'something odd\n',
+    });
     expect(report.failure).toBeNull();
   });
 
   test('a missing binary says how to install it', () => {
-    const missing = processResult({ exitCode: null, spawnError: new WiggumError('E_HARNESS_MISSING', 'harnesses.codex.command: codex was not found on PATH') });
+    const missing = processResult({
+      exitCode: null,
+      spawnError: new WiggumError('E_HARNESS_MISSING', 'harnesses.codex.command: codex was not found on PATH'),
+    });
     const failure = processFailure(missing, codexDriver.installHint, { perIterationMs: 1000, idleMs: 1000 });
     expect(failure).toMatchObject({ kind: 'hard', code: 'E_HARNESS_MISSING' });
     expect(failure?.message).toContain('npm i -g @openai/codex');

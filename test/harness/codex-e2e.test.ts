@@ -1,9 +1,29 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { INSTALL_AGENT_CLIS, PROMISE, agentCli, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, expectRetriedThenDone, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
+import {
+  INSTALL_AGENT_CLIS,
+  PROMISE,
+  agentCli,
+  agentSandbox,
+  expectDarkModeCommitted,
+  expectOneCompleteIteration,
+  expectRetriedThenDone,
+  prdPath,
+  requireRunnable,
+  runToAuthRejection,
+} from '../helpers/agent-sandbox.js';
 import type { AgentSandbox } from '../helpers/agent-sandbox.js';
-import { apiError, callOutputs, exec, inputText, reply, say, startOpenAIServer, writeCodexHome } from '../helpers/openai-server.js';
+import {
+  apiError,
+  callOutputs,
+  exec,
+  inputText,
+  reply,
+  say,
+  startOpenAIServer,
+  writeCodexHome,
+} from '../helpers/openai-server.js';
 import type { OpenAIServer, ScriptTurn } from '../helpers/openai-server.js';
 
 /**
@@ -24,7 +44,10 @@ afterEach(async () => {
   server = null;
 });
 
-async function setup(script: ScriptTurn[], options: { task: string; config?: Record<string, unknown> }): Promise<AgentSandbox> {
+async function setup(
+  script: ScriptTurn[],
+  options: { task: string; config?: Record<string, unknown> },
+): Promise<AgentSandbox> {
   const api = await startOpenAIServer(script);
   server = api;
   return agentSandbox({
@@ -32,7 +55,12 @@ async function setup(script: ScriptTurn[], options: { task: string; config?: Rec
     harness: 'codex',
     harnessConfig: ({ home, tmp }) => ({
       command: CODEX,
-      env: { CODEX_HOME: writeCodexHome(join(home, '.codex'), api), OPENAI_API_KEY: 'test-key', HOME: home, TMPDIR: tmp },
+      env: {
+        CODEX_HOME: writeCodexHome(join(home, '.codex'), api),
+        OPENAI_API_KEY: 'test-key',
+        HOME: home,
+        TMPDIR: tmp,
+      },
     }),
     task: options.task,
     config: options.config,
@@ -41,12 +69,15 @@ async function setup(script: ScriptTurn[], options: { task: string; config?: Rec
 
 /** A shell command that sets `passes: true` on every story of a prd.json. */
 function markPassing(prd: string): string {
-  const script = 'const fs=require("fs");const f=process.argv[1];const d=JSON.parse(fs.readFileSync(f,"utf8"));for(const s of d.userStories)s.passes=true;fs.writeFileSync(f,JSON.stringify(d,null,2)+"\\n")';
+  const script =
+    'const fs=require("fs");const f=process.argv[1];const d=JSON.parse(fs.readFileSync(f,"utf8"));for(const s of d.userStories)s.passes=true;fs.writeFileSync(f,JSON.stringify(d,null,2)+"\\n")';
   return `node -e '${script}' '${prd}'`;
 }
 
-const OPEN_TASK = '---\ntitle: Dark mode\nworkdir: WORKDIR\nharness: codex\n---\n# Dark mode\n\nAdd a dark mode.\n\n- [ ] US-001 Dark mode toggle\n';
-const FINISHED_TASK = '---\ntitle: Dark mode\nworkdir: WORKDIR\nharness: codex\n---\n# Dark mode\n\nCheck the dark mode once more.\n\n- [x] US-001 Dark mode toggle\n';
+const OPEN_TASK =
+  '---\ntitle: Dark mode\nworkdir: WORKDIR\nharness: codex\n---\n# Dark mode\n\nAdd a dark mode.\n\n- [ ] US-001 Dark mode toggle\n';
+const FINISHED_TASK =
+  '---\ntitle: Dark mode\nworkdir: WORKDIR\nharness: codex\n---\n# Dark mode\n\nCheck the dark mode once more.\n\n- [x] US-001 Dark mode toggle\n';
 
 describe('wiggum run with the real Codex CLI', () => {
   test('real shell calls: a commit, a story marked passing, a promise over several lines → Done', async () => {
@@ -55,7 +86,10 @@ describe('wiggum run with the real Codex CLI', () => {
       [
         (request) => {
           prd = prdPath(inputText(request));
-          return reply(say('I will implement US-001.'), exec(`printf 'dark mode\\n' >> app.txt && git commit -q -am "feat: US-001 - Dark mode toggle"`));
+          return reply(
+            say('I will implement US-001.'),
+            exec(`printf 'dark mode\\n' >> app.txt && git commit -q -am "feat: US-001 - Dark mode toggle"`),
+          );
         },
         () => reply(exec(markPassing(prd))),
         reply(say(PROMISE)),
@@ -94,10 +128,16 @@ describe('wiggum run with the real Codex CLI', () => {
   });
 
   test('503 server_is_overloaded ("Selected model is at capacity"): waited out past the retries, no iteration used, never stuck', async () => {
-    const overloaded = apiError(503, 'Our servers are currently overloaded. Please try again later.', 'server_is_overloaded');
+    const overloaded = apiError(
+      503,
+      'Our servers are currently overloaded. Please try again later.',
+      'server_is_overloaded',
+    );
     const s = await setup([overloaded, overloaded, overloaded, reply(say(PROMISE))], {
       task: FINISHED_TASK,
-      config: { persistence_loop: { no_progress_limit: 2, retry: { max_attempts: 1, base_delay: '10ms', max_delay: '20ms' } } },
+      config: {
+        persistence_loop: { no_progress_limit: 2, retry: { max_attempts: 1, base_delay: '10ms', max_delay: '20ms' } },
+      },
     });
     await s.runToDone();
     const history = s.history();
@@ -108,7 +148,10 @@ describe('wiggum run with the real Codex CLI', () => {
       [1, 2, 'transient', 'wait'],
       [1, 3, 'complete', 'done'],
     ]);
-    expect(history[0]?.error).toMatchObject({ code: 'E_HARNESS_OVERLOADED', message: expect.stringContaining('Selected model is at capacity') as unknown });
+    expect(history[0]?.error).toMatchObject({
+      code: 'E_HARNESS_OVERLOADED',
+      message: expect.stringContaining('Selected model is at capacity') as unknown,
+    });
     expect(history[1]?.nextState).toContain('harness outage');
     expect(readFileSync(join(s.vaultRoot, 'Done', 'dark-mode.md'), 'utf8')).not.toContain('E_NO_PROGRESS');
   });
@@ -117,7 +160,12 @@ describe('wiggum run with the real Codex CLI', () => {
     const limited = apiError(429, 'The usage limit has been reached', 'usage_limit_reached');
     const s = await setup([limited, limited, limited, reply(say(PROMISE))], {
       task: FINISHED_TASK,
-      config: { persistence_loop: { usage_limit_max_wait: '1m', retry: { max_attempts: 1, base_delay: '10ms', max_delay: '20ms' } } },
+      config: {
+        persistence_loop: {
+          usage_limit_max_wait: '1m',
+          retry: { max_attempts: 1, base_delay: '10ms', max_delay: '20ms' },
+        },
+      },
     });
     await s.runToDone();
     const history = s.history();
@@ -132,10 +180,18 @@ describe('wiggum run with the real Codex CLI', () => {
 
   test('a usage limit without a reset time that outlasts usage_limit_max_wait: rejected, saying so', async () => {
     const limited = apiError(429, 'The usage limit has been reached', 'usage_limit_reached');
-    const s = await setup(Array.from({ length: 40 }, () => limited), {
-      task: FINISHED_TASK,
-      config: { persistence_loop: { usage_limit_max_wait: '300ms', retry: { max_attempts: 1, base_delay: '50ms', max_delay: '50ms' } } },
-    });
+    const s = await setup(
+      Array.from({ length: 40 }, () => limited),
+      {
+        task: FINISHED_TASK,
+        config: {
+          persistence_loop: {
+            usage_limit_max_wait: '300ms',
+            retry: { max_attempts: 1, base_delay: '50ms', max_delay: '50ms' },
+          },
+        },
+      },
+    );
     const report = await s.runToRejected();
     expect(report).toContain('E_HARNESS_USAGE_LIMIT');
     expect(report).toContain('persistence_loop.usage_limit_max_wait');

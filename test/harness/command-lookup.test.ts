@@ -26,15 +26,27 @@ function places(): { root: string; first: string; second: string; cwd: string } 
 type Setup = (p: ReturnType<typeof places>) => { command: string; pathEnv: string };
 
 const cases: [string, Setup, (p: ReturnType<typeof places>) => unknown][] = [
-  ['a name on PATH', (p) => (script(p.second, 'agent', 'exit 0'), { command: 'agent', pathEnv: `${p.first}:${p.second}` }), (p) => ({ status: 'found', command: 'agent', path: join(p.second, 'agent') })],
+  [
+    'a name on PATH',
+    (p) => (script(p.second, 'agent', 'exit 0'), { command: 'agent', pathEnv: `${p.first}:${p.second}` }),
+    (p) => ({ status: 'found', command: 'agent', path: join(p.second, 'agent') }),
+  ],
   [
     'the first executable on PATH wins',
-    (p) => (script(p.first, 'agent', 'exit 0'), script(p.second, 'agent', 'exit 0'), { command: 'agent', pathEnv: `${p.first}:${p.second}` }),
+    (p) => (
+      script(p.first, 'agent', 'exit 0'),
+      script(p.second, 'agent', 'exit 0'),
+      { command: 'agent', pathEnv: `${p.first}:${p.second}` }
+    ),
     (p) => ({ status: 'found', command: 'agent', path: join(p.first, 'agent') }),
   ],
   [
     'a non-executable file on PATH is skipped for an executable one further on',
-    (p) => (script(p.first, 'agent', 'exit 0', 0o644), script(p.second, 'agent', 'exit 0'), { command: 'agent', pathEnv: `${p.first}:${p.second}` }),
+    (p) => (
+      script(p.first, 'agent', 'exit 0', 0o644),
+      script(p.second, 'agent', 'exit 0'),
+      { command: 'agent', pathEnv: `${p.first}:${p.second}` }
+    ),
     (p) => ({ status: 'found', command: 'agent', path: join(p.second, 'agent') }),
   ],
   [
@@ -42,14 +54,46 @@ const cases: [string, Setup, (p: ReturnType<typeof places>) => unknown][] = [
     (p) => (script(p.first, 'agent', 'exit 0', 0o644), { command: 'agent', pathEnv: `${p.first}:${p.second}` }),
     (p) => ({ status: 'not-executable', command: 'agent', path: join(p.first, 'agent') }),
   ],
-  ['a name on no PATH folder', (p) => ({ command: 'agent', pathEnv: `${p.first}:${p.second}` }), () => ({ status: 'missing', command: 'agent', searched: 'path' })],
-  ['a folder of that name on PATH is not a command', (p) => (mkdirSync(join(p.first, 'agent')), { command: 'agent', pathEnv: p.first }), () => ({ status: 'missing', command: 'agent', searched: 'path' })],
-  ['an empty PATH', () => ({ command: 'agent', pathEnv: '' }), () => ({ status: 'missing', command: 'agent', searched: 'path' })],
-  ['an empty PATH entry is the working folder', (p) => (script(p.cwd, 'agent', 'exit 0'), { command: 'agent', pathEnv: `${p.first}:` }), (p) => ({ status: 'found', command: 'agent', path: join(p.cwd, 'agent') })],
-  ['an absolute path', (p) => ({ command: script(p.root, 'abs', 'exit 0'), pathEnv: '' }), (p) => ({ status: 'found', command: join(p.root, 'abs'), path: join(p.root, 'abs') })],
-  ['a relative path is taken from the working folder', (p) => (script(p.cwd, 'rel', 'exit 0'), { command: './rel', pathEnv: '' }), (p) => ({ status: 'found', command: './rel', path: join(p.cwd, 'rel') })],
-  ['a path to nothing', (p) => ({ command: join(p.root, 'nothing'), pathEnv: p.first }), () => ({ status: 'missing', searched: 'file' })],
-  ['a path to a non-executable file', (p) => ({ command: script(p.root, 'plain', 'exit 0', 0o644), pathEnv: '' }), (p) => ({ status: 'not-executable', path: join(p.root, 'plain') })],
+  [
+    'a name on no PATH folder',
+    (p) => ({ command: 'agent', pathEnv: `${p.first}:${p.second}` }),
+    () => ({ status: 'missing', command: 'agent', searched: 'path' }),
+  ],
+  [
+    'a folder of that name on PATH is not a command',
+    (p) => (mkdirSync(join(p.first, 'agent')), { command: 'agent', pathEnv: p.first }),
+    () => ({ status: 'missing', command: 'agent', searched: 'path' }),
+  ],
+  [
+    'an empty PATH',
+    () => ({ command: 'agent', pathEnv: '' }),
+    () => ({ status: 'missing', command: 'agent', searched: 'path' }),
+  ],
+  [
+    'an empty PATH entry is the working folder',
+    (p) => (script(p.cwd, 'agent', 'exit 0'), { command: 'agent', pathEnv: `${p.first}:` }),
+    (p) => ({ status: 'found', command: 'agent', path: join(p.cwd, 'agent') }),
+  ],
+  [
+    'an absolute path',
+    (p) => ({ command: script(p.root, 'abs', 'exit 0'), pathEnv: '' }),
+    (p) => ({ status: 'found', command: join(p.root, 'abs'), path: join(p.root, 'abs') }),
+  ],
+  [
+    'a relative path is taken from the working folder',
+    (p) => (script(p.cwd, 'rel', 'exit 0'), { command: './rel', pathEnv: '' }),
+    (p) => ({ status: 'found', command: './rel', path: join(p.cwd, 'rel') }),
+  ],
+  [
+    'a path to nothing',
+    (p) => ({ command: join(p.root, 'nothing'), pathEnv: p.first }),
+    () => ({ status: 'missing', searched: 'file' }),
+  ],
+  [
+    'a path to a non-executable file',
+    (p) => ({ command: script(p.root, 'plain', 'exit 0', 0o644), pathEnv: '' }),
+    (p) => ({ status: 'not-executable', path: join(p.root, 'plain') }),
+  ],
 ];
 
 describe('locateCommand', () => {
@@ -63,9 +107,26 @@ describe('locateCommand', () => {
 describe('describeLocation', () => {
   test.each([
     [{ status: 'found', command: 'a', path: '/bin/a' } as const, { ok: true, text: '/bin/a', fix: null }],
-    [{ status: 'missing', command: 'a', searched: 'path' } as const, { ok: false, text: 'a is missing (not found on PATH)', fix: 'install it, or fix harnesses.x.command in the config' }],
-    [{ status: 'missing', command: '/x/a', searched: 'file' } as const, { ok: false, text: '/x/a is missing (no such file)', fix: 'install it, or fix harnesses.x.command in the config' }],
-    [{ status: 'not-executable', command: 'a', path: '/x/a' } as const, { ok: false, text: '/x/a is not executable', fix: 'chmod +x /x/a, or fix harnesses.x.command in the config' }],
+    [
+      { status: 'missing', command: 'a', searched: 'path' } as const,
+      {
+        ok: false,
+        text: 'a is missing (not found on PATH)',
+        fix: 'install it, or fix harnesses.x.command in the config',
+      },
+    ],
+    [
+      { status: 'missing', command: '/x/a', searched: 'file' } as const,
+      {
+        ok: false,
+        text: '/x/a is missing (no such file)',
+        fix: 'install it, or fix harnesses.x.command in the config',
+      },
+    ],
+    [
+      { status: 'not-executable', command: 'a', path: '/x/a' } as const,
+      { ok: false, text: '/x/a is not executable', fix: 'chmod +x /x/a, or fix harnesses.x.command in the config' },
+    ],
   ])('%o', (location, expected) => {
     expect(describeLocation(location, 'harnesses.x.command')).toEqual(expected);
   });
@@ -87,7 +148,10 @@ describe('readCommandVersion', () => {
 
   test('a command that never answers is killed and said so', async () => {
     const path = script(tempDir(), 'hangs', 'exec sleep 600');
-    expect(await readCommandVersion(path, 200)).toEqual({ ok: false, reason: '--version did not answer within 200 ms' });
+    expect(await readCommandVersion(path, 200)).toEqual({
+      ok: false,
+      reason: '--version did not answer within 200 ms',
+    });
   });
 
   test('a file that cannot be started', async () => {

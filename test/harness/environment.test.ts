@@ -19,7 +19,11 @@ describe('harnessEnvironment', () => {
   });
 
   test('puts extra variables on top, overriding the base', () => {
-    const env = harnessEnvironment(base, ['PATH', 'HOME'], { HOME: '/srv/agent', WIGGUM_TASK_ID: 'task-1', CLAUDE_FLAG: '1' });
+    const env = harnessEnvironment(base, ['PATH', 'HOME'], {
+      HOME: '/srv/agent',
+      WIGGUM_TASK_ID: 'task-1',
+      CLAUDE_FLAG: '1',
+    });
     expect(env).toEqual({ PATH: '/usr/bin:/bin', HOME: '/srv/agent', WIGGUM_TASK_ID: 'task-1', CLAUDE_FLAG: '1' });
   });
 

@@ -23,7 +23,12 @@ describe('classifyFailureText', () => {
     ["Error: Invalid or missing API key. Run 'amp login' to authenticate.", 'auth', 'hard', 'E_HARNESS_AUTH'],
     ['Quota exceeded. Check your plan and billing details.', 'billing', 'hard', 'E_HARNESS_BILLING'],
     ['You have exhausted your daily quota on this model.', 'usage_limit', 'usage-limit', 'E_HARNESS_USAGE_LIMIT'],
-    ['Prompt is too long · the request is ~300000 tokens (limit 200000)', 'context_too_long', 'hard', 'E_HARNESS_CONTEXT'],
+    [
+      'Prompt is too long · the request is ~300000 tokens (limit 200000)',
+      'context_too_long',
+      'hard',
+      'E_HARNESS_CONTEXT',
+    ],
   ])('%s → %s (%s %s)', (text, kind, decision, code) => {
     const error = classifyFailureText(text, agent, now);
     expect(error).toMatchObject({ kind });
@@ -36,20 +41,40 @@ describe('classifyFailureText', () => {
     ['codex', 'Selected model is at capacity. Please try a different model.', 'overloaded'],
     ['codex', "We're currently experiencing high demand, which may cause temporary errors.", 'overloaded'],
     ['codex', 'exceeded retry limit, last status: 503 Service Unavailable', 'overloaded'],
-    ['codex', 'stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)', 'network'],
-    ['codex', 'You\u2019ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again later.', 'usage_limit'],
-    ['claude', 'API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.', 'overloaded'],
+    [
+      'codex',
+      'stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)',
+      'network',
+    ],
+    [
+      'codex',
+      'You\u2019ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again later.',
+      'usage_limit',
+    ],
+    [
+      'claude',
+      'API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.',
+      'overloaded',
+    ],
     ['claude', 'API Error: 500 Internal server error. This is a server-side issue, usually temporary', 'overloaded'],
     ['claude', 'API Error: Unable to connect to API (ConnectionRefused)', 'network'],
     ['claude', 'API Error: Unable to connect to API (ECONNRESET)', 'network'],
     ['claude', 'API Error: Request timed out.', 'network'],
-    ['claude', 'API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit', 'rate_limit'],
+    [
+      'claude',
+      'API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit',
+      'rate_limit',
+    ],
     ['opencode', 'Provider is overloaded', 'overloaded'],
     ['opencode', 'Too Many Requests', 'rate_limit'],
     ['opencode', 'Unable to connect. Is the computer able to access the url?', 'network'],
     ['gemini', 'The model is overloaded. Please try again later.', 'overloaded'],
     ['gemini', 'No capacity available for model gemini-2.5-pro on the server', 'overloaded'],
-    ['gemini', '[API Error: got status: 503 Service Unavailable. {"error":{"code":503,"status":"UNAVAILABLE"}}]', 'overloaded'],
+    [
+      'gemini',
+      '[API Error: got status: 503 Service Unavailable. {"error":{"code":503,"status":"UNAVAILABLE"}}]',
+      'overloaded',
+    ],
     ['gemini', '[API Error: {"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}]', 'rate_limit'],
     ['gemini', 'exception TypeError: fetch failed sending request', 'network'],
     ['amp', 'Error: fetch failed', 'network'],
@@ -105,7 +130,11 @@ describe('jsonLinesReader', () => {
 
   test('reads a last line without a newline at the end', () => {
     const seen: unknown[] = [];
-    const reader = jsonLinesReader({ agent: 'Test', event: (event) => (seen.push(event), []), finish: (run) => (run.sawJson ? [{ type: 'final_message', text: 'json' }] : []) });
+    const reader = jsonLinesReader({
+      agent: 'Test',
+      event: (event) => (seen.push(event), []),
+      finish: (run) => (run.sawJson ? [{ type: 'final_message', text: 'json' }] : []),
+    });
     reader.push(Buffer.from('{"a":1}'), 'stdout');
     expect(reader.finish(processResult()).finalMessage).toBe('json');
     expect(seen).toEqual([{ a: 1 }]);
@@ -125,10 +154,13 @@ describe('malformed and unknown output', () => {
     '',
   ].join('\n');
 
-  test.each(drivers.map((driver) => [driver.kind, driver] as const))('%s: shapes it does not know never throw; plain lines are shown as they are', (_kind, driver) => {
-    const { report, shown } = readOutput(driver, `${noise}\n`, { size: 7 });
-    expect(shown).toContain('Warning: a plain line between the events');
-    expect(report.failure).toBeNull();
-    expect(containsPromise(report.finalMessage ?? '', 'COMPLETE')).toBe(false);
-  });
+  test.each(drivers.map((driver) => [driver.kind, driver] as const))(
+    '%s: shapes it does not know never throw; plain lines are shown as they are',
+    (_kind, driver) => {
+      const { report, shown } = readOutput(driver, `${noise}\n`, { size: 7 });
+      expect(shown).toContain('Warning: a plain line between the events');
+      expect(report.failure).toBeNull();
+      expect(containsPromise(report.finalMessage ?? '', 'COMPLETE')).toBe(false);
+    },
+  );
 });

@@ -32,7 +32,10 @@ describe('the gemini driver', () => {
   });
 
   test('a refused key (401, or 400 "API key not valid") is a hard auth failure', () => {
-    for (const [name, exitCode] of [['auth.jsonl', 145], ['bad-key.jsonl', 144]] as const) {
+    for (const [name, exitCode] of [
+      ['auth.jsonl', 145],
+      ['bad-key.jsonl', 144],
+    ] as const) {
       const { report } = readOutput(geminiDriver, gemini(name), { exitCode });
       expect(report.failure).toMatchObject({ kind: 'hard', code: 'E_HARNESS_AUTH' });
       expect(report.failure?.message).toContain('GEMINI_API_KEY');
@@ -58,7 +61,11 @@ describe('the gemini driver', () => {
   });
 
   test('a configuration refusal is hard, a turn limit is left to the loop', () => {
-    expect(readOutput(geminiDriver, '', { exitCode: 52, stderr: 'Invalid configuration in settings.json\n' }).report.failure).toMatchObject({ kind: 'hard', code: 'E_HARNESS_FATAL' });
-    expect(readOutput(geminiDriver, '', { exitCode: 53, stderr: 'Reached max session turns\n' }).report.failure).toBeNull();
+    expect(
+      readOutput(geminiDriver, '', { exitCode: 52, stderr: 'Invalid configuration in settings.json\n' }).report.failure,
+    ).toMatchObject({ kind: 'hard', code: 'E_HARNESS_FATAL' });
+    expect(
+      readOutput(geminiDriver, '', { exitCode: 53, stderr: 'Reached max session turns\n' }).report.failure,
+    ).toBeNull();
   });
 });

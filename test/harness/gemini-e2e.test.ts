@@ -1,8 +1,29 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { INSTALL_AGENT_CLIS, PROMISE, agentCli, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
+import {
+  INSTALL_AGENT_CLIS,
+  PROMISE,
+  agentCli,
+  agentSandbox,
+  expectDarkModeCommitted,
+  expectOneCompleteIteration,
+  prdPath,
+  requireRunnable,
+  runToAuthRejection,
+} from '../helpers/agent-sandbox.js';
 import type { AgentSandbox } from '../helpers/agent-sandbox.js';
-import { GEMINI_TEST_MODEL, apiError, reply, say, shell, startGeminiServer, toolResponses, userText, writeFile, writeGeminiHome } from '../helpers/gemini-server.js';
+import {
+  GEMINI_TEST_MODEL,
+  apiError,
+  reply,
+  say,
+  shell,
+  startGeminiServer,
+  toolResponses,
+  userText,
+  writeFile,
+  writeGeminiHome,
+} from '../helpers/gemini-server.js';
 import type { GeminiServer, ScriptTurn } from '../helpers/gemini-server.js';
 
 /**
@@ -48,7 +69,8 @@ async function setup(script: ScriptTurn[], options: { task: string }): Promise<A
   });
 }
 
-const OPEN_TASK = '---\ntitle: Dark mode\nworkdir: WORKDIR\nharness: gemini\n---\n# Dark mode\n\nAdd a dark mode.\n\n- [ ] US-001 Dark mode toggle\n';
+const OPEN_TASK =
+  '---\ntitle: Dark mode\nworkdir: WORKDIR\nharness: gemini\n---\n# Dark mode\n\nAdd a dark mode.\n\n- [ ] US-001 Dark mode toggle\n';
 
 describe('wiggum run with the real Gemini CLI', () => {
   test('real tool calls: a commit, a story marked passing, a promise over several lines → Done', async () => {
@@ -57,7 +79,13 @@ describe('wiggum run with the real Gemini CLI', () => {
       [
         (request) => {
           prd = prdPath(userText(request));
-          return reply(say('I will implement US-001.'), shell(`printf 'dark mode\\n' >> app.txt && git commit -q -am "feat: US-001 - Dark mode toggle"`, 'Implement and commit'));
+          return reply(
+            say('I will implement US-001.'),
+            shell(
+              `printf 'dark mode\\n' >> app.txt && git commit -q -am "feat: US-001 - Dark mode toggle"`,
+              'Implement and commit',
+            ),
+          );
         },
         // prd.json lies outside the workdir: Gemini's file tools reach it only through
         // --include-directories {session_dir}.

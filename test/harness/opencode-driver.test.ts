@@ -56,14 +56,25 @@ describe('the opencode driver', () => {
     const line = JSON.stringify({
       type: 'error',
       sessionID: 'ses_x',
-      error: { name: 'APIError', data: { message: 'You have reached your usage limit. It resets in 2 hours.', statusCode: 429, isRetryable: true } },
+      error: {
+        name: 'APIError',
+        data: {
+          message: 'You have reached your usage limit. It resets in 2 hours.',
+          statusCode: 429,
+          isRetryable: true,
+        },
+      },
     });
     const { report } = readOutput(opencodeDriver, `${line}\n`, { exitCode: 1, endedAtMs: 1_000_000 });
     expect(report.failure).toMatchObject({ kind: 'usage-limit', resetAtMs: 1_000_000 + 2 * 3_600_000 });
   });
 
   test('a missing provider key is a hard auth failure', () => {
-    const line = JSON.stringify({ type: 'error', sessionID: 'ses_x', error: { name: 'ProviderAuthError', data: { providerID: 'openai', message: 'API key is missing' } } });
+    const line = JSON.stringify({
+      type: 'error',
+      sessionID: 'ses_x',
+      error: { name: 'ProviderAuthError', data: { providerID: 'openai', message: 'API key is missing' } },
+    });
     const { report } = readOutput(opencodeDriver, `${line}\n`, { exitCode: 1 });
     expect(report.failure).toMatchObject({ kind: 'hard', code: 'E_HARNESS_AUTH' });
   });

@@ -1,6 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { INSTALL_AGENT_CLIS, PROMISE, agentCli, agentSandbox, expectDarkModeCommitted, expectOneCompleteIteration, prdPath, requireRunnable, runToAuthRejection } from '../helpers/agent-sandbox.js';
+import {
+  INSTALL_AGENT_CLIS,
+  PROMISE,
+  agentCli,
+  agentSandbox,
+  expectDarkModeCommitted,
+  expectOneCompleteIteration,
+  prdPath,
+  requireRunnable,
+  runToAuthRejection,
+} from '../helpers/agent-sandbox.js';
 import type { AgentSandbox } from '../helpers/agent-sandbox.js';
 import { apiError, reply, startAnthropicServer, userText } from '../helpers/anthropic-server.js';
 import type { AnthropicServer, RecordedRequest, ScriptBlock, ScriptTurn } from '../helpers/anthropic-server.js';
@@ -71,10 +81,14 @@ function toolResults(request: RecordedRequest): string[] {
   if (!Array.isArray(last?.content)) return [];
   return (last.content as { type?: unknown; content?: unknown; is_error?: unknown }[])
     .filter((block) => block.type === 'tool_result')
-    .map((block) => `${block.is_error === true ? '!' : ''}${typeof block.content === 'string' ? block.content : JSON.stringify(block.content)}`);
+    .map(
+      (block) =>
+        `${block.is_error === true ? '!' : ''}${typeof block.content === 'string' ? block.content : JSON.stringify(block.content)}`,
+    );
 }
 
-const OPEN_TASK = '---\ntitle: Dark mode\nworkdir: WORKDIR\nharness: opencode\n---\n# Dark mode\n\nAdd a dark mode.\n\n- [ ] US-001 Dark mode toggle\n';
+const OPEN_TASK =
+  '---\ntitle: Dark mode\nworkdir: WORKDIR\nharness: opencode\n---\n# Dark mode\n\nAdd a dark mode.\n\n- [ ] US-001 Dark mode toggle\n';
 
 describe('wiggum run with the real OpenCode CLI', () => {
   test('real tool calls: a commit, a story marked passing, a promise over several lines → Done', async () => {
@@ -83,7 +97,13 @@ describe('wiggum run with the real OpenCode CLI', () => {
       [
         (request) => {
           prd = prdPath(userText(request));
-          return reply('I will implement US-001.', bash(`printf 'dark mode\\n' >> app.txt && git commit -q -am "feat: US-001 - Dark mode toggle"`, 'Implement and commit'));
+          return reply(
+            'I will implement US-001.',
+            bash(
+              `printf 'dark mode\\n' >> app.txt && git commit -q -am "feat: US-001 - Dark mode toggle"`,
+              'Implement and commit',
+            ),
+          );
         },
         // prd.json lies outside the workdir: OpenCode's file tools need the `external_directory`
         // permission there, which --auto grants (run unattended, it would otherwise be refused).
@@ -91,7 +111,11 @@ describe('wiggum run with the real OpenCode CLI', () => {
         () => {
           const data = JSON.parse(readFileSync(prd, 'utf8')) as { userStories: { passes: boolean }[] };
           for (const story of data.userStories) story.passes = true;
-          return reply({ type: 'tool_use', name: 'write', input: { filePath: prd, content: `${JSON.stringify(data, null, 2)}\n` } });
+          return reply({
+            type: 'tool_use',
+            name: 'write',
+            input: { filePath: prd, content: `${JSON.stringify(data, null, 2)}\n` },
+          });
         },
         reply(PROMISE),
       ],
@@ -105,7 +129,11 @@ describe('wiggum run with the real OpenCode CLI', () => {
     expect(main).toHaveLength(4);
     expect(userText(main[0]!)).toContain('## Task: Dark mode (dark-mode)');
     expect(main[0]?.headers['x-api-key']).toBe('test-key');
-    expect(main.slice(1).map(toolResults)).toEqual([['(no output)'], [expect.stringContaining('"passes": false')], ['Wrote file successfully.']]);
+    expect(main.slice(1).map(toolResults)).toEqual([
+      ['(no output)'],
+      [expect.stringContaining('"passes": false')],
+      ['Wrote file successfully.'],
+    ]);
 
     expectDarkModeCommitted(s, prd);
     // OpenCode reports tokens per step; wiggum sums the four: 4 × 100 in, 4 × 20 out.

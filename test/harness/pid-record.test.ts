@@ -57,7 +57,9 @@ describe('killRecordedHarness and the processes that left the group', () => {
     agent.exit(0);
     const host = fakeHost(agent);
     const stray = 50_000;
-    host.processTable.marked = [{ pid: stray, ppid: 1, startTicks: 7, cpuMs: 0, reapedChildrenCpuMs: 0, rssBytes: 0, peakRssBytes: 0 }];
+    host.processTable.marked = [
+      { pid: stray, ppid: 1, startTicks: 7, cpuMs: 0, reapedChildrenCpuMs: 0, rssBytes: 0, peakRssBytes: 0 },
+    ];
     const file = join(tempDir(), 'harness.json');
     writeFileSync(file, `${JSON.stringify({ pid: agent.pid, startTicks: null, marker: 'run-1' })}\n`);
     const killed = killRecordedHarness(file, 1_000, host);
@@ -69,26 +71,39 @@ describe('killRecordedHarness and the processes that left the group', () => {
     expect(existsSync(file)).toBe(false);
   });
 
-  test.runIf(process.platform === 'linux')('a real background job in a session of its own, found by the marker recorded at spawn', async () => {
-    const marker = `pid-record-${process.pid}-${Date.now()}`;
-    const job = spawn('setsid', ['sleep', '300'], { env: { PATH: process.env['PATH'] ?? '', [RUN_MARKER_VARIABLE]: marker }, stdio: 'ignore' });
-    onTestFinished(() => void job.kill('SIGKILL'));
-    const exited = once(job, 'exit');
-    const file = join(tempDir(), 'harness.json');
-    await recordHarness(file, 999_999_999, marker); // the leader is long gone
-    expect(await killRecordedHarness(file, 200)).toBe(true);
-    expect((await exited)[1]).toBe('SIGTERM');
-  });
+  test.runIf(process.platform === 'linux')(
+    'a real background job in a session of its own, found by the marker recorded at spawn',
+    async () => {
+      const marker = `pid-record-${process.pid}-${Date.now()}`;
+      const job = spawn('setsid', ['sleep', '300'], {
+        env: { PATH: process.env['PATH'] ?? '', [RUN_MARKER_VARIABLE]: marker },
+        stdio: 'ignore',
+      });
+      onTestFinished(() => void job.kill('SIGKILL'));
+      const exited = once(job, 'exit');
+      const file = join(tempDir(), 'harness.json');
+      await recordHarness(file, 999_999_999, marker); // the leader is long gone
+      expect(await killRecordedHarness(file, 200)).toBe(true);
+      expect((await exited)[1]).toBe('SIGTERM');
+    },
+  );
 
-  test.runIf(process.platform === 'linux')('a harness whose pid was never recorded (wiggum killed right after the spawn) is found by the marker recorded before it', async () => {
-    const marker = `pid-record-early-${process.pid}-${Date.now()}`;
-    const file = join(tempDir(), 'harness.json');
-    recordHarnessMarker(file, marker);
-    const agent = spawn('sleep', ['300'], { env: { PATH: process.env['PATH'] ?? '', [RUN_MARKER_VARIABLE]: marker }, stdio: 'ignore', detached: true });
-    onTestFinished(() => void agent.kill('SIGKILL'));
-    const exited = once(agent, 'exit');
-    expect(await killRecordedHarness(file, 200)).toBe(true);
-    expect((await exited)[1]).toBe('SIGTERM');
-    expect(existsSync(file)).toBe(false);
-  });
+  test.runIf(process.platform === 'linux')(
+    'a harness whose pid was never recorded (wiggum killed right after the spawn) is found by the marker recorded before it',
+    async () => {
+      const marker = `pid-record-early-${process.pid}-${Date.now()}`;
+      const file = join(tempDir(), 'harness.json');
+      recordHarnessMarker(file, marker);
+      const agent = spawn('sleep', ['300'], {
+        env: { PATH: process.env['PATH'] ?? '', [RUN_MARKER_VARIABLE]: marker },
+        stdio: 'ignore',
+        detached: true,
+      });
+      onTestFinished(() => void agent.kill('SIGKILL'));
+      const exited = once(agent, 'exit');
+      expect(await killRecordedHarness(file, 200)).toBe(true);
+      expect((await exited)[1]).toBe('SIGTERM');
+      expect(existsSync(file)).toBe(false);
+    },
+  );
 });

@@ -16,7 +16,13 @@ describe('killProcessGroup', () => {
     const leader = spawn(fakeAgent, [], {
       detached: true,
       stdio: ['ignore', 'pipe', 'ignore'],
-      env: { PATH: process.env['PATH'] ?? '', FAKE_MODE: 'spawn-child', FAKE_THEN: 'hang', FAKE_PIDFILE: pidFile, FAKE_CHILD_IGNORE_TERM: '1' },
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        FAKE_MODE: 'spawn-child',
+        FAKE_THEN: 'hang',
+        FAKE_PIDFILE: pidFile,
+        FAKE_CHILD_IGNORE_TERM: '1',
+      },
     });
     const exited = once(leader, 'exit');
     await once(leader.stdout, 'data'); // "spawned": the pid file is written

@@ -5,7 +5,13 @@ import { TreeUsage } from '../../src/harness/tree-usage.js';
 const MB = 1024 * 1024;
 
 /** One process as a sample shows it; start time = pid unless a test reuses a pid. */
-function proc(pid: number, ppid: number, cpuMs: number, reapedChildrenCpuMs = 0, more: Partial<MarkedProcess> = {}): MarkedProcess {
+function proc(
+  pid: number,
+  ppid: number,
+  cpuMs: number,
+  reapedChildrenCpuMs = 0,
+  more: Partial<MarkedProcess> = {},
+): MarkedProcess {
   return { pid, ppid, startTicks: pid, cpuMs, reapedChildrenCpuMs, rssBytes: 0, peakRssBytes: 0, ...more };
 }
 
@@ -24,7 +30,11 @@ describe('TreeUsage: the CPU time of a run from samples', () => {
   });
 
   test('each process counts with the most it was seen to use, also once it has exited', () => {
-    const usage = after([proc(1000, 1, 100), proc(1001, 1000, 50)], [proc(1000, 1, 300), proc(1001, 1000, 200)], [proc(1000, 1, 400)]);
+    const usage = after(
+      [proc(1000, 1, 100), proc(1001, 1000, 50)],
+      [proc(1000, 1, 300), proc(1001, 1000, 200)],
+      [proc(1000, 1, 400)],
+    );
     // 1001 left without its parent waiting for it (yet): its own 200 stand.
     expect(usage.cpuMs).toBe(400 + 200);
   });
@@ -55,7 +65,10 @@ describe('TreeUsage: the CPU time of a run from samples', () => {
 
   test('a parent and its child gone in one interval, both reaped up the tree: no double count', () => {
     // 1000 → 1001 → 1002. Between the samples 1001 reaps 1002 (at 300) and exits (own 100); 1000 reaps 1001.
-    const usage = after([proc(1000, 1, 50), proc(1001, 1000, 60), proc(1002, 1001, 200)], [proc(1000, 1, 50, 100 + 300)]);
+    const usage = after(
+      [proc(1000, 1, 50), proc(1001, 1000, 60), proc(1002, 1001, 200)],
+      [proc(1000, 1, 50, 100 + 300)],
+    );
     expect(usage.cpuMs).toBe(50 + 400);
   });
 
@@ -81,7 +94,10 @@ describe('TreeUsage: the CPU time of a run from samples', () => {
 describe('TreeUsage: the peak memory of a run', () => {
   test('the largest sum of resident sets over one sample', () => {
     const usage = after(
-      [proc(1000, 1, 0, 0, { rssBytes: 40 * MB, peakRssBytes: 40 * MB }), proc(1001, 1000, 0, 0, { rssBytes: 30 * MB, peakRssBytes: 30 * MB })],
+      [
+        proc(1000, 1, 0, 0, { rssBytes: 40 * MB, peakRssBytes: 40 * MB }),
+        proc(1001, 1000, 0, 0, { rssBytes: 30 * MB, peakRssBytes: 30 * MB }),
+      ],
       [proc(1000, 1, 0, 0, { rssBytes: 45 * MB, peakRssBytes: 45 * MB })],
     );
     expect(usage.peakRssBytes).toBe(70 * MB);
@@ -89,7 +105,10 @@ describe('TreeUsage: the peak memory of a run', () => {
 
   test('or the peak of a single process, when it was higher than any sample saw', () => {
     // 1001 reached 200 MB between the samples and came down again.
-    const usage = after([proc(1000, 1, 0, 0, { rssBytes: 40 * MB, peakRssBytes: 40 * MB }), proc(1001, 1000, 0, 0, { rssBytes: 30 * MB, peakRssBytes: 200 * MB })]);
+    const usage = after([
+      proc(1000, 1, 0, 0, { rssBytes: 40 * MB, peakRssBytes: 40 * MB }),
+      proc(1001, 1000, 0, 0, { rssBytes: 30 * MB, peakRssBytes: 200 * MB }),
+    ]);
     expect(usage.peakRssBytes).toBe(200 * MB);
   });
 });

@@ -16,7 +16,8 @@ const MB = 1024 * 1024;
  * Node code that uses `ms` of CPU time, measured by the process itself: a loop on the wall clock
  * would get less than that on a loaded or throttled machine.
  */
-const burnCpu = (ms: number): string => `for (let used = 0; used < ${ms * 1000}; ) { const { user, system } = process.cpuUsage(); used = user + system; }`;
+const burnCpu = (ms: number): string =>
+  `for (let used = 0; used < ${ms * 1000}; ) { const { user, system } = process.cpuUsage(); used = user + system; }`;
 
 /** A run of `command` with short limits; `env` is added to PATH. */
 function runSpec(command: string, args: string[], env: Record<string, string> = {}): ProcessSpec {
@@ -36,7 +37,8 @@ function runSpec(command: string, args: string[], env: Record<string, string> = 
 }
 
 /** A shell script as the agent. */
-const shell = (script: string, env: Record<string, string> = {}): ProcessSpec => runSpec('/bin/sh', ['-c', script], env);
+const shell = (script: string, env: Record<string, string> = {}): ProcessSpec =>
+  runSpec('/bin/sh', ['-c', script], env);
 /** A node script as the agent. */
 const node = (script: string): ProcessSpec => runSpec(process.execPath, ['-e', script]);
 
@@ -138,7 +140,9 @@ describe.runIf(process.platform === 'linux')('what a run used', () => {
   });
 
   test('the peak memory of a child that holds 50 MB', async () => {
-    const result = await runProcess(node('const kept = Buffer.alloc(50 * 1024 * 1024, 1); setTimeout(() => kept.length, 1200);'));
+    const result = await runProcess(
+      node('const kept = Buffer.alloc(50 * 1024 * 1024, 1); setTimeout(() => kept.length, 1200);'),
+    );
     expect(result.exitCode).toBe(0);
     expect(result.resources?.peakRssBytes).toBeGreaterThan(50 * MB);
   });

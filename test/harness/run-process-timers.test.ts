@@ -30,7 +30,10 @@ function marked(pid: number, ppid: number, cpuMs: number, rssBytes = 0): MarkedP
 }
 
 /** Resolves to the result once runProcess is done; `done()` says whether it is. */
-function started(promise: Promise<Awaited<ReturnType<typeof runProcess>>>): { result: typeof promise; done: () => boolean } {
+function started(promise: Promise<Awaited<ReturnType<typeof runProcess>>>): {
+  result: typeof promise;
+  done: () => boolean;
+} {
   let finished = false;
   void promise.then(() => (finished = true));
   return { result: promise, done: () => finished };
@@ -116,7 +119,13 @@ describe('runProcess timers on a manual clock, with a fake process', () => {
     agent.print('<promise>COMPLETE</promise>\n');
     agent.exit(0);
     const result = await run.result;
-    expect(result).toMatchObject({ exitCode: 0, timedOut: false, idleTimedOut: false, stopped: false, leftoverKilled: false });
+    expect(result).toMatchObject({
+      exitCode: 0,
+      timedOut: false,
+      idleTimedOut: false,
+      stopped: false,
+      leftoverKilled: false,
+    });
     expect(host.clock.pending).toBe(0);
     await host.clock.advance(60_000);
     expect(host.signals).toEqual([]);

@@ -45,7 +45,14 @@ describe('runProcess', () => {
         { logFile, onOutput: (chunk) => chunks.push(chunk.toString()), onSpawn: (pid) => (spawnedPid = pid) },
       ),
     );
-    expect(result).toMatchObject({ exitCode: 0, signal: null, spawnError: null, timedOut: false, idleTimedOut: false, stopped: false });
+    expect(result).toMatchObject({
+      exitCode: 0,
+      signal: null,
+      spawnError: null,
+      timedOut: false,
+      idleTimedOut: false,
+      stopped: false,
+    });
     expect(result.pid).toBe(spawnedPid);
     expect(result.stdoutTail).toBe('hello from stdout\n');
     expect(result.stderrTail).toBe('hello from stderr\n');
@@ -72,7 +79,9 @@ describe('runProcess', () => {
   });
 
   test('a command missing from PATH is E_HARNESS_MISSING, naming the command and the config key', async () => {
-    const result = await runProcess(agentSpec({}, { command: 'wiggum-no-such-agent', configKey: 'harnesses.ghost.command' }));
+    const result = await runProcess(
+      agentSpec({}, { command: 'wiggum-no-such-agent', configKey: 'harnesses.ghost.command' }),
+    );
     expect(result.pid).toBeNull();
     expect(result.exitCode).toBeNull();
     expect(result.spawnError?.code).toBe('E_HARNESS_MISSING');
@@ -101,12 +110,20 @@ describe('runProcess', () => {
 
   test('a hanging child is stopped at the timeout and its group is gone', async () => {
     const result = await runProcess(agentSpec({ FAKE_MODE: 'hang' }, { timeoutMs: 300 }));
-    expect(result).toMatchObject({ timedOut: true, idleTimedOut: false, stopped: false, exitCode: null, signal: 'SIGTERM' });
+    expect(result).toMatchObject({
+      timedOut: true,
+      idleTimedOut: false,
+      stopped: false,
+      exitCode: null,
+      signal: 'SIGTERM',
+    });
     expect(isProcessGroupAlive(result.pid ?? 0)).toBe(false);
   });
 
   test('a silent child is stopped at the idle timeout', async () => {
-    const result = await runProcess(agentSpec({ FAKE_MODE: 'hang', FAKE_PRINT: 'thinking…\n' }, { idleTimeoutMs: 300 }));
+    const result = await runProcess(
+      agentSpec({ FAKE_MODE: 'hang', FAKE_PRINT: 'thinking…\n' }, { idleTimeoutMs: 300 }),
+    );
     expect(result).toMatchObject({ idleTimedOut: true, timedOut: false, stopped: false, signal: 'SIGTERM' });
     expect(result.stdoutTail).toBe('thinking…\n');
   });
@@ -114,7 +131,12 @@ describe('runProcess', () => {
   test('output keeps the idle timeout from firing', async () => {
     // 40 ticks 100 ms apart last over four seconds, more than the idle limit; the limit is 30 ticks
     // long, so a busy machine that delays node's start-up or a few ticks does not reach it.
-    const result = await runProcess(agentSpec({ FAKE_MODE: 'tick', FAKE_TICKS: '40', FAKE_TICK_MS: '100', FAKE_PRINT: 'start\n' }, { idleTimeoutMs: 3_000 }));
+    const result = await runProcess(
+      agentSpec(
+        { FAKE_MODE: 'tick', FAKE_TICKS: '40', FAKE_TICK_MS: '100', FAKE_PRINT: 'start\n' },
+        { idleTimeoutMs: 3_000 },
+      ),
+    );
     expect(result).toMatchObject({ idleTimedOut: false, exitCode: 0 });
     expect(result.stdoutTail).toContain('tick 40\n');
   });
@@ -122,9 +144,18 @@ describe('runProcess', () => {
   test('aborting the signal stops the child', async () => {
     const controller = new AbortController();
     const result = await runProcess(
-      agentSpec({ FAKE_MODE: 'hang', FAKE_PRINT: 'ready\n' }, { signal: controller.signal, onOutput: () => controller.abort() }),
+      agentSpec(
+        { FAKE_MODE: 'hang', FAKE_PRINT: 'ready\n' },
+        { signal: controller.signal, onOutput: () => controller.abort() },
+      ),
     );
-    expect(result).toMatchObject({ stopped: true, timedOut: false, idleTimedOut: false, exitCode: null, signal: 'SIGTERM' });
+    expect(result).toMatchObject({
+      stopped: true,
+      timedOut: false,
+      idleTimedOut: false,
+      exitCode: null,
+      signal: 'SIGTERM',
+    });
     expect(isProcessGroupAlive(result.pid ?? 0)).toBe(false);
   });
 
@@ -138,7 +169,10 @@ describe('runProcess', () => {
   test('a child that ignores SIGTERM is killed after the grace', async () => {
     const controller = new AbortController();
     const result = await runProcess(
-      agentSpec({ FAKE_MODE: 'ignore-term', FAKE_PRINT: 'ready\n' }, { signal: controller.signal, onOutput: () => controller.abort(), stopGraceMs: 200 }),
+      agentSpec(
+        { FAKE_MODE: 'ignore-term', FAKE_PRINT: 'ready\n' },
+        { signal: controller.signal, onOutput: () => controller.abort(), stopGraceMs: 200 },
+      ),
     );
     expect(result).toMatchObject({ stopped: true, signal: 'SIGKILL' });
     expect(isProcessGroupAlive(result.pid ?? 0)).toBe(false);
@@ -149,15 +183,18 @@ describe('runProcess', () => {
     const kill = new AbortController();
     // A grace far beyond the test's timeout: only the kill can end this run in time.
     const result = await runProcess(
-      agentSpec({ FAKE_MODE: 'ignore-term', FAKE_PRINT: 'ready\n' }, {
-        signal: stop.signal,
-        kill: kill.signal,
-        stopGraceMs: 600_000,
-        onOutput: () => {
-          stop.abort();
-          kill.abort();
+      agentSpec(
+        { FAKE_MODE: 'ignore-term', FAKE_PRINT: 'ready\n' },
+        {
+          signal: stop.signal,
+          kill: kill.signal,
+          stopGraceMs: 600_000,
+          onOutput: () => {
+            stop.abort();
+            kill.abort();
+          },
         },
-      }),
+      ),
     );
     expect(result).toMatchObject({ stopped: true, signal: 'SIGKILL' });
     expect(isProcessGroupAlive(result.pid ?? 0)).toBe(false);
@@ -169,7 +206,10 @@ describe('runProcess', () => {
     const logMaxBytes = 1024 * 1024;
     let seen = 0;
     const result = await runProcess(
-      agentSpec({ FAKE_MODE: 'flood', FAKE_FLOOD_BYTES: String(floodBytes) }, { logFile, logMaxBytes, tailBytes: 4096, onOutput: (chunk) => (seen += chunk.length) }),
+      agentSpec(
+        { FAKE_MODE: 'flood', FAKE_FLOOD_BYTES: String(floodBytes) },
+        { logFile, logMaxBytes, tailBytes: 4096, onOutput: (chunk) => (seen += chunk.length) },
+      ),
     );
     expect(result).toMatchObject({ exitCode: 0, outputBytes: floodBytes, logTruncated: true, logError: null });
     expect(seen).toBe(floodBytes);
@@ -188,7 +228,12 @@ describe('runProcess', () => {
     ['ignores SIGTERM', '1'],
   ])('a grandchild left running after the leader exits is killed (it %s)', async (_, ignoreTerm) => {
     const pidFile = join(tempDir(), 'pids');
-    const result = await runProcess(agentSpec({ FAKE_MODE: 'spawn-child', FAKE_PIDFILE: pidFile, FAKE_CHILD_IGNORE_TERM: ignoreTerm }, { stopGraceMs: 200 }));
+    const result = await runProcess(
+      agentSpec(
+        { FAKE_MODE: 'spawn-child', FAKE_PIDFILE: pidFile, FAKE_CHILD_IGNORE_TERM: ignoreTerm },
+        { stopGraceMs: 200 },
+      ),
+    );
     expect(result).toMatchObject({ exitCode: 0, leftoverKilled: true, stdoutTail: 'spawned\n' });
     const pids = pidsIn(pidFile);
     expect(pids).toHaveLength(2);
@@ -214,7 +259,12 @@ describe('runProcess', () => {
   test('the child receives stdin whole, and the tail is cut on a character boundary', async () => {
     const logFile = join(tempDir(), 'echo.log');
     const prompt = 'Implement the story. ünïcödé ✓ 🚀\n'.repeat(10_000); // larger than a pipe buffer
-    const result = await runProcess(agentSpec({ FAKE_MODE: 'echo-stdin' }, { stdin: prompt, logFile, logMaxBytes: 10 * 1024 * 1024, tailBytes: 1001 }));
+    const result = await runProcess(
+      agentSpec(
+        { FAKE_MODE: 'echo-stdin' },
+        { stdin: prompt, logFile, logMaxBytes: 10 * 1024 * 1024, tailBytes: 1001 },
+      ),
+    );
     expect(result.exitCode).toBe(0);
     expect(readFileSync(logFile, 'utf8')).toBe(prompt);
     expect(result.stdoutTail.length).toBeGreaterThan(0);
@@ -229,11 +279,17 @@ describe('runProcess', () => {
   });
 
   test('the child sees exactly the environment it is given, and the run marker', async () => {
-    const result = await runProcess(agentSpec({ FAKE_MODE: 'print-env', WIGGUM_TASK_ID: 't-1' }, { tailBytes: 64 * 1024 }));
+    const result = await runProcess(
+      agentSpec({ FAKE_MODE: 'print-env', WIGGUM_TASK_ID: 't-1' }, { tailBytes: 64 * 1024 }),
+    );
     const seen = JSON.parse(result.stdoutTail) as Record<string, string>;
     expect(seen['WIGGUM_TASK_ID']).toBe('t-1');
     // and the run's marker, by which its processes are found wherever they go
-    expect(Object.keys(seen).filter((name) => !name.startsWith('FAKE_')).sort()).toEqual(['PATH', 'WIGGUM_RUN_MARKER', 'WIGGUM_TASK_ID']);
+    expect(
+      Object.keys(seen)
+        .filter((name) => !name.startsWith('FAKE_'))
+        .sort(),
+    ).toEqual(['PATH', 'WIGGUM_RUN_MARKER', 'WIGGUM_TASK_ID']);
     expect(seen['WIGGUM_RUN_MARKER']).toMatch(/^[0-9a-f-]{36}$/);
   });
 

@@ -64,7 +64,11 @@ export async function agentSandbox(options: AgentSandboxOptions): Promise<AgentS
   const vault = await makeVault({
     config: {
       vault: { allowed_workdirs: [join(base, 'code')] },
-      persistence_loop: { max_iterations: 3, timeout: { per_step: '60s', idle: '60s' }, ...(options.config?.['persistence_loop'] as object | undefined) },
+      persistence_loop: {
+        max_iterations: 3,
+        timeout: { per_step: '60s', idle: '60s' },
+        ...(options.config?.['persistence_loop'] as object | undefined),
+      },
       harness: { default: options.harness },
       harnesses: { [options.harness]: options.harnessConfig(paths) },
     },
@@ -96,7 +100,9 @@ export async function agentSandbox(options: AgentSandboxOptions): Promise<AgentS
 
 /** What the scripted agent of the first test did: one commit on top of `initial` that changes app.txt, every story of `prd` passing. */
 export function expectDarkModeCommitted(sandbox: AgentSandbox, prd: string): void {
-  expect(execFileSync('git', ['log', '--format=%s'], { cwd: sandbox.repo, encoding: 'utf8' })).toBe('feat: US-001 - Dark mode toggle\ninitial\n');
+  expect(execFileSync('git', ['log', '--format=%s'], { cwd: sandbox.repo, encoding: 'utf8' })).toBe(
+    'feat: US-001 - Dark mode toggle\ninitial\n',
+  );
   expect(readFileSync(join(sandbox.repo, 'app.txt'), 'utf8')).toBe('light mode\ndark mode\n');
   expect(JSON.parse(readFileSync(prd, 'utf8'))).toMatchObject({ userStories: [{ id: 'US-001', passes: true }] });
 }
@@ -105,7 +111,11 @@ export function expectDarkModeCommitted(sandbox: AgentSandbox, prd: string): voi
  * One iteration that completed the task with its one story passing, app.txt committed, `tokens`
  * used, and the agent's session id (a UUID unless the agent names its sessions otherwise).
  */
-export function expectOneCompleteIteration(history: IterationRecord[], tokens: { input: number; output: number }, sessionId = /^[0-9a-f-]{36}$/): void {
+export function expectOneCompleteIteration(
+  history: IterationRecord[],
+  tokens: { input: number; output: number },
+  sessionId = /^[0-9a-f-]{36}$/,
+): void {
   expect(history).toHaveLength(1);
   expect(history[0]).toMatchObject({
     iteration: 1,

@@ -12,7 +12,8 @@ import type { JsonRequest } from './scripted-server.js';
  * Every request is recorded for assertions, and unexpected endpoints are reported on stderr.
  */
 
-export type ScriptBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown> };
+export type ScriptBlock =
+  { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown> };
 
 export interface ScriptResponse {
   content: ScriptBlock[];
@@ -68,7 +69,10 @@ const ERROR_TYPES: Record<number, string> = {
 
 const MODEL = 'claude-test-model';
 
-export async function startAnthropicServer(script: ScriptTurn[], options: { log?: (line: string) => void } = {}): Promise<AnthropicServer> {
+export async function startAnthropicServer(
+  script: ScriptTurn[],
+  options: { log?: (line: string) => void } = {},
+): Promise<AnthropicServer> {
   const log = options.log ?? stderrLog('anthropic-server');
   const requests: RecordedRequest[] = [];
   const turns = [...script];
@@ -86,7 +90,9 @@ export async function startAnthropicServer(script: ScriptTurn[], options: { log?
       if (role === 'main') {
         const next = turns.shift();
         if (next === undefined) {
-          log(`main-loop request ${requests.filter((r) => r.role === 'main').length} beyond the script: answering with a plain end_turn`);
+          log(
+            `main-loop request ${requests.filter((r) => r.role === 'main').length} beyond the script: answering with a plain end_turn`,
+          );
           respond(res, recorded, id, { content: [{ type: 'text', text: 'The script has no more turns.' }] });
           return;
         }
@@ -103,7 +109,12 @@ export async function startAnthropicServer(script: ScriptTurn[], options: { log?
         return;
       }
       if (request.method === 'GET' && path === '/v1/models') {
-        sendJson(res, 200, { data: [{ type: 'model', id: MODEL, display_name: 'Test model', created_at: '2025-01-01T00:00:00Z' }], has_more: false, first_id: MODEL, last_id: MODEL });
+        sendJson(res, 200, {
+          data: [{ type: 'model', id: MODEL, display_name: 'Test model', created_at: '2025-01-01T00:00:00Z' }],
+          has_more: false,
+          first_id: MODEL,
+          last_id: MODEL,
+        });
         return;
       }
       if (path === '/api/hello') {
@@ -112,7 +123,10 @@ export async function startAnthropicServer(script: ScriptTurn[], options: { log?
         return;
       }
       log(`unexpected request ${request.method} ${request.url}: answering 404`);
-      sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `no such endpoint in the test server: ${path}` } });
+      sendJson(res, 404, {
+        type: 'error',
+        error: { type: 'not_found_error', message: `no such endpoint in the test server: ${path}` },
+      });
     },
     unreadable(error, res) {
       log(`could not read a request: ${String(error)}`);
@@ -157,14 +171,16 @@ export function userText(request: RecordedRequest): string {
     else if (Array.isArray(message.content)) {
       for (const block of message.content as { type?: unknown; text?: unknown; content?: unknown }[]) {
         if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
-        if (block.type === 'tool_result') parts.push(typeof block.content === 'string' ? block.content : JSON.stringify(block.content));
+        if (block.type === 'tool_result')
+          parts.push(typeof block.content === 'string' ? block.content : JSON.stringify(block.content));
       }
     }
   }
   return parts.join('\n');
 }
 
-type WireBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+type WireBlock =
+  { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 function respond(res: ServerResponse, request: RecordedRequest, id: string, turn: ScriptAnswer): void {
   if ('drop' in turn) {
@@ -173,34 +189,65 @@ function respond(res: ServerResponse, request: RecordedRequest, id: string, turn
   }
   if ('status' in turn) {
     const type = turn.errorType ?? ERROR_TYPES[turn.status] ?? 'api_error';
-    sendJson(res, turn.status, { type: 'error', error: { type, message: turn.message ?? type.replace(/_/g, ' ') } }, { 'request-id': `req_${id}`, ...turn.headers });
+    sendJson(
+      res,
+      turn.status,
+      { type: 'error', error: { type, message: turn.message ?? type.replace(/_/g, ' ') } },
+      { 'request-id': `req_${id}`, ...turn.headers },
+    );
     return;
   }
   const content = turn.content.map((block, index): WireBlock =>
-    block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool_use', id: `toolu_${id}_${index}`, name: block.name, input: block.input },
+    block.type === 'text'
+      ? { type: 'text', text: block.text }
+      : { type: 'tool_use', id: `toolu_${id}_${index}`, name: block.name, input: block.input },
   );
   const stopReason = turn.stopReason ?? (content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn');
-  const usage = { input_tokens: turn.usage?.input ?? 100, output_tokens: turn.usage?.output ?? 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+  const usage = {
+    input_tokens: turn.usage?.input ?? 100,
+    output_tokens: turn.usage?.output ?? 20,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  };
   const model = typeof request.body?.['model'] === 'string' ? request.body['model'] : MODEL;
-  const message = { id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage };
+  const message = {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+  };
   if (request.body?.['stream'] !== true) {
     sendJson(res, 200, message);
     return;
   }
   const send = startEvents(res, { 'request-id': `req_${id}` });
   const event = (name: string, data: Record<string, unknown>): void => send({ type: name, ...data });
-  event('message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
+  event('message_start', {
+    message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
+  });
   content.forEach((block, index) => {
     if (block.type === 'text') {
       event('content_block_start', { index, content_block: { type: 'text', text: '' } });
-      for (const piece of split(block.text)) event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
+      for (const piece of split(block.text))
+        event('content_block_delta', { index, delta: { type: 'text_delta', text: piece } });
     } else {
-      event('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-      for (const piece of split(JSON.stringify(block.input))) event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
+      event('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+      });
+      for (const piece of split(JSON.stringify(block.input)))
+        event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } });
     }
     event('content_block_stop', { index });
   });
-  event('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  event('message_delta', {
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
   event('message_stop', {});
   res.end();
 }

@@ -48,7 +48,9 @@ export interface CliResult {
 /** Runs the built CLI to completion. */
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
   requireBuild();
-  return outputOf(spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env: options.env ?? process.env }));
+  return outputOf(
+    spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env: options.env ?? process.env }),
+  );
 }
 
 /** A spawned child's exit code and whole output, once it has closed. */

@@ -50,13 +50,23 @@ export class DaemonProcess {
    * `user` runs it as another user (a test running as root that needs file modes to apply), from
    * a copy of the build that user can reach (see staged-build.ts).
    */
-  static start(vault: string, args: string[] = [], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = [], user?: RunAs): DaemonProcess {
+  static start(
+    vault: string,
+    args: string[] = [],
+    env: NodeJS.ProcessEnv = {},
+    nodeArgs: string[] = [],
+    user?: RunAs,
+  ): DaemonProcess {
     requireBuild();
-    const child = spawn(user?.node ?? process.execPath, [...nodeArgs, user?.cli ?? CLI, 'start', '--vault', vault, '--log-level', 'debug', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, JOURNAL_STREAM: '', ...env },
-      ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
-    });
+    const child = spawn(
+      user?.node ?? process.execPath,
+      [...nodeArgs, user?.cli ?? CLI, 'start', '--vault', vault, '--log-level', 'debug', ...args],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, JOURNAL_STREAM: '', ...env },
+        ...(user === undefined ? {} : { uid: user.uid, gid: user.gid }),
+      },
+    );
     return new DaemonProcess(child);
   }
 
@@ -69,7 +79,12 @@ export class DaemonProcess {
    * Resolves once `count` lines match. Fails only when no further line has matched for `stallMs`
    * (or the daemon exits first): a busy machine gets there later, a stuck daemon still fails.
    */
-  async waitForCount(match: (line: DaemonLine) => boolean, count: number, what: string, stallMs = 120_000): Promise<void> {
+  async waitForCount(
+    match: (line: DaemonLine) => boolean,
+    count: number,
+    what: string,
+    stallMs = 120_000,
+  ): Promise<void> {
     let scanned = 0;
     let matched = 0;
     const scan = (): number => {
@@ -78,7 +93,11 @@ export class DaemonProcess {
     };
     while (scan() < count) {
       const before = matched;
-      await this.until(() => (scan() > before ? true : undefined), `${count} × ${what} (${before} so far, none more for ${stallMs} ms)`, stallMs);
+      await this.until(
+        () => (scan() > before ? true : undefined),
+        `${count} × ${what} (${before} so far, none more for ${stallMs} ms)`,
+        stallMs,
+      );
     }
   }
 
@@ -94,7 +113,14 @@ export class DaemonProcess {
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`gave up waiting for ${what}; stderr: ${this.stderr}; last lines: ${this.lines.slice(-5).map((l) => l.msg).join(' | ')}`));
+        reject(
+          new Error(
+            `gave up waiting for ${what}; stderr: ${this.stderr}; last lines: ${this.lines
+              .slice(-5)
+              .map((l) => l.msg)
+              .join(' | ')}`,
+          ),
+        );
       }, guardMs);
       const wake = (): void => void check();
       const cleanup = (): void => {

@@ -12,7 +12,16 @@ export function fixture(agent: string, name: string): Buffer {
 
 /** A finished run that exited 0, with `overrides` on top. */
 export function processResult(overrides: Partial<ProcessResult> = {}): ProcessResult {
-  return { ...notStarted, pid: 1234, exitCode: 0, startedAtMs: 0, durationMs: 10, logTruncated: false, logError: null, ...overrides };
+  return {
+    ...notStarted,
+    pid: 1234,
+    exitCode: 0,
+    startedAtMs: 0,
+    durationMs: 10,
+    logTruncated: false,
+    logError: null,
+    ...overrides,
+  };
 }
 
 export interface ReadOptions {
@@ -25,7 +34,11 @@ export interface ReadOptions {
 }
 
 /** Runs `stdout` (and `stderr`) through a fresh reader of `driver` as the loop does: push, then display. */
-export function readOutput(driver: HarnessDriver, stdout: Buffer | string, options: ReadOptions = {}): { report: AgentReport; shown: string } {
+export function readOutput(
+  driver: HarnessDriver,
+  stdout: Buffer | string,
+  options: ReadOptions = {},
+): { report: AgentReport; shown: string } {
   const bytes = typeof stdout === 'string' ? Buffer.from(stdout) : stdout;
   const reader = driver.createReader();
   const size = Math.max(1, options.size ?? bytes.length);

@@ -34,7 +34,9 @@ export function createFakeProcess(onTerm: OnTerm = 'exit'): FakeProcess {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   stdin.resume();
-  const outputClosed = Promise.all([stdout, stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve))));
+  const outputClosed = Promise.all(
+    [stdout, stderr].map((stream) => new Promise((resolve) => stream.once('close', resolve))),
+  );
   const pid = nextPid++;
   const fake: FakeProcess = {
     child: Object.assign(emitter, { pid, stdin, stdout, stderr }) as unknown as HostChild,

@@ -53,20 +53,42 @@ export interface GeminiServer {
 }
 
 /** Google's `status` word for an HTTP status, as the real API sends it. */
-const STATUSES: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+const STATUSES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
 
 /** The model the tests select: naming one skips Gemini's router call of the `auto` model. */
 export const GEMINI_TEST_MODEL = 'gemini-2.5-flash';
 
 export const say = (text: string): ScriptPart => ({ type: 'text', text });
-export const shell = (command: string, description = 'Run a command'): ScriptPart => ({ type: 'call', name: 'run_shell_command', args: { command, description } });
-export const writeFile = (filePath: string, content: string): ScriptPart => ({ type: 'call', name: 'write_file', args: { file_path: filePath, content } });
+export const shell = (command: string, description = 'Run a command'): ScriptPart => ({
+  type: 'call',
+  name: 'run_shell_command',
+  args: { command, description },
+});
+export const writeFile = (filePath: string, content: string): ScriptPart => ({
+  type: 'call',
+  name: 'write_file',
+  args: { file_path: filePath, content },
+});
 export const reply = (...parts: ScriptPart[]): ScriptResponse => ({ parts });
-export const apiError = (status: number, message?: string): ScriptError => ({ status, ...(message === undefined ? {} : { message }) });
+export const apiError = (status: number, message?: string): ScriptError => ({
+  status,
+  ...(message === undefined ? {} : { message }),
+});
 
 const MODEL_PATH = /^\/v1beta\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/;
 
-export async function startGeminiServer(script: ScriptTurn[], options: { log?: (line: string) => void } = {}): Promise<GeminiServer> {
+export async function startGeminiServer(
+  script: ScriptTurn[],
+  options: { log?: (line: string) => void } = {},
+): Promise<GeminiServer> {
   const log = options.log ?? stderrLog('gemini-server');
   const requests: RecordedRequest[] = [];
   const pending = [...script];
@@ -75,7 +97,8 @@ export async function startGeminiServer(script: ScriptTurn[], options: { log?: (
     request(incoming, res) {
       const match = incoming.method === 'POST' ? MODEL_PATH.exec(incoming.path) : null;
       const method = match?.[2];
-      const role: RecordedRequest['role'] = method === 'streamGenerateContent' ? 'turn' : method === undefined ? 'other' : 'side';
+      const role: RecordedRequest['role'] =
+        method === 'streamGenerateContent' ? 'turn' : method === undefined ? 'other' : 'side';
       const request: RecordedRequest = { ...incoming, role, model: match?.[1] ?? null };
       requests.push(request);
       if (role === 'other') {
@@ -89,7 +112,14 @@ export async function startGeminiServer(script: ScriptTurn[], options: { log?: (
       }
       if (role === 'side') {
         // Gemini's own questions want JSON: the router a model choice, the next-speaker check a speaker.
-        sendJson(res, 200, responseChunk([{ text: '{"reasoning": "scripted", "model_choice": "flash", "next_speaker": "user"}' }], { input: 10, output: 5 }));
+        sendJson(
+          res,
+          200,
+          responseChunk([{ text: '{"reasoning": "scripted", "model_choice": "flash", "next_speaker": "user"}' }], {
+            input: 10,
+            output: 5,
+          }),
+        );
         return;
       }
       const next = pending.shift();
@@ -154,7 +184,9 @@ export function writeGeminiHome(home: string): string {
 
 function sendError(res: ServerResponse, error: ScriptError): void {
   const status = STATUSES[error.status] ?? 'UNKNOWN';
-  sendJson(res, error.status, { error: { code: error.status, message: error.message ?? `scripted ${error.status}`, status, details: [] } });
+  sendJson(res, error.status, {
+    error: { code: error.status, message: error.message ?? `scripted ${error.status}`, status, details: [] },
+  });
 }
 
 /**
@@ -162,7 +194,11 @@ function sendError(res: ServerResponse, error: ScriptError): void {
  * API), each call in one; the last chunk carries the finish reason and the turn's token counts.
  */
 function sendTurn(res: ServerResponse, answer: ScriptResponse): void {
-  const pieces = answer.parts.flatMap((part): Record<string, unknown>[] => (part.type === 'text' ? split(part.text).map((text) => ({ text })) : [{ functionCall: { name: part.name, args: part.args } }]));
+  const pieces = answer.parts.flatMap((part): Record<string, unknown>[] =>
+    part.type === 'text'
+      ? split(part.text).map((text) => ({ text }))
+      : [{ functionCall: { name: part.name, args: part.args } }],
+  );
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   pieces.forEach((piece, index) => {
     const last = index === pieces.length - 1;
@@ -172,9 +208,25 @@ function sendTurn(res: ServerResponse, answer: ScriptResponse): void {
   res.end();
 }
 
-function responseChunk(parts: Record<string, unknown>[], usage: { input: number; output: number } | null): Record<string, unknown> {
-  const candidate = { content: { role: 'model', parts }, index: 0, ...(usage === null ? {} : { finishReason: 'STOP' }) };
-  const usageMetadata = usage === null ? {} : { usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output } };
+function responseChunk(
+  parts: Record<string, unknown>[],
+  usage: { input: number; output: number } | null,
+): Record<string, unknown> {
+  const candidate = {
+    content: { role: 'model', parts },
+    index: 0,
+    ...(usage === null ? {} : { finishReason: 'STOP' }),
+  };
+  const usageMetadata =
+    usage === null
+      ? {}
+      : {
+          usageMetadata: {
+            promptTokenCount: usage.input,
+            candidatesTokenCount: usage.output,
+            totalTokenCount: usage.input + usage.output,
+          },
+        };
   return { candidates: [candidate], ...usageMetadata, modelVersion: GEMINI_TEST_MODEL };
 }
 

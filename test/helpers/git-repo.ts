@@ -27,7 +27,8 @@ export function gitRepo(dir = tempDir('wiggum-repo-'), options: GitRepoOptions =
   git(dir, 'init', '--quiet', '--initial-branch=main');
   git(dir, 'config', 'user.name', GIT_IDENTITY.GIT_AUTHOR_NAME);
   git(dir, 'config', 'user.email', GIT_IDENTITY.GIT_AUTHOR_EMAIL);
-  for (const [name, text] of Object.entries(options.files ?? { 'README.md': '# project\n' })) writeFileSync(join(dir, name), text);
+  for (const [name, text] of Object.entries(options.files ?? { 'README.md': '# project\n' }))
+    writeFileSync(join(dir, name), text);
   git(dir, 'add', '--all');
   git(dir, 'commit', '--quiet', '-m', options.message ?? 'initial commit');
   return dir;

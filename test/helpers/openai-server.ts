@@ -49,14 +49,28 @@ export interface OpenAIServer {
   close(): Promise<void>;
 }
 
-const CODES: Record<number, string> = { 400: 'invalid_request_error', 401: 'invalid_api_key', 403: 'forbidden', 429: 'rate_limit_exceeded', 500: 'server_error', 503: 'server_error' };
+const CODES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'invalid_api_key',
+  403: 'forbidden',
+  429: 'rate_limit_exceeded',
+  500: 'server_error',
+  503: 'server_error',
+};
 
 export const say = (text: string): ScriptItem => ({ type: 'text', text });
 export const exec = (cmd: string): ScriptItem => ({ type: 'exec', cmd });
 export const reply = (...output: ScriptItem[]): ScriptResponse => ({ output });
-export const apiError = (status: number, message?: string, code?: string): ScriptError => ({ status, ...(message === undefined ? {} : { message }), ...(code === undefined ? {} : { code }) });
+export const apiError = (status: number, message?: string, code?: string): ScriptError => ({
+  status,
+  ...(message === undefined ? {} : { message }),
+  ...(code === undefined ? {} : { code }),
+});
 
-export async function startOpenAIServer(script: ScriptTurn[], options: { log?: (line: string) => void } = {}): Promise<OpenAIServer> {
+export async function startOpenAIServer(
+  script: ScriptTurn[],
+  options: { log?: (line: string) => void } = {},
+): Promise<OpenAIServer> {
   const log = options.log ?? stderrLog('openai-server');
   const requests: RecordedRequest[] = [];
   const pending = [...script];
@@ -81,7 +95,9 @@ export async function startOpenAIServer(script: ScriptTurn[], options: { log?: (
       const answer = typeof next === 'function' ? next(request) : next;
       if ('status' in answer) {
         const code = answer.code ?? CODES[answer.status] ?? 'server_error';
-        sendJson(res, answer.status, { error: { message: answer.message ?? `scripted ${answer.status}`, type: code, code } });
+        sendJson(res, answer.status, {
+          error: { message: answer.message ?? `scripted ${answer.status}`, type: code, code },
+        });
         return;
       }
       responseCount += 1;
@@ -108,7 +124,8 @@ export function inputText(request: RecordedRequest): string {
   const texts: string[] = [];
   for (const item of input as Record<string, unknown>[]) {
     if (item['type'] !== 'message' || item['role'] !== 'user' || !Array.isArray(item['content'])) continue;
-    for (const part of item['content'] as Record<string, unknown>[]) if (typeof part['text'] === 'string') texts.push(part['text']);
+    for (const part of item['content'] as Record<string, unknown>[])
+      if (typeof part['text'] === 'string') texts.push(part['text']);
   }
   return texts.join('\n');
 }
@@ -117,7 +134,9 @@ export function inputText(request: RecordedRequest): string {
 export function callOutputs(request: RecordedRequest): string[] {
   const input = request.body?.['input'];
   if (!Array.isArray(input)) return [];
-  return (input as Record<string, unknown>[]).filter((item) => item['type'] === 'function_call_output').map((item) => String(item['output']));
+  return (input as Record<string, unknown>[])
+    .filter((item) => item['type'] === 'function_call_output')
+    .map((item) => String(item['output']));
 }
 
 /**
@@ -154,15 +173,35 @@ function sendTurn(res: ServerResponse, id: string, answer: ScriptResponse): void
   answer.output.forEach((item, index) => {
     const done =
       item.type === 'text'
-        ? { type: 'message', role: 'assistant', id: `msg_${id}_${index}`, content: [{ type: 'output_text', text: item.text }] }
-        : { type: 'function_call', id: `fc_${id}_${index}`, call_id: `call_${id}_${index}`, name: 'exec_command', arguments: JSON.stringify({ cmd: item.cmd }) };
+        ? {
+            type: 'message',
+            role: 'assistant',
+            id: `msg_${id}_${index}`,
+            content: [{ type: 'output_text', text: item.text }],
+          }
+        : {
+            type: 'function_call',
+            id: `fc_${id}_${index}`,
+            call_id: `call_${id}_${index}`,
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: item.cmd }),
+          };
     event({ type: 'response.output_item.done', output_index: index, item: done });
   });
   const input = answer.usage?.input ?? 1000;
   const output = answer.usage?.output ?? 20;
   event({
     type: 'response.completed',
-    response: { id, usage: { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + output } },
+    response: {
+      id,
+      usage: {
+        input_tokens: input,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: output,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: input + output,
+      },
+    },
   });
   res.end();
 }

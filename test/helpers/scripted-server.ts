@@ -39,7 +39,16 @@ export async function listenScripted(handlers: ScriptedServerHandlers): Promise<
     void readBody(req).then(
       (raw) => {
         const url = req.url ?? '/';
-        handlers.request({ method: req.method ?? 'GET', path: url.split('?')[0] ?? '/', url, headers: req.headers, body: parseJson(raw) }, res);
+        handlers.request(
+          {
+            method: req.method ?? 'GET',
+            path: url.split('?')[0] ?? '/',
+            url,
+            headers: req.headers,
+            body: parseJson(raw),
+          },
+          res,
+        );
       },
       (error: unknown) => handlers.unreadable(error, res),
     );
@@ -64,13 +73,21 @@ export function stderrLog(name: string): (line: string) => void {
   return (line) => process.stderr.write(`[${name}] ${line}\n`);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
 /** Starts a 200 event stream; `event` writes one event named by its `type`. */
-export function startEvents(res: ServerResponse, headers: Record<string, string> = {}): (data: { type: string } & Record<string, unknown>) => void {
+export function startEvents(
+  res: ServerResponse,
+  headers: Record<string, string> = {},
+): (data: { type: string } & Record<string, unknown>) => void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...headers });
   return (data) => {
     res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
@@ -81,7 +98,9 @@ function parseJson(raw: string): Record<string, unknown> | null {
   if (raw === '') return null;
   try {
     const value: unknown = JSON.parse(raw);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

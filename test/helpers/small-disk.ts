@@ -22,7 +22,9 @@ export function mountSmallDisk(sizeKb: number): SmallDisk {
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k,mode=0755`, 'tmpfs', path], { stdio: 'pipe' });
   } catch (error) {
-    throw new Error(`the disk-full tests mount a small tmpfs and need root for it: ${String((error as { stderr?: Buffer }).stderr ?? error)}`);
+    throw new Error(
+      `the disk-full tests mount a small tmpfs and need root for it: ${String((error as { stderr?: Buffer }).stderr ?? error)}`,
+    );
   }
   const filler = join(path, 'filler');
   return {

@@ -1,5 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { REPO_ROOT, requireBuild } from './child.js';
@@ -39,7 +51,8 @@ export function stageBuildFor(user: OtherUser): StagedBuild {
   requireBuild();
   const root = mkdtempSync(join(tmpdir(), 'wiggum-staged-'));
   try {
-    for (const entry of ['dist', 'config', 'package.json']) cpSync(join(REPO_ROOT, entry), join(root, entry), { recursive: true });
+    for (const entry of ['dist', 'config', 'package.json'])
+      cpSync(join(REPO_ROOT, entry), join(root, entry), { recursive: true });
     for (const pkg of productionPackages(REPO_ROOT)) copyPackage(pkg, join(root, relative(REPO_ROOT, pkg)));
     const fakeAgent = join(root, 'test', 'fixtures', 'agents', 'fake-agent.mjs');
     mkdirSync(dirname(fakeAgent), { recursive: true });
@@ -48,7 +61,14 @@ export function stageBuildFor(user: OtherUser): StagedBuild {
     openToAll(root);
     requireWalkable(root);
     const env = { PATH: [dirname(node), process.env.PATH ?? ''].join(':') };
-    return { root, node, cli: join(root, 'dist', 'cli', 'main.js'), fakeAgent, env, release: () => rmSync(root, { recursive: true, force: true }) };
+    return {
+      root,
+      node,
+      cli: join(root, 'dist', 'cli', 'main.js'),
+      fakeAgent,
+      env,
+      release: () => rmSync(root, { recursive: true, force: true }),
+    };
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
     throw error;
@@ -59,9 +79,15 @@ export function stageBuildFor(user: OtherUser): StagedBuild {
 function productionPackages(from: string): string[] {
   const found = new Set<string>();
   const visit = (dir: string): void => {
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, string> | undefined
+    >;
     const required = Object.keys(manifest.dependencies ?? {});
-    const optional = [...Object.keys(manifest.optionalDependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+    const optional = [
+      ...Object.keys(manifest.optionalDependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+    ];
     for (const name of [...required, ...optional]) {
       const pkg = resolvePackage(dir, name);
       if (pkg === undefined) {
@@ -123,7 +149,9 @@ function openToAll(path: string): void {
 function requireWalkable(path: string): void {
   for (let dir = dirname(path); ; dir = dirname(dir)) {
     if ((statSync(dir).mode & 0o001) === 0) {
-      throw new Error(`other users cannot walk ${dir} (mode ${(statSync(dir).mode & 0o777).toString(8)}), the way to the temp folder ${path}: point TMPDIR at a folder everyone can walk, such as /tmp`);
+      throw new Error(
+        `other users cannot walk ${dir} (mode ${(statSync(dir).mode & 0o777).toString(8)}), the way to the temp folder ${path}: point TMPDIR at a folder everyone can walk, such as /tmp`,
+      );
     }
     if (dirname(dir) === dir) return;
   }

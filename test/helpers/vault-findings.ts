@@ -50,7 +50,12 @@ export function harnessesOf(root: string): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').some((variable) => variable.startsWith(needle))) pids.push(Number(entry));
+      if (
+        readFileSync(`/proc/${entry}/environ`, 'latin1')
+          .split('\0')
+          .some((variable) => variable.startsWith(needle))
+      )
+        pids.push(Number(entry));
     } catch {
       // gone meanwhile, or not ours to read
     }
@@ -83,11 +88,23 @@ export interface FindingsOptions {
  * ended in Done/. `sessions` is `.wiggum/sessions`.
  */
 export function findingsOf(root: string, originals: Map<string, string>, options: FindingsOptions = {}): VaultFindings {
-  const findings: VaultFindings = { notDone: [], duplicated: [], corrupted: [], tornHistory: [], miscounted: [], tempsLeft: [], orphans: harnessesOf(root) };
+  const findings: VaultFindings = {
+    notDone: [],
+    duplicated: [],
+    corrupted: [],
+    tornHistory: [],
+    miscounted: [],
+    tempsLeft: [],
+    orphans: harnessesOf(root),
+  };
   const folders = ['Approved', 'Done', 'Rejected'].map((name) => ({ name, files: mdFiles(join(root, name)) }));
   for (const [name, original] of originals) {
     const id = name.slice(0, -3);
-    const copies = folders.flatMap((folder) => folder.files.filter((file) => file === name || new RegExp(`^${id}-\\d+\\.md$`).test(file)).map((file) => `${folder.name}/${file}`));
+    const copies = folders.flatMap((folder) =>
+      folder.files
+        .filter((file) => file === name || new RegExp(`^${id}-\\d+\\.md$`).test(file))
+        .map((file) => `${folder.name}/${file}`),
+    );
     if (copies.length > 1) findings.duplicated.push(`${name}: ${copies.join(', ')}`);
     const doneFile = join(root, 'Done', name);
     if (!existsSync(doneFile)) {
@@ -97,7 +114,13 @@ export function findingsOf(root: string, originals: Map<string, string>, options
     const text = readFileSync(doneFile, 'utf8');
     const mine = userPart(original);
     const now = userPart(text);
-    if (mine === null || now === null || mine.frontmatter.join('\n') !== now.frontmatter.join('\n') || !now.body.startsWith(mine.body)) findings.corrupted.push(name);
+    if (
+      mine === null ||
+      now === null ||
+      mine.frontmatter.join('\n') !== now.frontmatter.join('\n') ||
+      !now.body.startsWith(mine.body)
+    )
+      findings.corrupted.push(name);
 
     const history = join(root, '.wiggum', 'sessions', id, 'history.jsonl');
     const records: HistoryLine[] = [];
@@ -125,7 +148,12 @@ export function findingsOf(root: string, originals: Map<string, string>, options
   }
   for (const folder of ['Approved', 'Done', 'Rejected']) {
     const path = join(root, folder);
-    if (existsSync(path)) findings.tempsLeft.push(...readdirSync(path).filter((name) => name.endsWith('.tmp')).map((name) => `${folder}/${name}`));
+    if (existsSync(path))
+      findings.tempsLeft.push(
+        ...readdirSync(path)
+          .filter((name) => name.endsWith('.tmp'))
+          .map((name) => `${folder}/${name}`),
+      );
   }
   return findings;
 }
@@ -142,7 +170,11 @@ interface HistoryLine {
  */
 export function countedIterations(records: readonly HistoryLine[]): number[] {
   return records
-    .filter((record, index) => FINISHED_OUTCOMES.has(record.outcome) || (record.outcome === 'stopped' && (records[index + 1]?.iteration ?? 0) > record.iteration))
+    .filter(
+      (record, index) =>
+        FINISHED_OUTCOMES.has(record.outcome) ||
+        (record.outcome === 'stopped' && (records[index + 1]?.iteration ?? 0) > record.iteration),
+    )
     .map((record) => record.iteration);
 }
 

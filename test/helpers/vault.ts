@@ -51,7 +51,11 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
       fake: { kind: 'command', command: options.agent ?? FAKE_AGENT, env: { FAKE_MARK_DIR: marks, ...options.fake } },
       ...(options.config?.harnesses as object | undefined),
     },
-    ...Object.fromEntries(Object.entries(options.config ?? {}).filter(([key]) => !['persistence_loop', 'harness', 'harnesses'].includes(key))),
+    ...Object.fromEntries(
+      Object.entries(options.config ?? {}).filter(
+        ([key]) => !['persistence_loop', 'harness', 'harnesses'].includes(key),
+      ),
+    ),
   };
   writeFileSync(join(root, '.wiggum', 'config.yaml'), stringify(config));
   const loaded = await loadConfig({ vault: root });

@@ -15,7 +15,11 @@ export async function waitForFile(path: string, guardMs = 30_000): Promise<void>
 }
 
 /** Resolves once `condition` holds; polls every 20 ms and fails after `guardMs`. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, guardMs = 30_000): Promise<void> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  guardMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + guardMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${guardMs} ms`);
@@ -27,7 +31,12 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, what:
  * Resolves once `measure()` reaches `target`. Fails only when it has not grown for `stallMs`: a
  * busy machine gets there later, a stuck one still fails. Polls every 20 ms.
  */
-export async function waitForProgress(measure: () => number, target: number, what: string, stallMs = 120_000): Promise<void> {
+export async function waitForProgress(
+  measure: () => number,
+  target: number,
+  what: string,
+  stallMs = 120_000,
+): Promise<void> {
   let best = measure();
   let since = Date.now();
   while (best < target) {

@@ -30,7 +30,15 @@ try {
 
 function contend(lockFile: string, startFile: string, endFile: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', CONTENDER, OWNER_LOCK, lockFile, startFile, endFile]);
+    const child = spawn(process.execPath, [
+      '--input-type=module',
+      '-e',
+      CONTENDER,
+      OWNER_LOCK,
+      lockFile,
+      startFile,
+      endFile,
+    ]);
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
@@ -45,7 +53,10 @@ describe('the owner lock under contention', () => {
       const dir = tempDir('wiggum-lock-');
       const lockFile = join(dir, 'task.lock');
       // A stale lock: a pid that cannot be running (beyond pid_max), on this host.
-      writeFileSync(lockFile, JSON.stringify({ pid: 4_194_999, startTicks: '1', host: hostname(), startedAt: 'long ago' }));
+      writeFileSync(
+        lockFile,
+        JSON.stringify({ pid: 4_194_999, startTicks: '1', host: hostname(), startedAt: 'long ago' }),
+      );
       const startFile = join(dir, 'start');
       const endFile = join(dir, 'end');
       const outcomes = Array.from({ length: 8 }, () => contend(lockFile, startFile, endFile));

@@ -9,9 +9,16 @@ import type { Logger } from '../../src/log/logger.js';
 const VAULT = '/srv/vaults/main';
 
 /** A real pino logger (the options createLogger uses) writing through the compact stream; `writes` holds what reached the terminal. */
-function compactLogger(options: CompactOptions = { relativeTo: VAULT }): { logger: Logger; writes: string[]; line: () => string } {
+function compactLogger(options: CompactOptions = { relativeTo: VAULT }): {
+  logger: Logger;
+  writes: string[];
+  line: () => string;
+} {
   const writes: string[] = [];
-  const logger = pino({ level: 'trace', base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, compactStream({ write: (text: string) => writes.push(text) }, options));
+  const logger = pino(
+    { level: 'trace', base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
+    compactStream({ write: (text: string) => writes.push(text) }, options),
+  );
   const line = (): string => {
     const last = writes.at(-1) ?? '';
     // Exactly one line per event: one newline, at the end.
@@ -24,8 +31,12 @@ function compactLogger(options: CompactOptions = { relativeTo: VAULT }): { logge
 describe('compact log lines', () => {
   test('time, level, task id and iteration, message, then the other fields as key=value', () => {
     const { logger, line } = compactLogger();
-    logger.child({ taskId: 'bulk-7' }).info({ iteration: 3, exitCode: 0, durationMs: 412 }, 'iteration 3: continue → next iteration');
-    expect(line()).toMatch(/^\d\d:\d\d:\d\d INFO {2}bulk-7 #3 {2}iteration 3: continue → next iteration {2}exitCode=0 durationMs=412$/);
+    logger
+      .child({ taskId: 'bulk-7' })
+      .info({ iteration: 3, exitCode: 0, durationMs: 412 }, 'iteration 3: continue → next iteration');
+    expect(line()).toMatch(
+      /^\d\d:\d\d:\d\d INFO {2}bulk-7 #3 {2}iteration 3: continue → next iteration {2}exitCode=0 durationMs=412$/,
+    );
   });
 
   test('without a task, the message follows the level; levels are padded to one width', () => {
@@ -40,7 +51,10 @@ describe('compact log lines', () => {
 
   test('one line per event, however many events and whatever they hold', () => {
     const { logger, writes } = compactLogger();
-    logger.info({ problems: ['1:1: first', '2:1: second'], stale: { pid: 12, host: 'box' } }, 'the task file is invalid');
+    logger.info(
+      { problems: ['1:1: first', '2:1: second'], stale: { pid: 12, host: 'box' } },
+      'the task file is invalid',
+    );
     logger.info({ output: 'line one\nline two\r\n\tthree' }, 'first line\nsecond line');
     logger.fatal({ err: new Error('boom\nwith a second line') }, 'crashed');
     logger.trace({ nothing: null, missing: undefined }, 'bare');
@@ -63,13 +77,19 @@ describe('compact log lines', () => {
     const { logger, line } = compactLogger();
     logger.info({ vault: VAULT, file: `${VAULT}/Approved/x.md` }, `watching ${VAULT}/Approved`);
     expect(line()).toMatch(/ watching Approved {2}vault=\. file=Approved\/x\.md$/);
-    logger.info({ actions: [{ kind: 'start', path: `${VAULT}/Approved/y.md` }], workdir: `${VAULT}/.wiggum/workspaces/y` }, 'vault reconciled');
+    logger.info(
+      { actions: [{ kind: 'start', path: `${VAULT}/Approved/y.md` }], workdir: `${VAULT}/.wiggum/workspaces/y` },
+      'vault reconciled',
+    );
     expect(line()).toContain('actions=[{"kind":"start","path":"Approved/y.md"}] workdir=.wiggum/workspaces/y');
   });
 
   test('paths outside the vault, or in a sibling folder whose name starts the same, stay absolute', () => {
     const { logger, line } = compactLogger();
-    logger.info({ workdir: '/home/me/code/shop', sibling: `${VAULT}2/Approved/x.md`, nested: `/backup${VAULT}/x.md` }, 'paths');
+    logger.info(
+      { workdir: '/home/me/code/shop', sibling: `${VAULT}2/Approved/x.md`, nested: `/backup${VAULT}/x.md` },
+      'paths',
+    );
     expect(line()).toContain(`workdir=/home/me/code/shop sibling=${VAULT}2/Approved/x.md nested=/backup${VAULT}/x.md`);
   });
 
@@ -87,7 +107,10 @@ describe('compact log lines', () => {
     logger.error({ err: enoent, taskId: 't' }, 'could not read');
     // Node's message already starts with its code: it is not repeated.
     expect(line()).toMatch(/ERROR t {2}could not read {2}err="ENOENT: no such file or directory, open 'nowhere'"$/);
-    logger.error({ err: new WiggumError('E_WRITE', 'could not write', { cause: new Error('disk full') }) }, 'checkpoint');
+    logger.error(
+      { err: new WiggumError('E_WRITE', 'could not write', { cause: new Error('disk full') }) },
+      'checkpoint',
+    );
     expect(line()).toMatch(/ checkpoint {2}err="E_WRITE: could not write: disk full"$/);
   });
 
@@ -108,33 +131,83 @@ describe('compact log lines', () => {
     const date = new Date(time);
     return [date.getHours(), date.getMinutes(), date.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
   };
-  const iteration = { level: 30, time: TIME, pid: 1, taskId: 'add-dark-mode', iteration: 3, attempt: 0, exitCode: 0, signal: null, outcome: 'complete', promise: true, stories: '3/3', durationMs: 1124, action: 'done', next: 'Done', msg: 'iteration 3: complete → Done' };
+  const iteration = {
+    level: 30,
+    time: TIME,
+    pid: 1,
+    taskId: 'add-dark-mode',
+    iteration: 3,
+    attempt: 0,
+    exitCode: 0,
+    signal: null,
+    outcome: 'complete',
+    promise: true,
+    stories: '3/3',
+    durationMs: 1124,
+    action: 'done',
+    next: 'Done',
+    msg: 'iteration 3: complete → Done',
+  };
   test.each<[string, Record<string, unknown>, { details?: boolean; width?: number }, string]>([
-    ['details: every field', iteration, { details: true }, 'INFO  add-dark-mode #3  iteration 3: complete → Done  attempt=0 exitCode=0 outcome=complete promise=true stories=3/3 durationMs=1124 action=done next=Done'],
-    ['on a terminal: the outcome once', iteration, { details: false, width: 100 }, 'INFO  add-dark-mode #3  iteration 3: complete → Done  stories=3/3'],
+    [
+      'details: every field',
+      iteration,
+      { details: true },
+      'INFO  add-dark-mode #3  iteration 3: complete → Done  attempt=0 exitCode=0 outcome=complete promise=true stories=3/3 durationMs=1124 action=done next=Done',
+    ],
+    [
+      'on a terminal: the outcome once',
+      iteration,
+      { details: false, width: 100 },
+      'INFO  add-dark-mode #3  iteration 3: complete → Done  stories=3/3',
+    ],
     [
       'a field the message already says is left out',
       { level: 30, time: TIME, taskId: 'a', file: `${VAULT}/Done/a.md`, msg: `moved to ${VAULT}/Done/a.md` },
       { details: false, width: 100 },
       'INFO  a  moved to Done/a.md',
     ],
-    ['a number is only left out when the message says it as a word', { level: 30, time: TIME, msg: 'watching 12 folders', concurrency: 2, folders: 12 }, { details: false }, 'INFO  watching 12 folders  concurrency=2'],
-    ['errors keep their code', { level: 50, time: TIME, taskId: 't', code: 'E_HARNESS_FATAL', msg: 'rejected: exit 78' }, { details: false, width: 100 }, 'ERROR t  rejected: exit 78  code=E_HARNESS_FATAL'],
+    [
+      'a number is only left out when the message says it as a word',
+      { level: 30, time: TIME, msg: 'watching 12 folders', concurrency: 2, folders: 12 },
+      { details: false },
+      'INFO  watching 12 folders  concurrency=2',
+    ],
+    [
+      'errors keep their code',
+      { level: 50, time: TIME, taskId: 't', code: 'E_HARNESS_FATAL', msg: 'rejected: exit 78' },
+      { details: false, width: 100 },
+      'ERROR t  rejected: exit 78  code=E_HARNESS_FATAL',
+    ],
     [
       'a long line is cut to one column less than the terminal, ending in …',
-      { level: 50, time: TIME, taskId: 'migrate-billing-db', msg: `rejected: ${'the billing database refused the migration user '.repeat(3)}` },
+      {
+        level: 50,
+        time: TIME,
+        taskId: 'migrate-billing-db',
+        msg: `rejected: ${'the billing database refused the migration user '.repeat(3)}`,
+      },
       { details: false, width: 80 },
       'ERROR migrate-billing-db  rejected: the billing database refused the …',
     ],
-    ['a width that says nothing (0) cuts nothing', { level: 30, time: TIME, msg: 'x'.repeat(150) }, { details: false, width: 0 }, `INFO  ${'x'.repeat(150)}`],
+    [
+      'a width that says nothing (0) cuts nothing',
+      { level: 30, time: TIME, msg: 'x'.repeat(150) },
+      { details: false, width: 0 },
+      `INFO  ${'x'.repeat(150)}`,
+    ],
   ])('%s', (_name, record, options, expected) => {
     const line = formatCompactLine(record, { relativeTo: VAULT, ...options });
     expect(line).toBe(`${clock(TIME)} ${expected}`);
-    if (options.width !== undefined && options.width > 0) expect([...line].length).toBeLessThanOrEqual(options.width - 1);
+    if (options.width !== undefined && options.width > 0)
+      expect([...line].length).toBeLessThanOrEqual(options.width - 1);
   });
 
   test('with colours, the cut counts only what shows', () => {
-    const line = formatCompactLine({ level: 40, time: TIME, msg: 'y'.repeat(200) }, { colors: true, details: false, width: 60 });
+    const line = formatCompactLine(
+      { level: 40, time: TIME, msg: 'y'.repeat(200) },
+      { colors: true, details: false, width: 60 },
+    );
     expect(line.replace(/\u001b\[\d+m/g, '')).toHaveLength(59);
     expect(line.endsWith('…')).toBe(true);
   });

@@ -33,8 +33,18 @@ function repeatedKeys(line: string): string[] {
 describe('log lines never repeat a key', () => {
   test.each<[string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>]>([
     ['nothing bound twice: the same object', { iteration: 2 }, { taskId: 't' }, { iteration: 2 }],
-    ['a bound key given again with the same value is dropped', { taskId: 't', iteration: 2 }, { taskId: 't' }, { iteration: 2 }],
-    ['a bound key given with another value is kept under another name', { taskId: 'u' }, { taskId: 't' }, { otherTaskId: 'u' }],
+    [
+      'a bound key given again with the same value is dropped',
+      { taskId: 't', iteration: 2 },
+      { taskId: 't' },
+      { iteration: 2 },
+    ],
+    [
+      'a bound key given with another value is kept under another name',
+      { taskId: 'u' },
+      { taskId: 't' },
+      { otherTaskId: 'u' },
+    ],
     ["a key of pino's own (pid) is kept under another name", { pid: 42 }, {}, { otherPid: 42 }],
   ])('%s', (_, fields, bound, kept) => {
     expect(withoutRepeatedKeys(fields, bound)).toEqual(kept);

@@ -3,7 +3,13 @@ import { checkpointData, loopStateFromCheckpoint, spentOfTask } from '../../src/
 import { NOTHING_SPENT } from '../../src/memory/spent.js';
 import type { PersistenceLoop } from '../../src/task/schema.js';
 
-const loopWith = (spent: Record<string, unknown>): PersistenceLoop => ({ status: 'running', iteration: 1, max_iterations: 5, checkpoint: { state_data: { spent } } }) as unknown as PersistenceLoop;
+const loopWith = (spent: Record<string, unknown>): PersistenceLoop =>
+  ({
+    status: 'running',
+    iteration: 1,
+    max_iterations: 5,
+    checkpoint: { state_data: { spent } },
+  }) as unknown as PersistenceLoop;
 const MB = 1024 * 1024;
 
 describe('the memory peak in the checkpoint: megabytes a person can read in Obsidian', () => {
@@ -13,7 +19,15 @@ describe('the memory peak in the checkpoint: megabytes a person can read in Obsi
     ['none measured', 0, 0],
   ])('written: %s', (_name, bytes, mb) => {
     const state = { ...loopStateFromCheckpoint(undefined, 5), spent: { ...NOTHING_SPENT, peakRssBytes: bytes } };
-    const data = checkpointData({ status: 'running', session: 's', state, started: '2026-01-07T10:30:00Z', nowMs: 0, completedSteps: [], currentStep: null });
+    const data = checkpointData({
+      status: 'running',
+      session: 's',
+      state,
+      started: '2026-01-07T10:30:00Z',
+      nowMs: 0,
+      completedSteps: [],
+      currentStep: null,
+    });
     const spent = (data.checkpoint?.state_data as { spent: Record<string, unknown> }).spent;
     expect(spent['peak_rss_mb']).toBe(mb);
     expect(Object.keys(spent).filter((key) => /bytes/.test(key))).toEqual([]);
@@ -26,6 +40,8 @@ describe('the memory peak in the checkpoint: megabytes a person can read in Obsi
     ['neither', {}, 0],
     ['nonsense', { peak_rss_mb: 'lots' }, 0],
   ])('%s', (_name, spent, bytes) => {
-    expect(spentOfTask(loopWith({ input_tokens: 1, output_tokens: 2, agent_ms: 3, cpu_ms: 4, ...spent }), []).peakRssBytes).toBe(bytes);
+    expect(
+      spentOfTask(loopWith({ input_tokens: 1, output_tokens: 2, agent_ms: 3, cpu_ms: 4, ...spent }), []).peakRssBytes,
+    ).toBe(bytes);
   });
 });

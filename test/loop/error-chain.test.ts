@@ -30,7 +30,11 @@ describe('describeErrorChain', () => {
     const a = new Error('a');
     const b = new Error('b', { cause: a });
     a.cause = b;
-    expect(heads(describeErrorChain(a))).toEqual(['Error: a', 'Caused by: Error: b', 'Caused by: (the chain repeats from here)']);
+    expect(heads(describeErrorChain(a))).toEqual([
+      'Error: a',
+      'Caused by: Error: b',
+      'Caused by: (the chain repeats from here)',
+    ]);
 
     let deep: Error = new Error('root');
     for (let i = 0; i < 10; i += 1) deep = new Error(`level ${i}`, { cause: deep });
@@ -45,10 +49,17 @@ describe('describeErrorChain', () => {
   });
 
   test('values of variables named like credentials are redacted wherever they appear', () => {
-    const env = { OPENAI_API_KEY: 'sk-live-123456', GITHUB_TOKEN: 'ghp_abcdef', HOME: '/home/someone', SHORT_KEY: 'abc' };
+    const env = {
+      OPENAI_API_KEY: 'sk-live-123456',
+      GITHUB_TOKEN: 'ghp_abcdef',
+      HOME: '/home/someone',
+      SHORT_KEY: 'abc',
+    };
     const secrets = secretValues(env, { DB_PASSWORD: 'hunter2-long' });
     expect(secrets).toEqual(['sk-live-123456', 'hunter2-long', 'ghp_abcdef']);
-    const error = new WiggumError('E_HARNESS_SPAWN', 'the answer quoted sk-live-123456 and hunter2-long', { cause: new Error('token ghp_abcdef in /home/someone') });
+    const error = new WiggumError('E_HARNESS_SPAWN', 'the answer quoted sk-live-123456 and hunter2-long', {
+      cause: new Error('token ghp_abcdef in /home/someone'),
+    });
     const text = describeErrorChain(error, secrets);
     expect(text).not.toMatch(/sk-live-123456|hunter2-long|ghp_abcdef/);
     expect(text).toContain('the answer quoted [redacted] and [redacted]');

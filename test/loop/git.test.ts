@@ -10,15 +10,26 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 
-const TASK = (workdir: string, extra = ''): string => `---\ntitle: Two stories\nworkdir: ${workdir}\n${extra}---\n- [ ] US-001 One\n- [ ] US-002 Two\n`;
+const TASK = (workdir: string, extra = ''): string =>
+  `---\ntitle: Two stories\nworkdir: ${workdir}\n${extra}---\n- [ ] US-001 One\n- [ ] US-002 Two\n`;
 
-async function vaultFor(repo: string, fake: Record<string, string>, config: Record<string, unknown> = {}): Promise<TestVault> {
-  return makeVault({ fake: { ...GIT_IDENTITY, FAKE_STORY_PER_RUN: '1', ...fake }, config: { vault: { allowed_workdirs: [dirname(repo)] }, ...config } });
+async function vaultFor(
+  repo: string,
+  fake: Record<string, string>,
+  config: Record<string, unknown> = {},
+): Promise<TestVault> {
+  return makeVault({
+    fake: { ...GIT_IDENTITY, FAKE_STORY_PER_RUN: '1', ...fake },
+    config: { vault: { allowed_workdirs: [dirname(repo)] }, ...config },
+  });
 }
 
 async function run(vault: TestVault, file: string): Promise<{ status: string; history: IterationRecord[] }> {
   const { logger } = captureLogger();
-  const result = await runTask({ file, stream: null, signal: new AbortController().signal }, { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger, env: process.env });
+  const result = await runTask(
+    { file, stream: null, signal: new AbortController().signal },
+    { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger, env: process.env },
+  );
   const history = readFileSync(join(vault.layout.sessions, result.taskId ?? '', 'history.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line !== '')
@@ -40,7 +51,10 @@ describe('git in the workdir', () => {
     expect(status).toBe('done');
     expect(git(repo, 'branch', '--show-current')).toBe('ralph/feature');
     expect(git(repo, 'merge-base', 'ralph/feature', 'main')).toBe(mainHead);
-    expect(git(repo, 'log', '--format=%s', 'main..ralph/feature').split('\n')).toEqual(['feat: US-002 - Two', 'feat: US-001 - One']);
+    expect(git(repo, 'log', '--format=%s', 'main..ralph/feature').split('\n')).toEqual([
+      'feat: US-002 - Two',
+      'feat: US-001 - One',
+    ]);
     expect(git(repo, 'rev-parse', 'main')).toBe(mainHead);
 
     const [first, second] = history;
@@ -48,14 +62,21 @@ describe('git in the workdir', () => {
     expect(first?.git?.headAfter).toBe(git(repo, 'rev-parse', 'ralph/feature~1'));
     expect(first?.git?.commits).toEqual([expect.stringMatching(/^[0-9a-f]+ feat: US-001 - One$/)]);
     expect(first?.git).toMatchObject({ filesChanged: 1, files: ['story-US-001.txt'] });
-    expect(second?.git).toMatchObject({ headBefore: first?.git?.headAfter, filesChanged: 1, files: ['story-US-002.txt'] });
+    expect(second?.git).toMatchObject({
+      headBefore: first?.git?.headAfter,
+      filesChanged: 1,
+      files: ['story-US-002.txt'],
+    });
   });
 
   test("a user-supplied prd.json's branchName is used when the task names no branch", async () => {
     const repo = gitRepo();
     writeFileSync(
       join(repo, 'prd.json'),
-      JSON.stringify({ branchName: 'ralph/from-prd', userStories: [{ id: 'P-1', title: 'Only story', priority: 1, passes: false }] }),
+      JSON.stringify({
+        branchName: 'ralph/from-prd',
+        userStories: [{ id: 'P-1', title: 'Only story', priority: 1, passes: false }],
+      }),
     );
     git(repo, 'add', '--all');
     git(repo, 'commit', '--quiet', '-m', 'add prd');
@@ -125,7 +146,12 @@ describe('reading the repository', () => {
     writeFileSync(join(repo, 'c.txt'), 'left over\n');
     const { summary } = await changesSince(repo, before);
     expect(summary.commits.map((c) => c.replace(/^\w+ /, ''))).toEqual(['first', 'second commit']);
-    expect(summary).toMatchObject({ headBefore: null, headAfter: git(repo, 'rev-parse', 'HEAD'), files: ['a.txt', 'b.txt', 'c.txt'], filesChanged: 3 });
+    expect(summary).toMatchObject({
+      headBefore: null,
+      headAfter: git(repo, 'rev-parse', 'HEAD'),
+      files: ['a.txt', 'b.txt', 'c.txt'],
+      filesChanged: 3,
+    });
   });
 });
 
@@ -134,7 +160,10 @@ describe('a vault that is itself a git repository', () => {
     const vault = await makeVault({ fake: { ...GIT_IDENTITY, FAKE_STORY_PER_RUN: '1' } });
     gitRepo(vault.root);
     const head = git(vault.root, 'rev-parse', 'HEAD');
-    const { status, history } = await run(vault, vault.task('in-vault', '---\ntitle: no workdir\nbranch: ralph/should-not-happen\n---\n- [ ] US-001 One\n'));
+    const { status, history } = await run(
+      vault,
+      vault.task('in-vault', '---\ntitle: no workdir\nbranch: ralph/should-not-happen\n---\n- [ ] US-001 One\n'),
+    );
     expect(status).toBe('done');
     expect(git(vault.root, 'branch', '--show-current')).toBe('main');
     expect(git(vault.root, 'rev-parse', 'HEAD')).toBe(head);

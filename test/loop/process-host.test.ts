@@ -13,12 +13,23 @@ const TASK = '---\ntitle: Dark mode\n---\n# Dark mode\n\n- [ ] US-001 Theme cont
 const VERIFIED = TASK.replace('title: Dark mode\n', 'title: Dark mode\nverify: tests\n');
 
 function deps(vault: TestVault, processes: ProcessHost): RunTaskDeps {
-  return { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger: captureLogger().logger, env: process.env, processes };
+  return {
+    config: vault.config,
+    layout: vault.layout,
+    clock: new FakeClock(),
+    random: () => 0.5,
+    logger: captureLogger().logger,
+    env: process.env,
+    processes,
+  };
 }
 
 describe('the loop starts and stops processes through deps.processes', () => {
   test('the harness and the verify check are both spawned through it', async () => {
-    const vault = await makeVault({ fake: { FAKE_COMPLETE_AFTER: '1' }, config: { checks: { tests: { command: '/bin/sh', args: ['-c', 'exit 0'] } } } });
+    const vault = await makeVault({
+      fake: { FAKE_COMPLETE_AFTER: '1' },
+      config: { checks: { tests: { command: '/bin/sh', args: ['-c', 'exit 0'] } } },
+    });
     const commands: string[] = [];
     const recording: ProcessHost = {
       ...systemProcessHost,
@@ -27,7 +38,10 @@ describe('the loop starts and stops processes through deps.processes', () => {
         return systemProcessHost.spawn(command, args, options);
       },
     };
-    const result = await runTask({ file: vault.task('dark-mode', VERIFIED), stream: null, signal: new AbortController().signal }, deps(vault, recording));
+    const result = await runTask(
+      { file: vault.task('dark-mode', VERIFIED), stream: null, signal: new AbortController().signal },
+      deps(vault, recording),
+    );
     expect(result.status).toBe('done');
     expect(commands).toEqual([FAKE_AGENT, '/bin/sh']);
   });

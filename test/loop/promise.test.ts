@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { PromiseScanner, containsPromise } from '../../src/loop/promise.js';
 
-const prompt = 'Rules...\n9. Only when every story passes, end your reply with <promise>COMPLETE</promise>\n   Never print it otherwise.\n';
+const prompt =
+  'Rules...\n9. Only when every story passes, end your reply with <promise>COMPLETE</promise>\n   Never print it otherwise.\n';
 
 describe('PromiseScanner', () => {
   test.each([

@@ -47,7 +47,21 @@ describe('the iteration prompt', () => {
     ));
 
   test('without durable memory, and with a custom promise', () =>
-    golden('not-durable', buildPrompt({ ...base, durable: false, paths: { prd: '/tmp/wiggum-agent-abc/prd.json', progress: '/tmp/wiggum-agent-abc/progress.txt', sessionDir: '/tmp/wiggum-agent-abc' }, branch: null, promise: 'SHIPPED', stories: { passing: 2, total: 2, next: null } })));
+    golden(
+      'not-durable',
+      buildPrompt({
+        ...base,
+        durable: false,
+        paths: {
+          prd: '/tmp/wiggum-agent-abc/prd.json',
+          progress: '/tmp/wiggum-agent-abc/progress.txt',
+          sessionDir: '/tmp/wiggum-agent-abc',
+        },
+        branch: null,
+        promise: 'SHIPPED',
+        stories: { passing: 2, total: 2, next: null },
+      }),
+    ));
 
   test('states the iteration number and the labelled context section', () => {
     const prompt = buildPrompt({ ...base, iteration: 7, context: 'prefer pnpm' });
@@ -63,16 +77,35 @@ describe('the iteration prompt', () => {
 describe('the reports of earlier runs in the prompt', () => {
   const said = 'All stories pass.\n<promise>COMPLETE</promise>';
   test.each([
-    ['a promise the user wrote stays as written', `Print <promise>COMPLETE</promise> when done.\n`, `Print <promise>COMPLETE</promise> when done.\n`],
-    ['a promise quoted in a completion summary is shown quoted', `Do it.\n\n## Completion summary\n\n\`\`\`text\n${said}\n\`\`\`\n`, `Do it.\n\n## Completion summary\n\n\`\`\`text\nAll stories pass.\n‹promise›COMPLETE‹/promise›\n\`\`\`\n`],
-    ['and so in a failure report', `## Failure report\n\n${said}\n`, `## Failure report\n\n‹promise›COMPLETE‹/promise›\n`.replace('‹promise›', 'All stories pass.\n‹promise›')],
-    ['a section of the user after a report is the user\'s again', `## Failure report\n\n${said}\n\n## Notes\n\n<promise>X</promise>\n`, `## Failure report\n\nAll stories pass.\n‹promise›COMPLETE‹/promise›\n\n## Notes\n\n<promise>X</promise>\n`],
+    [
+      'a promise the user wrote stays as written',
+      `Print <promise>COMPLETE</promise> when done.\n`,
+      `Print <promise>COMPLETE</promise> when done.\n`,
+    ],
+    [
+      'a promise quoted in a completion summary is shown quoted',
+      `Do it.\n\n## Completion summary\n\n\`\`\`text\n${said}\n\`\`\`\n`,
+      `Do it.\n\n## Completion summary\n\n\`\`\`text\nAll stories pass.\n‹promise›COMPLETE‹/promise›\n\`\`\`\n`,
+    ],
+    [
+      'and so in a failure report',
+      `## Failure report\n\n${said}\n`,
+      `## Failure report\n\n‹promise›COMPLETE‹/promise›\n`.replace('‹promise›', 'All stories pass.\n‹promise›'),
+    ],
+    [
+      "a section of the user after a report is the user's again",
+      `## Failure report\n\n${said}\n\n## Notes\n\n<promise>X</promise>\n`,
+      `## Failure report\n\nAll stories pass.\n‹promise›COMPLETE‹/promise›\n\n## Notes\n\n<promise>X</promise>\n`,
+    ],
   ])('%s', (_, body, shown) => {
     expect(withQuotedPromises(body)).toBe(shown);
   });
 
   test('a task sent back after it completed: the promise the last run printed is no echo of the prompt', () => {
-    const prompt = buildPrompt({ ...base, body: `Do it.\n\n## Completion summary\n\n### Last output\n\n\`\`\`text\n${said}\n\`\`\`\n` });
+    const prompt = buildPrompt({
+      ...base,
+      body: `Do it.\n\n## Completion summary\n\n### Last output\n\n\`\`\`text\n${said}\n\`\`\`\n`,
+    });
     const scanner = new PromiseScanner('COMPLETE', prompt);
     expect(scanner.push(`${said}\n`)).toBe(true);
   });

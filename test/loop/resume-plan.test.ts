@@ -21,12 +21,26 @@ const fresh = loopStateFromCheckpoint(undefined, MAX);
 
 /** A checkpoint as the loop writes it and as the next run reads it back from the task file. */
 function checkpoint(state: Partial<LoopState>, extra: Partial<CheckpointInput> = {}): PersistenceLoop {
-  const data = checkpointData({ state: { ...fresh, ...state }, status: 'running', session: 's1', started: STARTED, nowMs: NOW - 60_000, completedSteps: [], currentStep: null, ...extra });
+  const data = checkpointData({
+    state: { ...fresh, ...state },
+    status: 'running',
+    session: 's1',
+    started: STARTED,
+    nowMs: NOW - 60_000,
+    completedSteps: [],
+    currentStep: null,
+    ...extra,
+  });
   return persistenceLoopSchema.parse(data);
 }
 
 /** One history line: an iteration (or an attempt of one) and what the loop decided after it. */
-function line(iteration: number, outcome: string, action: string, extra: Partial<IterationRecord> = {}): IterationRecord {
+function line(
+  iteration: number,
+  outcome: string,
+  action: string,
+  extra: Partial<IterationRecord> = {},
+): IterationRecord {
   return {
     iteration,
     attempt: 0,
@@ -48,26 +62,63 @@ function line(iteration: number, outcome: string, action: string, extra: Partial
 }
 
 /** Iterations 1..n, each finished and followed by the next. */
-const finished = (n: number): IterationRecord[] => Array.from({ length: n }, (_, index) => line(index + 1, 'continue', 'continue'));
-const spentBy = (lines: number) => ({ ...NOTHING_SPENT, inputTokens: 100 * lines, outputTokens: 10 * lines, agentMs: 1000 * lines });
+const finished = (n: number): IterationRecord[] =>
+  Array.from({ length: n }, (_, index) => line(index + 1, 'continue', 'continue'));
+const spentBy = (lines: number) => ({
+  ...NOTHING_SPENT,
+  inputTokens: 100 * lines,
+  outputTokens: 10 * lines,
+  agentMs: 1000 * lines,
+});
 
 /** What the loop left in the file after a run that ended Done or Rejected and was then sent back (`wiggum retry`, or by hand). */
 let sentBack: (historyLines: number) => PersistenceLoop;
 beforeAll(async () => {
   const config: WiggumConfig = await loadConfig();
   sentBack = (historyLines) => {
-    const ended = checkpointData({ state: { ...fresh, iteration: historyLines, spent: spentBy(historyLines) }, status: 'done', session: 's1', started: STARTED, nowMs: NOW - 60_000, completedSteps: ['US-001'], currentStep: null, ended: true, exitReason: 'completed' });
+    const ended = checkpointData({
+      state: { ...fresh, iteration: historyLines, spent: spentBy(historyLines) },
+      status: 'done',
+      session: 's1',
+      started: STARTED,
+      nowMs: NOW - 60_000,
+      completedSteps: ['US-001'],
+      currentStep: null,
+      ended: true,
+      exitReason: 'completed',
+    });
     // JSON is YAML: the file holds the keys exactly as the loop wrote them.
-    const parsed = parseTask('/v/Done/a-task.md', `---\nstate: Done\nharness: fake\npersistence_loop: ${JSON.stringify(ended)}\n---\n# A task\n`);
+    const parsed = parseTask(
+      '/v/Done/a-task.md',
+      `---\nstate: Done\nharness: fake\npersistence_loop: ${JSON.stringify(ended)}\n---\n# A task\n`,
+    );
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
     return persistenceLoopSchema.parse(sentBackLoop(parsed.task, config, historyLines));
   };
 });
 
 describe('resumePlan: where a run picks a task up', () => {
-  const cases: [string, () => PersistenceLoop | undefined, IterationRecord[], Partial<ResumePlan>, Partial<LoopState>][] = [
-    ['a task that never ran starts at iteration 1', () => undefined, [], { resumed: false, countedIteration: null, first: 'loop', historyBase: 0, pause: null, started: isoSeconds(NOW) }, { iteration: 0, attempt: 0, maxIterations: MAX, spent: NOTHING_SPENT }],
-    ['a crash mid-iteration: that iteration runs again under its number', () => checkpoint({ iteration: 3, spent: spentBy(3) }), finished(3), { resumed: true, countedIteration: null, first: 'loop', started: STARTED }, { iteration: 3, spent: spentBy(3) }],
+  const cases: [
+    string,
+    () => PersistenceLoop | undefined,
+    IterationRecord[],
+    Partial<ResumePlan>,
+    Partial<LoopState>,
+  ][] = [
+    [
+      'a task that never ran starts at iteration 1',
+      () => undefined,
+      [],
+      { resumed: false, countedIteration: null, first: 'loop', historyBase: 0, pause: null, started: isoSeconds(NOW) },
+      { iteration: 0, attempt: 0, maxIterations: MAX, spent: NOTHING_SPENT },
+    ],
+    [
+      'a crash mid-iteration: that iteration runs again under its number',
+      () => checkpoint({ iteration: 3, spent: spentBy(3) }),
+      finished(3),
+      { resumed: true, countedIteration: null, first: 'loop', started: STARTED },
+      { iteration: 3, spent: spentBy(3) },
+    ],
     [
       'a crash after the history line, before the checkpoint: the iteration counts and is not run again',
       () => checkpoint({ iteration: 3, spent: spentBy(3), noProgressStreak: 1 }),
@@ -82,18 +133,38 @@ describe('resumePlan: where a run picks a task up', () => {
       { countedIteration: 4, first: 'done' },
       { iteration: 4, spent: spentBy(4) },
     ],
-    ['an exit with an error code finished its iteration: counted', () => checkpoint({ iteration: 3 }), [...finished(3), line(4, 'nonzero-exit', 'continue', { exitCode: 2 })], { countedIteration: 4, first: 'loop' }, { iteration: 4 }],
+    [
+      'an exit with an error code finished its iteration: counted',
+      () => checkpoint({ iteration: 3 }),
+      [...finished(3), line(4, 'nonzero-exit', 'continue', { exitCode: 2 })],
+      { countedIteration: 4, first: 'loop' },
+      { iteration: 4 },
+    ],
     [
       'a refused claim, counted: its refusal goes into the next prompt',
       () => checkpoint({ iteration: 3 }),
-      [...finished(3), line(4, 'refused', 'continue', { completionFound: true, completionAccepted: false, refusal: 'US-002 does not pass' })],
+      [
+        ...finished(3),
+        line(4, 'refused', 'continue', {
+          completionFound: true,
+          completionAccepted: false,
+          refusal: 'US-002 does not pass',
+        }),
+      ],
       { countedIteration: 4, first: 'loop' },
       { iteration: 4, refusal: 'US-002 does not pass' },
     ],
     [
       'a refused claim already checkpointed: its refusal still goes into the next prompt',
       () => checkpoint({ iteration: 4 }),
-      [...finished(3), line(4, 'refused', 'continue', { completionFound: true, completionAccepted: false, refusal: 'US-002 does not pass' })],
+      [
+        ...finished(3),
+        line(4, 'refused', 'continue', {
+          completionFound: true,
+          completionAccepted: false,
+          refusal: 'US-002 does not pass',
+        }),
+      ],
       { countedIteration: null },
       { iteration: 4, refusal: 'US-002 does not pass' },
     ],
@@ -104,9 +175,27 @@ describe('resumePlan: where a run picks a task up', () => {
       { countedIteration: null, first: 'loop' },
       { iteration: 3, attempt: 1 },
     ],
-    ['a usage-limit line is not a finished iteration', () => checkpoint({ iteration: 3 }), [...finished(3), line(4, 'usage-limit', 'wait')], { countedIteration: null }, { iteration: 3 }],
-    ['a stopped run is not counted from its line: it runs again (at least once)', () => checkpoint({ iteration: 3 }), [...finished(3), line(4, 'stopped', 'stop')], { countedIteration: null }, { iteration: 3 }],
-    ['a hard failure line is not counted', () => checkpoint({ iteration: 3 }), [...finished(3), line(4, 'hard', 'reject')], { countedIteration: null }, { iteration: 3 }],
+    [
+      'a usage-limit line is not a finished iteration',
+      () => checkpoint({ iteration: 3 }),
+      [...finished(3), line(4, 'usage-limit', 'wait')],
+      { countedIteration: null },
+      { iteration: 3 },
+    ],
+    [
+      'a stopped run is not counted from its line: it runs again (at least once)',
+      () => checkpoint({ iteration: 3 }),
+      [...finished(3), line(4, 'stopped', 'stop')],
+      { countedIteration: null },
+      { iteration: 3 },
+    ],
+    [
+      'a hard failure line is not counted',
+      () => checkpoint({ iteration: 3 }),
+      [...finished(3), line(4, 'hard', 'reject')],
+      { countedIteration: null },
+      { iteration: 3 },
+    ],
     [
       'the checkpoint ahead of the history (a line lost, or memory that was not durable): the checkpoint wins',
       () => checkpoint({ iteration: 5, spent: spentBy(5) }),
@@ -121,7 +210,13 @@ describe('resumePlan: where a run picks a task up', () => {
       { countedIteration: null, first: 'loop' },
       { iteration: 4, spent: spentBy(4) },
     ],
-    ['history without a checkpoint (the keys removed by hand): the last finished line says how far it got', () => undefined, finished(2), { countedIteration: 2, resumed: true }, { iteration: 2 }],
+    [
+      'history without a checkpoint (the keys removed by hand): the last finished line says how far it got',
+      () => undefined,
+      finished(2),
+      { countedIteration: 2, resumed: true },
+      { iteration: 2 },
+    ],
     [
       'with a checkpoint every 2 iterations, two uncounted lines: the loop goes on after the last',
       () => checkpoint({ iteration: 2 }),
@@ -131,19 +226,33 @@ describe('resumePlan: where a run picks a task up', () => {
     ],
     [
       'waiting out a usage limit: its harness stays paused until the reset',
-      () => checkpoint({ iteration: 3, usageWaits: 1, waitingSinceMs: NOW - 120_000 }, { status: 'waiting', waitingUntilMs: NOW + 3_600_000, waitingFor: 'usage-limit' }),
+      () =>
+        checkpoint(
+          { iteration: 3, usageWaits: 1, waitingSinceMs: NOW - 120_000 },
+          { status: 'waiting', waitingUntilMs: NOW + 3_600_000, waitingFor: 'usage-limit' },
+        ),
       finished(3),
       { pause: { untilMs: NOW + 3_600_000, why: 'usage-limit' }, countedIteration: null },
       { iteration: 3, usageWaits: 1, waitingSinceMs: NOW - 120_000 },
     ],
     [
       'waiting out an outage: paused until the next probe, the wait counted from its start',
-      () => checkpoint({ iteration: 3, attempt: 4, waitingSinceMs: NOW - 600_000 }, { status: 'waiting', waitingUntilMs: NOW + 8000, waitingFor: 'outage' }),
+      () =>
+        checkpoint(
+          { iteration: 3, attempt: 4, waitingSinceMs: NOW - 600_000 },
+          { status: 'waiting', waitingUntilMs: NOW + 8000, waitingFor: 'outage' },
+        ),
       finished(3),
       { pause: { untilMs: NOW + 8000, why: 'outage' } },
       { attempt: 4, waitingSinceMs: NOW - 600_000 },
     ],
-    ['a wait time in a checkpoint that is no longer waiting: no pause', () => checkpoint({ iteration: 3 }, { status: 'running', waitingUntilMs: NOW + 8000 }), finished(3), { pause: null }, { iteration: 3 }],
+    [
+      'a wait time in a checkpoint that is no longer waiting: no pause',
+      () => checkpoint({ iteration: 3 }, { status: 'running', waitingUntilMs: NOW + 8000 }),
+      finished(3),
+      { pause: null },
+      { iteration: 3 },
+    ],
     [
       'sent back from Rejected/ or Done/: fresh budgets, and the earlier run’s lines are not this run’s',
       () => sentBack(5),
@@ -179,7 +288,13 @@ describe('resumePlan: where a run picks a task up', () => {
       {},
       { noProgressStreak: 2, usageWaits: 1, activeMs: 42_000, warned: true, refusal: null },
     ],
-    ['max_iterations in force now wins over the one in the checkpoint', () => checkpoint({ iteration: 3, maxIterations: 5 }), finished(3), {}, { maxIterations: MAX }],
+    [
+      'max_iterations in force now wins over the one in the checkpoint',
+      () => checkpoint({ iteration: 3, maxIterations: 5 }),
+      finished(3),
+      {},
+      { maxIterations: MAX },
+    ],
   ];
 
   test.each(cases)('%s', (_name, file, history, plan, state) => {
@@ -189,8 +304,21 @@ describe('resumePlan: where a run picks a task up', () => {
   });
 
   test('state_data another program mangled reads as zeros, never as a negative or a fraction', () => {
-    const mangled = { ...checkpoint({ iteration: 2 }), checkpoint: { completed_steps: [], state_data: { attempt: -3, no_progress: 'two', active_ms: 1.7e3, usage_waits: Number.NaN, warned: 'yes' } } };
-    expect(resumePlan(mangled, finished(2), { maxIterations: MAX, nowMs: NOW }).state).toMatchObject({ iteration: 2, attempt: 0, noProgressStreak: 0, activeMs: 1700, usageWaits: 0, warned: false });
+    const mangled = {
+      ...checkpoint({ iteration: 2 }),
+      checkpoint: {
+        completed_steps: [],
+        state_data: { attempt: -3, no_progress: 'two', active_ms: 1.7e3, usage_waits: Number.NaN, warned: 'yes' },
+      },
+    };
+    expect(resumePlan(mangled, finished(2), { maxIterations: MAX, nowMs: NOW }).state).toMatchObject({
+      iteration: 2,
+      attempt: 0,
+      noProgressStreak: 0,
+      activeMs: 1700,
+      usageWaits: 0,
+      warned: false,
+    });
   });
 });
 
@@ -198,10 +326,25 @@ describe('startPlan: a task in Approved/ whose file says it ended', () => {
   test.each([
     ['not ended: it runs', null, false, { kind: 'run' }],
     ['not ended, a marker of no matter: it runs', null, true, { kind: 'run' }],
-    ['done, with the marker: a crash cut the move short, so the move is finished', 'done', true, { kind: 'finish-move', as: 'done' }],
+    [
+      'done, with the marker: a crash cut the move short, so the move is finished',
+      'done',
+      true,
+      { kind: 'finish-move', as: 'done' },
+    ],
     ['rejected, with the marker: the move is finished', 'rejected', true, { kind: 'finish-move', as: 'rejected' }],
-    ['done, without the marker: someone put it back, so it is sent back and runs again', 'done', false, { kind: 'send-back', from: 'done' }],
-    ['rejected, without the marker: sent back and run again', 'rejected', false, { kind: 'send-back', from: 'rejected' }],
+    [
+      'done, without the marker: someone put it back, so it is sent back and runs again',
+      'done',
+      false,
+      { kind: 'send-back', from: 'done' },
+    ],
+    [
+      'rejected, without the marker: sent back and run again',
+      'rejected',
+      false,
+      { kind: 'send-back', from: 'rejected' },
+    ],
   ] as const)('%s', (_name, ended, pendingMove, plan) => {
     expect(startPlan(ended, pendingMove)).toEqual(plan);
   });

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { TaskRunResult } from '../../src/loop/events.js';
@@ -24,13 +33,26 @@ interface Ran {
   text: string;
 }
 
-async function run(vault: TestVault, file: string, overrides: RunOverrides = {}, signal = new AbortController().signal): Promise<Ran> {
+async function run(
+  vault: TestVault,
+  file: string,
+  overrides: RunOverrides = {},
+  signal = new AbortController().signal,
+): Promise<Ran> {
   const clock = new FakeClock();
   const { logger, lines } = captureLogger();
-  const result = await runTask({ file, overrides, stream: null, signal }, { config: vault.config, layout: vault.layout, clock, random: () => 0.5, logger, env: process.env });
-  return { result, clock, logs: lines, history: historyOf(vault.layout.sessions, result.taskId ?? ''), text: existsSync(result.file) ? readFileSync(result.file, 'utf8') : '' };
+  const result = await runTask(
+    { file, overrides, stream: null, signal },
+    { config: vault.config, layout: vault.layout, clock, random: () => 0.5, logger, env: process.env },
+  );
+  return {
+    result,
+    clock,
+    logs: lines,
+    history: historyOf(vault.layout.sessions, result.taskId ?? ''),
+    text: existsSync(result.file) ? readFileSync(result.file, 'utf8') : '',
+  };
 }
-
 
 function loopOf(text: string): Record<string, unknown> {
   const parsed = parseTask('t.md', text);
@@ -49,16 +71,29 @@ describe('completion', () => {
     expect(ran.result).toMatchObject({ status: 'done', iterations: 3, file: join(vault.layout.done, 'dark-mode.md') });
     expect(existsSync(join(vault.layout.approved, 'dark-mode.md'))).toBe(false);
     expect(ran.text.startsWith('---\ntitle: Dark mode\nstate: Done\npersistence_loop:\n  status: done\n')).toBe(true);
-    expect(loopOf(ran.text)).toMatchObject({ iteration: 3, max_iterations: 100, exit_reason: 'completed', checkpoint: { completed_steps: ['US-001', 'US-002'], current_step: null } });
+    expect(loopOf(ran.text)).toMatchObject({
+      iteration: 3,
+      max_iterations: 100,
+      exit_reason: 'completed',
+      checkpoint: { completed_steps: ['US-001', 'US-002'], current_step: null },
+    });
     // Not one byte of the body changes: the summary is appended after it.
-    expect(ran.text).toContain('# Dark mode\n\n- [ ] US-001 Theme context\n- [ ] US-002 Toggle\n\n## Completion summary\n');
+    expect(ran.text).toContain(
+      '# Dark mode\n\n- [ ] US-001 Theme context\n- [ ] US-002 Toggle\n\n## Completion summary\n',
+    );
     expect(ran.text).toContain('after 3 iterations');
     expect(ran.history.map((r) => [r.iteration, r.outcome, r.action])).toEqual([
       [1, 'continue', 'continue'],
       [2, 'continue', 'continue'],
       [3, 'complete', 'done'],
     ]);
-    expect(ran.history[2]).toMatchObject({ exitCode: 0, completionFound: true, completionAccepted: true, storiesPassing: 2, storiesTotal: 2 });
+    expect(ran.history[2]).toMatchObject({
+      exitCode: 0,
+      completionFound: true,
+      completionAccepted: true,
+      storiesPassing: 2,
+      storiesTotal: 2,
+    });
     // Every iteration is logged with its number, the action, the result and the next state.
     const iterationLogs = ran.logs.filter((line) => typeof line.outcome === 'string');
     expect(iterationLogs.map((line) => [line.iteration, line.action, line.outcome, line.next])).toEqual([
@@ -72,7 +107,9 @@ describe('completion', () => {
     const vault = await vaultWith({ FAKE_COMPLETE_AFTER: '1' }, { persistence_loop: { tick_checklist: true } });
     const ran = await run(vault, vault.task('dark-mode', TASK));
     expect(ran.result).toMatchObject({ status: 'done', iterations: 1 });
-    expect(ran.text).toContain('# Dark mode\n\n- [x] US-001 Theme context\n- [x] US-002 Toggle\n\n## Completion summary\n');
+    expect(ran.text).toContain(
+      '# Dark mode\n\n- [x] US-001 Theme context\n- [x] US-002 Toggle\n\n## Completion summary\n',
+    );
   });
 
   test('a promise without every story passing is refused, and the reason reaches the next prompt', async () => {
@@ -90,7 +127,14 @@ describe('completion', () => {
     const marker = join(await makeVault().then((v) => v.root), 'verify-ok');
     const vault = await vaultWith(
       { FAKE_COMPLETE_AFTER: '1' },
-      { checks: { tests: { command: '/bin/sh', args: ['-c', `if [ -e ${marker} ]; then exit 0; else touch ${marker}; echo "2 tests failed"; exit 1; fi`] } } },
+      {
+        checks: {
+          tests: {
+            command: '/bin/sh',
+            args: ['-c', `if [ -e ${marker} ]; then exit 0; else touch ${marker}; echo "2 tests failed"; exit 1; fi`],
+          },
+        },
+      },
     );
     const ran = await run(vault, vault.task('verified', `---\nverify: tests\n---\nbody\n`));
     expect(ran.result.status).toBe('done');
@@ -116,7 +160,10 @@ describe('completion', () => {
 
 describe('failures', () => {
   test('transient failures are retried after 1 s and 2 s (±20 % jitter, fake clock), then it succeeds', async () => {
-    const vault = await vaultWith({ FAKE_STATE_FILE: 'x', FAKE_FAIL_TIMES: '2', FAKE_EXIT_CODE: '75', FAKE_COMPLETE_AFTER: '3' }, { persistence_loop: { retry: { base_delay: 1, max_delay: 16 } } });
+    const vault = await vaultWith(
+      { FAKE_STATE_FILE: 'x', FAKE_FAIL_TIMES: '2', FAKE_EXIT_CODE: '75', FAKE_COMPLETE_AFTER: '3' },
+      { persistence_loop: { retry: { base_delay: 1, max_delay: 16 } } },
+    );
     vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.root, 'fails');
     const ran = await run(vault, vault.task('flaky', TASK));
     expect(ran.result.status).toBe('done');
@@ -128,31 +175,55 @@ describe('failures', () => {
     ]);
     expect(ran.history[0]?.error?.code).toBe('E_HARNESS_TEMPFAIL');
     const logs = join(vault.layout.sessions, 'flaky', 'logs');
-    expect(ran.history.map((r) => r.logFile)).toEqual([join(logs, '0001.log'), join(logs, '0001.retry1.log'), join(logs, '0001.retry2.log')]);
+    expect(ran.history.map((r) => r.logFile)).toEqual([
+      join(logs, '0001.log'),
+      join(logs, '0001.retry1.log'),
+      join(logs, '0001.retry2.log'),
+    ]);
     for (const record of ran.history) expect(existsSync(record.logFile ?? '')).toBe(true);
   });
 
   test('temporary failures past max_attempts are an outage, waited for until outage_max_wait, then rejected with the whole retry history', async () => {
-    const vault = await vaultWith({ FAKE_MODE: 'fail', FAKE_EXIT_CODE: '75', FAKE_STDERR: 'upstream 503\n' }, { persistence_loop: { retry: { base_delay: 1, max_delay: 16 }, outage_max_wait: '10s' } });
+    const vault = await vaultWith(
+      { FAKE_MODE: 'fail', FAKE_EXIT_CODE: '75', FAKE_STDERR: 'upstream 503\n' },
+      { persistence_loop: { retry: { base_delay: 1, max_delay: 16 }, outage_max_wait: '10s' } },
+    );
     const ran = await run(vault, vault.task('down', TASK));
-    expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_HARNESS_OUTAGE', file: join(vault.layout.rejected, 'down.md') });
+    expect(ran.result).toMatchObject({
+      status: 'rejected',
+      code: 'E_HARNESS_OUTAGE',
+      file: join(vault.layout.rejected, 'down.md'),
+    });
     // Three retries, then a probe when outage_max_wait runs out (10 s after the first failure), which fails too.
     expect(ran.clock.sleeps.slice(0, 3)).toEqual([1000, 2000, 4000]);
     expect(ran.clock.sleeps).toHaveLength(4);
     expect(ran.history).toHaveLength(5);
     expect(ran.history.every((record) => record.iteration === 1)).toBe(true);
-    expect(ran.text).toContain('- Reason: outage: the harness kept failing with network or overload errors for 10 s, longer than persistence_loop.outage_max_wait (10 s); the last one: the harness reported a temporary failure (exit 75): upstream 503.');
-    expect(ran.text).toMatch(/\| 1 \| 4 \| .* \| 75 \| transient: the harness reported a temporary failure \(exit 75\): upstream 503 \| no \| 0\/2 \| Rejected \(E_HARNESS_OUTAGE\) \|/);
+    expect(ran.text).toContain(
+      '- Reason: outage: the harness kept failing with network or overload errors for 10 s, longer than persistence_loop.outage_max_wait (10 s); the last one: the harness reported a temporary failure (exit 75): upstream 503.',
+    );
+    expect(ran.text).toMatch(
+      /\| 1 \| 4 \| .* \| 75 \| transient: the harness reported a temporary failure \(exit 75\): upstream 503 \| no \| 0\/2 \| Rejected \(E_HARNESS_OUTAGE\) \|/,
+    );
     expect(ran.text).toContain('```text\nupstream 503\n```');
     // Named through the run's own link, which leads to the log while the id is not run again, and after.
-    const named = /- Full output of the failing run: `(\.wiggum\/runs\/\d{4}-\d{2}-\d{2}-down-[0-9a-f]{8}\/logs\/0001\.retry4\.log)`\./.exec(ran.text)?.[1];
+    const named =
+      /- Full output of the failing run: `(\.wiggum\/runs\/\d{4}-\d{2}-\d{2}-down-[0-9a-f]{8}\/logs\/0001\.retry4\.log)`\./.exec(
+        ran.text,
+      )?.[1];
     expect(named).toBeDefined();
-    expect(realpathSync(join(vault.root, named!))).toBe(realpathSync(join(vault.layout.sessions, 'down', 'logs', '0001.retry4.log')));
+    expect(realpathSync(join(vault.root, named!))).toBe(
+      realpathSync(join(vault.layout.sessions, 'down', 'logs', '0001.retry4.log')),
+    );
     expect(loopOf(ran.text)).toMatchObject({ status: 'rejected', exit_reason: 'E_HARNESS_OUTAGE' });
   });
 
   test('a hard failure rejects at once with the harness stderr in the report', async () => {
-    const vault = await vaultWith({ FAKE_MODE: 'fail', FAKE_EXIT_CODE: '78', FAKE_STDERR: 'fatal: invalid credentials\n' });
+    const vault = await vaultWith({
+      FAKE_MODE: 'fail',
+      FAKE_EXIT_CODE: '78',
+      FAKE_STDERR: 'fatal: invalid credentials\n',
+    });
     const ran = await run(vault, vault.task('auth', TASK));
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_HARNESS_FATAL', iterations: 0 });
     expect(ran.history).toHaveLength(1);
@@ -169,7 +240,9 @@ describe('failures', () => {
   });
 
   test('a missing harness binary is a hard failure whose message says what to fix', async () => {
-    const vault = await makeVault({ config: { harnesses: { ghost: { kind: 'command', command: '/nonexistent/agent' } } } });
+    const vault = await makeVault({
+      config: { harnesses: { ghost: { kind: 'command', command: '/nonexistent/agent' } } },
+    });
     const ran = await run(vault, vault.task('ghost', '---\nharness: ghost\n---\nbody\n'));
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_HARNESS_MISSING' });
     expect(ran.result.reason).toContain('harnesses.ghost.command');
@@ -189,7 +262,12 @@ describe('failures', () => {
   });
 
   test('a non-zero exit is recorded and the loop goes on', async () => {
-    const vault = await vaultWith({ FAKE_STATE_FILE: 'x', FAKE_FAIL_TIMES: '1', FAKE_EXIT_CODE: '3', FAKE_COMPLETE_AFTER: '2' });
+    const vault = await vaultWith({
+      FAKE_STATE_FILE: 'x',
+      FAKE_FAIL_TIMES: '1',
+      FAKE_EXIT_CODE: '3',
+      FAKE_COMPLETE_AFTER: '2',
+    });
     vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.root, 'fails');
     const ran = await run(vault, vault.task('bumpy', TASK));
     expect(ran.result.status).toBe('done');
@@ -202,12 +280,19 @@ describe('failures', () => {
   test('with fail-fast the first non-zero exit rejects the task', async () => {
     const vault = await vaultWith({ FAKE_MODE: 'fail', FAKE_EXIT_CODE: '3' });
     const ran = await run(vault, vault.task('strict', TASK), { failFast: true });
-    expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_HARNESS_EXIT', reason: 'the harness exited with code 3 (fail-fast)' });
+    expect(ran.result).toMatchObject({
+      status: 'rejected',
+      code: 'E_HARNESS_EXIT',
+      reason: 'the harness exited with code 3 (fail-fast)',
+    });
     expect(ran.history).toHaveLength(1);
   });
 
   test('a harness killed by a signal is a failed iteration, recorded with the signal', async () => {
-    const vault = await vaultWith({ FAKE_MODE: 'signal', FAKE_SIGNAL: 'SIGSEGV' }, { persistence_loop: { max_iterations: 2 } });
+    const vault = await vaultWith(
+      { FAKE_MODE: 'signal', FAKE_SIGNAL: 'SIGSEGV' },
+      { persistence_loop: { max_iterations: 2 } },
+    );
     const ran = await run(vault, vault.task('crashy', TASK));
     expect(ran.history.map((r) => [r.signal, r.outcome])).toEqual([
       ['SIGSEGV', 'nonzero-exit'],
@@ -219,7 +304,10 @@ describe('failures', () => {
   test('a hanging harness times out (a transient failure) and is stopped; retries exhausted → rejected', async () => {
     // Whether SIGTERM or the SIGKILL after it ends the agent depends on how far it got in 300 ms;
     // the escalation itself is tested deterministically in test/harness/run-process.test.ts.
-    const vault = await vaultWith({ FAKE_MODE: 'ignore-term', FAKE_PRINT: 'started\n' }, { persistence_loop: { timeout: { per_step: '300ms' }, retry: { max_attempts: 1 } } });
+    const vault = await vaultWith(
+      { FAKE_MODE: 'ignore-term', FAKE_PRINT: 'started\n' },
+      { persistence_loop: { timeout: { per_step: '300ms' }, retry: { max_attempts: 1 } } },
+    );
     const ran = await run(vault, vault.task('hang', TASK));
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_RETRIES_EXHAUSTED' });
     expect(ran.history.map((r) => [r.outcome, r.error?.code])).toEqual([
@@ -230,14 +318,20 @@ describe('failures', () => {
   });
 
   test('an idle harness is stopped', async () => {
-    const vault = await vaultWith({ FAKE_MODE: 'hang' }, { persistence_loop: { timeout: { idle: '300ms' }, retry: { max_attempts: 0 } } });
+    const vault = await vaultWith(
+      { FAKE_MODE: 'hang' },
+      { persistence_loop: { timeout: { idle: '300ms' }, retry: { max_attempts: 0 } } },
+    );
     const ran = await run(vault, vault.task('idle', TASK));
     expect(ran.history[0]?.error?.code).toBe('E_HARNESS_IDLE');
     expect(ran.result.code).toBe('E_RETRIES_EXHAUSTED');
   });
 
   test('100 MB of output: the log is capped, memory stays bounded, the loop goes on', async () => {
-    const vault = await vaultWith({ FAKE_MODE: 'flood', FAKE_FLOOD_BYTES: String(100 * 1024 * 1024), FAKE_COMPLETE_AFTER: '2' }, { harness: { log_max_bytes: '1MiB' } });
+    const vault = await vaultWith(
+      { FAKE_MODE: 'flood', FAKE_FLOOD_BYTES: String(100 * 1024 * 1024), FAKE_COMPLETE_AFTER: '2' },
+      { harness: { log_max_bytes: '1MiB' } },
+    );
     const ran = await run(vault, vault.task('flood', TASK));
     expect(ran.result.status).toBe('done');
     const log = join(vault.layout.sessions, 'flood', 'logs', '0001.log');
@@ -246,19 +340,33 @@ describe('failures', () => {
   });
 
   test('max iterations: warned once at 80 %, then Rejected with a full report', async () => {
-    const vault = await vaultWith({ FAKE_COMPLETE_AFTER: '99', FAKE_PRINT: 'still working\n' }, { persistence_loop: { max_iterations: 5 } });
+    const vault = await vaultWith(
+      { FAKE_COMPLETE_AFTER: '99', FAKE_PRINT: 'still working\n' },
+      { persistence_loop: { max_iterations: 5 } },
+    );
     const ran = await run(vault, vault.task('endless', TASK));
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_MAX_ITERATIONS', iterations: 5 });
     const warnings = ran.logs.filter((line) => line.level === 40 && line.msg.startsWith('approaching max iterations'));
     expect(warnings.map((line) => line.iteration)).toEqual([4]);
-    for (const part of ['## Failure report', '- Reason: reached max_iterations (5)', '- Used all 5 iterations without completing', '- Checkpoint: completed steps none; current step US-001', '### Iterations and retries', '| 5 | 0 |', '### Last output']) {
+    for (const part of [
+      '## Failure report',
+      '- Reason: reached max_iterations (5)',
+      '- Used all 5 iterations without completing',
+      '- Checkpoint: completed steps none; current step US-001',
+      '### Iterations and retries',
+      '| 5 | 0 |',
+      '### Last output',
+    ]) {
       expect(ran.text).toContain(part);
     }
     expect(ran.text).not.toContain('iteration 6');
   });
 
   test('the total timeout counts harness time and backoff, and rejects the task when used up', async () => {
-    const vault = await vaultWith({ FAKE_MODE: 'fail', FAKE_EXIT_CODE: '75' }, { persistence_loop: { retry: { base_delay: 2, max_delay: 16, max_attempts: 10 }, timeout: { total: 5 } } });
+    const vault = await vaultWith(
+      { FAKE_MODE: 'fail', FAKE_EXIT_CODE: '75' },
+      { persistence_loop: { retry: { base_delay: 2, max_delay: 16, max_attempts: 10 }, timeout: { total: 5 } } },
+    );
     const ran = await run(vault, vault.task('slow', TASK));
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_TOTAL_TIMEOUT' });
     // Backoff of 2 s and 4 s (fake clock) plus the runs themselves pass the 5 s budget.
@@ -316,7 +424,13 @@ describe('input and endings', () => {
     // The marker the ending writes before the final state, which the move would have removed.
     mkdirSync(vault.layout.taskLocks, { recursive: true });
     writeFileSync(join(vault.layout.taskLocks, 'halfway.ending'), 'done\n');
-    const ran = await run(vault, vault.task('halfway', '---\nstate: Done\npersistence_loop:\n  status: done\n  iteration: 4\n  max_iterations: 9\n---\nbody\n'));
+    const ran = await run(
+      vault,
+      vault.task(
+        'halfway',
+        '---\nstate: Done\npersistence_loop:\n  status: done\n  iteration: 4\n  max_iterations: 9\n---\nbody\n',
+      ),
+    );
     expect(ran.result).toMatchObject({ status: 'done', iterations: 4, file: join(vault.layout.done, 'halfway.md') });
     expect(readdirSync(vault.marks)).toEqual([]);
     expect(existsSync(join(vault.layout.taskLocks, 'halfway.ending'))).toBe(false);
@@ -333,7 +447,9 @@ describe('input and endings', () => {
     renameSync(first.result.file, back);
     const second = await run(vault, back);
     expect(second.result).toMatchObject({ status: 'done', iterations: 1, file: join(vault.layout.done, 'again.md') });
-    expect(second.logs.some((line) => String(line.msg).includes('moved back into Approved/ after it was done'))).toBe(true);
+    expect(second.logs.some((line) => String(line.msg).includes('moved back into Approved/ after it was done'))).toBe(
+      true,
+    );
     // The memory carried over: one more run, with every story already passing, printed the promise
     // after the same words as the first run's (quoted in the summary the prompt shows) and was believed.
     expect(second.history).toHaveLength(3);
@@ -370,7 +486,8 @@ describe('input and endings', () => {
         stream: null,
         signal: controller.signal,
         onEvent: (event) => {
-          if (event.type === 'iteration') void waitForFile(join(vault.marks, 'run-1')).then(() => controller.abort('stop-flag'));
+          if (event.type === 'iteration')
+            void waitForFile(join(vault.marks, 'run-1')).then(() => controller.abort('stop-flag'));
         },
       },
       { config: vault.config, layout: vault.layout, clock, random: () => 0.5, logger, env: process.env },
@@ -399,7 +516,10 @@ describe('a crash between the history line and the checkpoint', () => {
     writeFileSync(back, text);
     const historyFile = join(vault.layout.sessions, 'torn', 'history.jsonl');
     const line = JSON.parse(readFileSync(historyFile, 'utf8').trim().split('\n').at(-1) ?? '{}') as IterationRecord;
-    writeFileSync(historyFile, `${readFileSync(historyFile, 'utf8')}${JSON.stringify({ ...line, iteration: 2, outcome: 'continue', action: 'continue' })}\n`);
+    writeFileSync(
+      historyFile,
+      `${readFileSync(historyFile, 'utf8')}${JSON.stringify({ ...line, iteration: 2, outcome: 'continue', action: 'continue' })}\n`,
+    );
     const resumed = await run(vault, back);
     expect(resumed.result.status).toBe('done');
     expect(resumed.logs.some((l) => l.msg.includes('finished before a crash'))).toBe(true);

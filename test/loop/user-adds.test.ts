@@ -34,9 +34,18 @@ async function gatedVault(): Promise<{ vault: TestVault; gates: string }> {
 }
 
 /** Runs the task; `during` acts once run 1 has started and before it may go on; later runs go on at once. */
-async function runEditing(vault: TestVault, gates: string, file: string, during: () => void, overrides: RunOverrides = {}): Promise<Ran> {
+async function runEditing(
+  vault: TestVault,
+  gates: string,
+  file: string,
+  during: () => void,
+  overrides: RunOverrides = {},
+): Promise<Ran> {
   const { logger, lines } = captureLogger();
-  const running = runTask({ file, overrides, stream: null, signal: new AbortController().signal }, { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger, env: process.env });
+  const running = runTask(
+    { file, overrides, stream: null, signal: new AbortController().signal },
+    { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger, env: process.env },
+  );
   await waitForFile(join(vault.marks, 'run-1'));
   during();
   for (let run = 1; run <= 10; run += 1) writeFileSync(join(gates, `go-${run}`), '');
@@ -50,10 +59,11 @@ function loopOf(text: string): Record<string, unknown> {
   return parsed.task.frontmatter.persistence_loop as Record<string, unknown>;
 }
 
-const ONE_STORY = (max: number): string => `---\ntitle: Late\nmax_iterations: ${max}\n---\n# Late\n\n- [ ] S-1 step one\n`;
+const ONE_STORY = (max: number): string =>
+  `---\ntitle: Late\nmax_iterations: ${max}\n---\n# Late\n\n- [ ] S-1 step one\n`;
 
 describe('a story added to the checklist while the agent runs', () => {
-  test('refuses that run\'s completion claim, and the next iteration works on it: Done/ after 2 iterations, the report names it', async () => {
+  test("refuses that run's completion claim, and the next iteration works on it: Done/ after 2 iterations, the report names it", async () => {
     const { vault, gates } = await gatedVault();
     const file = vault.task('addlate', ONE_STORY(5));
     const ran = await runEditing(vault, gates, file, () => appendFileSync(file, '- [ ] S-2 added late\n'));
@@ -61,11 +71,20 @@ describe('a story added to the checklist while the agent runs', () => {
     expect(loopOf(ran.text)).toMatchObject({ status: 'done', iteration: 2 });
     expect(ran.text).toContain('Stories: 2 of 2 passing (✓ S-1 step one; ✓ S-2 added late)');
     // The first claim was made without S-2: refused, with the reason the next prompt carries.
-    expect(historyOf(vault.layout.sessions, 'addlate').map((r) => [r.iteration, r.outcome, r.storiesPassing, r.storiesTotal])).toEqual([
+    expect(
+      historyOf(vault.layout.sessions, 'addlate').map((r) => [
+        r.iteration,
+        r.outcome,
+        r.storiesPassing,
+        r.storiesTotal,
+      ]),
+    ).toEqual([
       [1, 'refused', 1, 2],
       [2, 'complete', 2, 2],
     ]);
-    expect(readFileSync(join(vault.marks, 'run-2'), 'utf8')).toContain('the user added a story to the task\'s checklist: S-2 added late');
+    expect(readFileSync(join(vault.marks, 'run-2'), 'utf8')).toContain(
+      "the user added a story to the task's checklist: S-2 added late",
+    );
   });
 
   test('with no iteration left, the task is rejected with a report naming the story added too late', async () => {
@@ -80,11 +99,12 @@ describe('a story added to the checklist while the agent runs', () => {
   });
 });
 
-describe('the task\'s max_iterations edited while it runs', () => {
+describe("the task's max_iterations edited while it runs", () => {
   const EIGHT = `---\ntitle: Bounded\nmax_iterations: 8\n---\n# Bounded\n\n${Array.from({ length: 8 }, (_, i) => `- [ ] S-${i + 1} step ${i + 1}\n`).join('')}`;
-  const lower = (file: string) => () => writeFileSync(file, readFileSync(file, 'utf8').replace('\nmax_iterations: 8\n', '\nmax_iterations: 3\n'));
+  const lower = (file: string) => () =>
+    writeFileSync(file, readFileSync(file, 'utf8').replace('\nmax_iterations: 8\n', '\nmax_iterations: 3\n'));
 
-  test('takes effect at the next iteration: rejected at 3, the user\'s line still 3, the log says so', async () => {
+  test("takes effect at the next iteration: rejected at 3, the user's line still 3, the log says so", async () => {
     const { vault, gates } = await gatedVault();
     const file = vault.task('mx', EIGHT);
     const ran = await runEditing(vault, gates, file, lower(file));
@@ -92,7 +112,11 @@ describe('the task\'s max_iterations edited while it runs', () => {
     expect(ran.text).toMatch(/^max_iterations: 3$/m);
     expect(loopOf(ran.text)).toMatchObject({ iteration: 3, max_iterations: 3 });
     expect(ran.text).toContain('Used all 3 iterations without completing');
-    expect(ran.logs.some((line) => line.msg.startsWith('max_iterations in the task file changed from 8 to 3: it takes effect now'))).toBe(true);
+    expect(
+      ran.logs.some((line) =>
+        line.msg.startsWith('max_iterations in the task file changed from 8 to 3: it takes effect now'),
+      ),
+    ).toBe(true);
   });
 
   test('a --max-iterations given for the run wins, and the log says the edit was not applied', async () => {
@@ -101,6 +125,8 @@ describe('the task\'s max_iterations edited while it runs', () => {
     const ran = await runEditing(vault, gates, file, lower(file), { maxIterations: 8 });
     expect(ran.result).toMatchObject({ status: 'done', iterations: 8 });
     expect(loopOf(ran.text)).toMatchObject({ iteration: 8, max_iterations: 8 });
-    expect(ran.logs.some((line) => line.msg.includes('but --max-iterations 8 was given for this run: not applied'))).toBe(true);
+    expect(
+      ran.logs.some((line) => line.msg.includes('but --max-iterations 8 was given for this run: not applied')),
+    ).toBe(true);
   });
 });

@@ -6,7 +6,13 @@ import type { IdChoice } from '../../src/memory/kept-id.js';
 import { parseTask } from '../../src/task/parse.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const BASE: IdChoice = { derived: 'Cafe-creme', explicit: false, legacy: 'Caf-cr-me', checkpointSession: 's-1', legacyFolderSession: 's-1' };
+const BASE: IdChoice = {
+  derived: 'Cafe-creme',
+  explicit: false,
+  legacy: 'Caf-cr-me',
+  checkpointSession: 's-1',
+  legacyFolderSession: 's-1',
+};
 
 describe('chooseTaskId', () => {
   test.each<[string, Partial<IdChoice>, string]>([
@@ -27,12 +33,19 @@ describe('withKeptId', () => {
     const sessions = join(root, 'sessions');
     if (sessionInFolder !== null) {
       mkdirSync(join(sessions, 'Caf-cr-me'), { recursive: true });
-      const meta = { sessionId: sessionInFolder, taskId: 'Caf-cr-me', taskFile: 'x', branchName: null, createdAt: '2026-01-01T00:00:00Z' };
+      const meta = {
+        sessionId: sessionInFolder,
+        taskId: 'Caf-cr-me',
+        taskFile: 'x',
+        branchName: null,
+        createdAt: '2026-01-01T00:00:00Z',
+      };
       writeFileSync(join(sessions, 'Caf-cr-me', 'session.json'), JSON.stringify(meta));
     }
     return { sessions, file: join(root, 'Café crème.md') };
   }
-  const checkpointed = '---\ntitle: x\npersistence_loop:\n  status: running\n  session: s-1\n  iteration: 2\n  max_iterations: 5\n---\nbody\n';
+  const checkpointed =
+    '---\ntitle: x\npersistence_loop:\n  status: running\n  session: s-1\n  iteration: 2\n  max_iterations: 5\n---\nbody\n';
 
   function taskOf(file: string, text: string) {
     const parsed = parseTask(file, text);

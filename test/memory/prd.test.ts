@@ -28,7 +28,13 @@ describe('buildPrd', () => {
       '- [ ] AUTH-3 Issue tokens',
       '',
     ].join('\n');
-    const prd = buildPrd({ taskId: 'login', title: 'Login', branchName: 'wiggum/login', description: body, stories: parseChecklist(body) });
+    const prd = buildPrd({
+      taskId: 'login',
+      title: 'Login',
+      branchName: 'wiggum/login',
+      description: body,
+      stories: parseChecklist(body),
+    });
     expect(prd.projectName).toBe('Login');
     expect(prd.branchName).toBe('wiggum/login');
     expect(prd.description).toBe('Build the login flow.');
@@ -47,9 +53,15 @@ describe('buildPrd', () => {
     expect(parsePrd(serializePrd(prd), 'prd.json')).toEqual(prd);
   });
 
-  test('a task without a checklist has no stories: the agent\'s word (and the verify check) completes it', () => {
+  test("a task without a checklist has no stories: the agent's word (and the verify check) completes it", () => {
     const body = '# Heading\n\nMake the   dashboard\nload faster.\n\nSecond paragraph.\n';
-    const prd = buildPrd({ taskId: 'fast', title: 'Faster dashboard', branchName: null, description: body, stories: [] });
+    const prd = buildPrd({
+      taskId: 'fast',
+      title: 'Faster dashboard',
+      branchName: null,
+      description: body,
+      stories: [],
+    });
     expect(prd.branchName).toBeUndefined();
     expect(prd.userStories).toEqual([]);
     expect(prd.description).toBe('Make the dashboard load faster.');
@@ -71,7 +83,10 @@ test('firstParagraph skips headings, checklists and code fences', () => {
 
 describe('parsePrd', () => {
   test('keeps keys that agents and users add, at the top and in stories', () => {
-    const text = JSON.stringify({ userStories: [{ id: 'US-001', title: 't', priority: 1, passes: false, owner: 'me' }], custom: { a: 1 } });
+    const text = JSON.stringify({
+      userStories: [{ id: 'US-001', title: 't', priority: 1, passes: false, owner: 'me' }],
+      custom: { a: 1 },
+    });
     const prd = parsePrd(text, '/v/prd.json');
     expect(prd['custom']).toEqual({ a: 1 });
     expect(prd.userStories[0]!['owner']).toBe('me');

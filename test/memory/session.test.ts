@@ -1,4 +1,14 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isWiggumError } from '../../src/errors.js';
@@ -62,7 +72,10 @@ function record(iteration: number): IterationRecord {
   };
 }
 
-async function rejection(promise: Promise<unknown>, code: 'E_MEMORY_CORRUPT' | 'E_USAGE' | 'E_INTERNAL'): Promise<WiggumError> {
+async function rejection(
+  promise: Promise<unknown>,
+  code: 'E_MEMORY_CORRUPT' | 'E_USAGE' | 'E_INTERNAL',
+): Promise<WiggumError> {
   try {
     await promise;
   } catch (error) {
@@ -103,7 +116,11 @@ describe('a new session', () => {
     const vault = tempDir();
     const { store } = await openSession(options(vault));
     await store.appendHistory(record(1));
-    await store.appendHistory({ ...record(2), usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, error: { code: 'E_HARNESS_EXIT', message: 'exit 1' } });
+    await store.appendHistory({
+      ...record(2),
+      usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      error: { code: 'E_HARNESS_EXIT', message: 'exit 1' },
+    });
     const history = await store.loadHistory();
     expect(history.map((r) => r.iteration)).toEqual([1, 2]);
     expect(history[1]?.usage).toEqual({ inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 });
@@ -121,11 +138,19 @@ describe('resume', () => {
     await first.store.appendProgress('## iteration 1\n---\n');
     await first.store.appendHistory(record(1));
     const paths = first.store.paths!;
-    const before = { prd: readFileSync(paths.prd, 'utf8'), progress: readFileSync(paths.progress, 'utf8'), meta: readFileSync(paths.sessionFile, 'utf8') };
+    const before = {
+      prd: readFileSync(paths.prd, 'utf8'),
+      progress: readFileSync(paths.progress, 'utf8'),
+      meta: readFileSync(paths.sessionFile, 'utf8'),
+    };
 
     let initialCalls = 0;
     const resumed = await openSession(
-      options(vault, { sessionId: 'session-1', newSessionId: 'session-2', initialPrd: () => ((initialCalls += 1), initialPrd) }),
+      options(vault, {
+        sessionId: 'session-1',
+        newSessionId: 'session-2',
+        initialPrd: () => ((initialCalls += 1), initialPrd),
+      }),
     );
     expect(resumed).toMatchObject({ created: false, archivedTo: null, warning: null, sessionId: 'session-1' });
     expect(initialCalls).toBe(0);
@@ -167,13 +192,18 @@ describe('resume', () => {
 });
 
 describe('archiving', () => {
-  test('a session id that belongs to another session moves the old folder, intact, to the archive under its run\'s name', async () => {
+  test("a session id that belongs to another session moves the old folder, intact, to the archive under its run's name", async () => {
     const vault = tempDir();
     const first = await openSession(options(vault));
     await first.store.appendHistory(record(1));
     await first.store.addContext('old context');
     const oldPaths = first.store.paths!;
-    const oldFiles = Object.fromEntries(['session.json', 'prd.json', 'progress.txt', 'context.md', 'history.jsonl'].map((f) => [f, readFileSync(join(oldPaths.dir, f), 'utf8')]));
+    const oldFiles = Object.fromEntries(
+      ['session.json', 'prd.json', 'progress.txt', 'context.md', 'history.jsonl'].map((f) => [
+        f,
+        readFileSync(join(oldPaths.dir, f), 'utf8'),
+      ]),
+    );
 
     const second = await openSession(options(vault, { sessionId: 'someone-else', newSessionId: 'session-2' }));
     const archived = join(vault, '.wiggum', 'archive', '2026-01-27-login-session1');
@@ -200,11 +230,19 @@ describe('archiving', () => {
     expect(readlinkSync(first.runDir!)).toBe('../archive/2026-01-27-login-session1');
     expect(readFileSync(join(first.runDir!, 'context.md'), 'utf8')).toContain('FIRST run');
     expect(readFileSync(join(second.runDir!, 'context.md'), 'utf8')).toContain('SECOND run');
-    expect(await findRunLink(join(vault, '.wiggum', 'sessions'), 'login', 'session-1')).toEqual({ link: first.runDir, dir: join(vault, '.wiggum', 'archive', '2026-01-27-login-session1') });
-    expect(await findRunLink(join(vault, '.wiggum', 'sessions'), 'login', 'session-2')).toEqual({ link: second.runDir, dir: join(vault, '.wiggum', 'sessions', 'login') });
+    expect(await findRunLink(join(vault, '.wiggum', 'sessions'), 'login', 'session-1')).toEqual({
+      link: first.runDir,
+      dir: join(vault, '.wiggum', 'archive', '2026-01-27-login-session1'),
+    });
+    expect(await findRunLink(join(vault, '.wiggum', 'sessions'), 'login', 'session-2')).toEqual({
+      link: second.runDir,
+      dir: join(vault, '.wiggum', 'sessions', 'login'),
+    });
     // Resuming changes nothing; a session from before links were kept gets one.
     rmSync(second.runDir!);
-    expect((await openSession(options(vault, { sessionId: 'session-2', newSessionId: 'unused' }))).runDir).toBe(second.runDir);
+    expect((await openSession(options(vault, { sessionId: 'session-2', newSessionId: 'unused' }))).runDir).toBe(
+      second.runDir,
+    );
     expect(readlinkSync(second.runDir!)).toBe('../sessions/login');
   });
 
@@ -212,20 +250,45 @@ describe('archiving', () => {
     const vault = tempDir();
     await openSession(options(vault));
     const fresh = await openSession(options(vault, { newSessionId: 'session-2' }));
-    const moved = await openSession(options(vault, { sessionId: 'session-2', newSessionId: 'session-3', branchName: 'wiggum/other' }));
+    const moved = await openSession(
+      options(vault, { sessionId: 'session-2', newSessionId: 'session-3', branchName: 'wiggum/other' }),
+    );
     const archive = join(vault, '.wiggum', 'archive');
     expect(fresh.archivedTo).toBe(join(archive, '2026-01-27-login-session1'));
     expect(moved.archivedTo).toBe(join(archive, '2026-01-27-login-session2'));
-    expect(JSON.parse(readFileSync(join(archive, '2026-01-27-login-session1', 'session.json'), 'utf8'))).toMatchObject({ sessionId: 'session-1' });
-    expect(JSON.parse(readFileSync(join(archive, '2026-01-27-login-session2', 'session.json'), 'utf8'))).toMatchObject({ sessionId: 'session-2' });
+    expect(JSON.parse(readFileSync(join(archive, '2026-01-27-login-session1', 'session.json'), 'utf8'))).toMatchObject({
+      sessionId: 'session-1',
+    });
+    expect(JSON.parse(readFileSync(join(archive, '2026-01-27-login-session2', 'session.json'), 'utf8'))).toMatchObject({
+      sessionId: 'session-2',
+    });
 
     // retry --fresh: archiveSession on its own, never overwriting what is there.
-    const third = await archiveSession({ sessionsRoot: join(vault, '.wiggum', 'sessions'), archiveRoot: archive, taskId: 'login', clock });
+    const third = await archiveSession({
+      sessionsRoot: join(vault, '.wiggum', 'sessions'),
+      archiveRoot: archive,
+      taskId: 'login',
+      clock,
+    });
     expect(third).toBe(join(archive, '2026-01-27-login-session3'));
-    expect(JSON.parse(readFileSync(join(third!, 'session.json'), 'utf8'))).toMatchObject({ sessionId: 'session-3', branchName: 'wiggum/other' });
-    expect(readdirSync(archive).sort()).toEqual(['2026-01-27-login-session1', '2026-01-27-login-session2', '2026-01-27-login-session3']);
+    expect(JSON.parse(readFileSync(join(third!, 'session.json'), 'utf8'))).toMatchObject({
+      sessionId: 'session-3',
+      branchName: 'wiggum/other',
+    });
+    expect(readdirSync(archive).sort()).toEqual([
+      '2026-01-27-login-session1',
+      '2026-01-27-login-session2',
+      '2026-01-27-login-session3',
+    ]);
     expect(existsSync(join(vault, '.wiggum', 'sessions', 'login'))).toBe(false);
-    expect(await archiveSession({ sessionsRoot: join(vault, '.wiggum', 'sessions'), archiveRoot: archive, taskId: 'login', clock })).toBeNull();
+    expect(
+      await archiveSession({
+        sessionsRoot: join(vault, '.wiggum', 'sessions'),
+        archiveRoot: archive,
+        taskId: 'login',
+        clock,
+      }),
+    ).toBeNull();
   });
 
   test('a folder whose session.json does not read is archived by date, with -2 and -3 on a clash', async () => {
@@ -238,18 +301,28 @@ describe('archiving', () => {
       writeFileSync(join(sessions, 'login', 'notes.txt'), `run ${n}`);
       archived.push(await archiveSession({ sessionsRoot: sessions, archiveRoot: archive, taskId: 'login', clock }));
     }
-    expect(archived).toEqual([join(archive, '2026-01-27-login'), join(archive, '2026-01-27-login-2'), join(archive, '2026-01-27-login-3')]);
+    expect(archived).toEqual([
+      join(archive, '2026-01-27-login'),
+      join(archive, '2026-01-27-login-2'),
+      join(archive, '2026-01-27-login-3'),
+    ]);
     expect(readFileSync(join(archive, '2026-01-27-login-3', 'notes.txt'), 'utf8')).toBe('run 3');
   });
 });
 
 describe('corruption on resume', () => {
-  async function corruptAndResume(file: 'prd.json' | 'session.json', text: string): Promise<{ error: WiggumError; path: string; vault: string }> {
+  async function corruptAndResume(
+    file: 'prd.json' | 'session.json',
+    text: string,
+  ): Promise<{ error: WiggumError; path: string; vault: string }> {
     const vault = tempDir();
     const { store } = await openSession(options(vault));
     const path = join(store.paths!.dir, file);
     writeFileSync(path, text);
-    const error = await rejection(openSession(options(vault, { sessionId: 'session-1', newSessionId: 'session-2' })), 'E_MEMORY_CORRUPT');
+    const error = await rejection(
+      openSession(options(vault, { sessionId: 'session-1', newSessionId: 'session-2' })),
+      'E_MEMORY_CORRUPT',
+    );
     expect(readFileSync(path, 'utf8')).toBe(text);
     expect(existsSync(join(vault, '.wiggum', 'archive'))).toBe(false);
     return { error, path, vault };
@@ -264,7 +337,12 @@ describe('corruption on resume', () => {
   test('prd.json of the wrong shape: the error names the file and the schema path', async () => {
     const { error, path } = await corruptAndResume(
       'prd.json',
-      JSON.stringify({ userStories: [{ id: 'US-001', title: 't', priority: 1, passes: true }, { id: 'US-002', title: 't', priority: 'high', passes: false }] }),
+      JSON.stringify({
+        userStories: [
+          { id: 'US-001', title: 't', priority: 1, passes: true },
+          { id: 'US-002', title: 't', priority: 'high', passes: false },
+        ],
+      }),
     );
     expect(error.message).toContain(`${path}: userStories.1.priority:`);
     expect(error.message).toContain('expected number');
@@ -281,7 +359,9 @@ describe('corruption on resume', () => {
     const { store } = await openSession(options(vault));
     const path = store.paths!.prd;
     writeFileSync(path, '');
-    expect((await rejection(store.loadPrd(), 'E_MEMORY_CORRUPT')).message).toContain(`${path}: not valid JSON at line 1, column 1`);
+    expect((await rejection(store.loadPrd(), 'E_MEMORY_CORRUPT')).message).toContain(
+      `${path}: not valid JSON at line 1, column 1`,
+    );
     rmSync(path);
     expect((await rejection(store.loadPrd(), 'E_MEMORY_CORRUPT')).message).toContain(`${path}: missing`);
     expect(existsSync(path)).toBe(false);
@@ -314,7 +394,9 @@ describe('context', () => {
     await cli.store.addContext('use pnpm, not npm');
     await cli.store.addContext('the API key is in .env.local');
     const context = await loop.store.loadContext();
-    expect(context).toBe('### Added 2026-01-27T10:05:00Z\n\nuse pnpm, not npm\n\n### Added 2026-01-27T10:05:00Z\n\nthe API key is in .env.local\n');
+    expect(context).toBe(
+      '### Added 2026-01-27T10:05:00Z\n\nuse pnpm, not npm\n\n### Added 2026-01-27T10:05:00Z\n\nthe API key is in .env.local\n',
+    );
     await rejection(cli.store.addContext('   '), 'E_USAGE');
     await cli.store.clearContext();
     expect(await loop.store.loadContext()).toBe('');

@@ -22,6 +22,8 @@ describe('what an open ralph loop is doing', () => {
         { change: 'a', state: 'running', iteration: 2, maxIterations: 10, updated: '2026-01-01T00:00:00Z', pid: 42 },
         { change: 'longer', state: 'done', iteration: 1, maxIterations: null, updated: null, pid: null },
       ]),
-    ).toBe('a       running      iteration 2 of 10 (pid 42), updated 2026-01-01T00:00:00Z\nlonger  done         iteration 1\n');
+    ).toBe(
+      'a       running      iteration 2 of 10 (pid 42), updated 2026-01-01T00:00:00Z\nlonger  done         iteration 1\n',
+    );
   });
 });

@@ -25,18 +25,43 @@ describe('withSettings: the settings written into the loop file, every other byt
       { completionPromise: 'SHIPPED' },
       '---\nid: c1\ncompletion_promise: "SHIPPED"\nworkdir: .\n---\ngo\n',
     ],
-    ['CRLF files get CRLF lines', '---\r\nid: c1\r\n---\r\ngo\r\n', { harness: 'keeper' }, '---\r\nid: c1\r\nharness: keeper\r\n---\r\ngo\r\n'],
-    ['nothing to write: the text as it was', '---\nid: c1\nharness: keeper\n---\ngo\n', {}, '---\nid: c1\nharness: keeper\n---\ngo\n'],
-    ['a promise with quotes and a colon stays text', '---\nid: c1\n---\ngo\n', { completionPromise: 'say "yes": done' }, '---\nid: c1\ncompletion_promise: "say \\"yes\\": done"\n---\ngo\n'],
+    [
+      'CRLF files get CRLF lines',
+      '---\r\nid: c1\r\n---\r\ngo\r\n',
+      { harness: 'keeper' },
+      '---\r\nid: c1\r\nharness: keeper\r\n---\r\ngo\r\n',
+    ],
+    [
+      'nothing to write: the text as it was',
+      '---\nid: c1\nharness: keeper\n---\ngo\n',
+      {},
+      '---\nid: c1\nharness: keeper\n---\ngo\n',
+    ],
+    [
+      'a promise with quotes and a colon stays text',
+      '---\nid: c1\n---\ngo\n',
+      { completionPromise: 'say "yes": done' },
+      '---\nid: c1\ncompletion_promise: "say \\"yes\\": done"\n---\ngo\n',
+    ],
   ])('%s', (_what, text, settings, expected) => {
     expect(withSettings(FILE, text, settings)).toBe(expected);
   });
 
   test('the written settings read back as recorded', () => {
-    const text = withSettings(FILE, '---\nid: c1\n---\ngo\n', { harness: 'keeper', maxIterations: 6, completionPromise: 'say "yes": done', failFast: true });
+    const text = withSettings(FILE, '---\nid: c1\n---\ngo\n', {
+      harness: 'keeper',
+      maxIterations: 6,
+      completionPromise: 'say "yes": done',
+      failFast: true,
+    });
     const parsed = parseTask(FILE, text);
     if (!parsed.ok) throw new Error('does not parse');
-    expect(recordedSettings(parsed.task.frontmatter, FILE)).toEqual({ harness: 'keeper', maxIterations: 6, completionPromise: 'say "yes": done', failFast: true });
+    expect(recordedSettings(parsed.task.frontmatter, FILE)).toEqual({
+      harness: 'keeper',
+      maxIterations: 6,
+      completionPromise: 'say "yes": done',
+      failFast: true,
+    });
   });
 
   test.each([

@@ -20,7 +20,8 @@ import { printFigures } from './figures.js';
  */
 
 const CRASH_AT = join(REPO_ROOT, 'test', 'fixtures', 'crash-at.mjs');
-const TASK = '---\ntitle: Crash points\nnote: "user text ☕ stays"   # a comment stays too\n---\n# Crash points\n\n- [ ] US-001 Alpha\n- [ ] US-002 Beta\n';
+const TASK =
+  '---\ntitle: Crash points\nnote: "user text ☕ stays"   # a comment stays too\n---\n# Crash points\n\n- [ ] US-001 Alpha\n- [ ] US-002 Beta\n';
 /** A hang guard for each step (a start-up, a task's run, a drain), not a budget for the whole. */
 const GUARD_MS = 60_000;
 
@@ -38,13 +39,28 @@ async function freshVault() {
 
 /** The daemon with the crash switch: crashes before mutation `at` (0: never), logging each mutation. */
 function crashingDaemon(root: string, at: number, log: string): DaemonProcess {
-  return DaemonProcess.start(root, [], { CRASH_ROOT: root, CRASH_LOG: log, CRASH_AT: String(at) }, ['--import', CRASH_AT]);
+  return DaemonProcess.start(root, [], { CRASH_ROOT: root, CRASH_LOG: log, CRASH_AT: String(at) }, [
+    '--import',
+    CRASH_AT,
+  ]);
 }
 
 async function untilDone(daemon: DaemonProcess, root: string): Promise<void> {
-  await waitFor(() => existsSync(join(root, 'Done', 'crash.md')) || daemon.child.exitCode !== null || daemon.child.signalCode !== null, 'the task in Done/', GUARD_MS);
+  await waitFor(
+    () =>
+      existsSync(join(root, 'Done', 'crash.md')) || daemon.child.exitCode !== null || daemon.child.signalCode !== null,
+    'the task in Done/',
+    GUARD_MS,
+  );
   // The move is done; let the daemon finish what follows it before it is asked to stop.
-  await daemon.waitForLog((line) => line.msg.startsWith('moved to Done/') || line.msg === 'finished moving a task whose loop had already ended', 'the move logged', GUARD_MS).catch(() => undefined);
+  await daemon
+    .waitForLog(
+      (line) =>
+        line.msg.startsWith('moved to Done/') || line.msg === 'finished moving a task whose loop had already ended',
+      'the move logged',
+      GUARD_MS,
+    )
+    .catch(() => undefined);
 }
 
 async function stop(daemon: DaemonProcess): Promise<void> {
@@ -60,7 +76,11 @@ async function stop(daemon: DaemonProcess): Promise<void> {
 }
 
 function lines(file: string): string[] {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '') : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+    : [];
 }
 
 async function crashAndRecover(n: number): Promise<PointResult> {
@@ -68,13 +88,20 @@ async function crashAndRecover(n: number): Promise<PointResult> {
   const log = join(tempDir('wiggum-crash-log-'), 'mutations');
   const crashing = crashingDaemon(vault.root, n, log);
   await untilDone(crashing, vault.root);
-  const exit = await Promise.race([crashing.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 50))]);
+  const exit = await Promise.race([
+    crashing.exited,
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), 50)),
+  ]);
   if (exit === null) await stop(crashing);
   const op = lines(log).at(-1)?.split(' ').slice(1, 2).join(' ') ?? 'none';
 
   const recovering = DaemonProcess.start(vault.root);
   await recovering.ready();
-  await waitFor(() => existsSync(join(vault.root, 'Done', 'crash.md')), `task in Done/ after a crash at mutation ${n} (${op})`, GUARD_MS);
+  await waitFor(
+    () => existsSync(join(vault.root, 'Done', 'crash.md')),
+    `task in Done/ after a crash at mutation ${n} (${op})`,
+    GUARD_MS,
+  );
   await stop(recovering);
   // Killed agents leave /proc once reaped; any still there after this are counted as orphans.
   await waitFor(() => harnessesOf(vault.root).length === 0, 'no harness left', 30_000).catch(() => undefined);
@@ -93,27 +120,45 @@ describe('a crash at every file mutation of a task’s life', () => {
     });
   });
 
-  test('each one recovers: Done/ once, user bytes intact, history whole, no iteration twice, no orphan', async () => {
-    // The count: one undisturbed life, daemon start to its stop after the move.
-    const counted = await freshVault();
-    const countLog = join(tempDir('wiggum-crash-count-'), 'mutations');
-    const daemon = crashingDaemon(counted.root, 0, countLog);
-    await untilDone(daemon, counted.root);
-    await stop(daemon);
-    const total = lines(countLog).length;
-    expect(findingsOf(counted.root, new Map([['crash.md', TASK]]))).toMatchObject({ notDone: [], corrupted: [], miscounted: [] });
-    expect(total).toBeGreaterThan(20);
+  test(
+    'each one recovers: Done/ once, user bytes intact, history whole, no iteration twice, no orphan',
+    async () => {
+      // The count: one undisturbed life, daemon start to its stop after the move.
+      const counted = await freshVault();
+      const countLog = join(tempDir('wiggum-crash-count-'), 'mutations');
+      const daemon = crashingDaemon(counted.root, 0, countLog);
+      await untilDone(daemon, counted.root);
+      await stop(daemon);
+      const total = lines(countLog).length;
+      expect(findingsOf(counted.root, new Map([['crash.md', TASK]]))).toMatchObject({
+        notDone: [],
+        corrupted: [],
+        miscounted: [],
+      });
+      expect(total).toBeGreaterThan(20);
 
-    // Two at a time: each point is two daemon start-ups and a few agent runs.
-    const points = Array.from({ length: total }, (_, index) => index + 1);
-    const worker = async (): Promise<void> => {
-      for (let n = points.shift(); n !== undefined; n = points.shift()) results.push(await crashAndRecover(n));
-    };
-    await Promise.all([worker(), worker()]);
+      // Two at a time: each point is two daemon start-ups and a few agent runs.
+      const points = Array.from({ length: total }, (_, index) => index + 1);
+      const worker = async (): Promise<void> => {
+        for (let n = points.shift(); n !== undefined; n = points.shift()) results.push(await crashAndRecover(n));
+      };
+      await Promise.all([worker(), worker()]);
 
-    const failed = results.filter((result) => problemCount(result.findings) > 0).map((result) => ({ n: result.n, op: result.op, ...result.findings }));
-    if (failed.length > 0) console.log(failed.map((f) => `${f.n} ${f.op}: ${JSON.stringify(Object.fromEntries(Object.entries(f).filter(([, v]) => Array.isArray(v) && v.length > 0)))}`).join("\n"));
-    expect(failed).toEqual([]);
-    expect(results).toHaveLength(total);
-  }, NO_TOTAL_BUDGET);
+      const failed = results
+        .filter((result) => problemCount(result.findings) > 0)
+        .map((result) => ({ n: result.n, op: result.op, ...result.findings }));
+      if (failed.length > 0)
+        console.log(
+          failed
+            .map(
+              (f) =>
+                `${f.n} ${f.op}: ${JSON.stringify(Object.fromEntries(Object.entries(f).filter(([, v]) => Array.isArray(v) && v.length > 0)))}`,
+            )
+            .join('\n'),
+        );
+      expect(failed).toEqual([]);
+      expect(results).toHaveLength(total);
+    },
+    NO_TOTAL_BUDGET,
+  );
 });

@@ -4,7 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { DaemonProcess } from '../helpers/daemon.js';
 import { makeVault } from '../helpers/vault.js';
 
-const ENDED = '---\ntitle: Ended\nstate: Done\npersistence_loop:\n  status: done\n  iteration: 2\n  max_iterations: 5\n---\nbody\n';
+const ENDED =
+  '---\ntitle: Ended\nstate: Done\npersistence_loop:\n  status: done\n  iteration: 2\n  max_iterations: 5\n---\nbody\n';
 const RUNNING = '---\ntitle: Linked by a backup tool\n---\nbody\n';
 
 describe('a move to Done/ cut by a crash between its link and its unlink', () => {

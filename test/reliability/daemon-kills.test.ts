@@ -44,7 +44,9 @@ function seeded(seed: number): () => number {
 }
 
 function taskText(i: number): string {
-  const stories = Array.from({ length: STORIES }, (_, s) => `- [ ] US-00${s + 1} Story ${s + 1} of task ${i}`).join('\n');
+  const stories = Array.from({ length: STORIES }, (_, s) => `- [ ] US-00${s + 1} Story ${s + 1} of task ${i}`).join(
+    '\n',
+  );
   return `---\ntitle: Task ${i}\nnote: "user text ☕ stays"  # kept\npriority: ${i % 3}\n---\n# Task ${i}\n\nWork through the stories.\n\n${stories}\n`;
 }
 
@@ -54,71 +56,91 @@ describe('kill -9 of the daemon at random moments', () => {
   let figures: Record<string, unknown> = {};
   afterAll(() => printFigures('daemon kill -9', figures));
 
-  test(`${KILLS} kills (seed ${SEED}) over ${TASKS} tasks: every task in Done/ once, nothing lost, corrupted or counted twice, no orphan`, async () => {
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_MODE: 'sleep', FAKE_SLEEP_MS: String(AGENT_RUN_MS) }, config: { daemon: { concurrency: 2 } } });
-    const originals = new Map<string, string>();
-    const drop = (i: number): void => {
-      originals.set(`t${i}.md`, taskText(i));
-      vault.task(`t${i}`, taskText(i));
-    };
-    for (let i = 1; i <= FIRST_TASKS; i += 1) drop(i);
-    const random = seeded(SEED);
-    let killedMidRun = 0;
-    let aimedAtRuns = 0;
-    for (let kill = 1; kill <= KILLS; kill += 1) {
-      drop(FIRST_TASKS + 2 * kill - 1);
-      drop(FIRST_TASKS + 2 * kill);
-      const daemon = DaemonProcess.start(vault.root);
-      // An agent this daemon started (one a killed daemon left behind is not its running work).
-      const running = (): boolean => harnessesStartedBy(vault.root, daemon.child.pid ?? -1).length > 0;
-      if (kill % 2 === 1) {
-        aimedAtRuns += 1;
-        await waitFor(running, `an agent started by daemon ${kill}`, STALL_MS);
-        await sleep(random() * AGENT_RUN_MS);
-        // On a busy machine the run may be over by now: then the next one.
-        if (!running()) await waitFor(running, `an agent started by daemon ${kill}`, STALL_MS);
-      } else {
-        await sleep(100 + random() * 2_400);
+  test(
+    `${KILLS} kills (seed ${SEED}) over ${TASKS} tasks: every task in Done/ once, nothing lost, corrupted or counted twice, no orphan`,
+    async () => {
+      const vault = await makeVault({
+        fake: { FAKE_STORY_PER_RUN: '1', FAKE_MODE: 'sleep', FAKE_SLEEP_MS: String(AGENT_RUN_MS) },
+        config: { daemon: { concurrency: 2 } },
+      });
+      const originals = new Map<string, string>();
+      const drop = (i: number): void => {
+        originals.set(`t${i}.md`, taskText(i));
+        vault.task(`t${i}`, taskText(i));
+      };
+      for (let i = 1; i <= FIRST_TASKS; i += 1) drop(i);
+      const random = seeded(SEED);
+      let killedMidRun = 0;
+      let aimedAtRuns = 0;
+      for (let kill = 1; kill <= KILLS; kill += 1) {
+        drop(FIRST_TASKS + 2 * kill - 1);
+        drop(FIRST_TASKS + 2 * kill);
+        const daemon = DaemonProcess.start(vault.root);
+        // An agent this daemon started (one a killed daemon left behind is not its running work).
+        const running = (): boolean => harnessesStartedBy(vault.root, daemon.child.pid ?? -1).length > 0;
+        if (kill % 2 === 1) {
+          aimedAtRuns += 1;
+          await waitFor(running, `an agent started by daemon ${kill}`, STALL_MS);
+          await sleep(random() * AGENT_RUN_MS);
+          // On a busy machine the run may be over by now: then the next one.
+          if (!running()) await waitFor(running, `an agent started by daemon ${kill}`, STALL_MS);
+        } else {
+          await sleep(100 + random() * 2_400);
+        }
+        if (running()) killedMidRun += 1;
+        daemon.kill('SIGKILL');
+        await daemon.exited;
       }
-      if (running()) killedMidRun += 1;
-      daemon.kill('SIGKILL');
-      await daemon.exited;
-    }
 
-    const daemon = DaemonProcess.start(vault.root);
-    await daemon.ready();
-    // What is left grows with the campaign and the machine's load: each task done moves the wait on.
-    await waitForProgress(() => readdirSync(vault.layout.done).filter((name) => name.endsWith('.md')).length, TASKS, `all ${TASKS} tasks in Done/`, STALL_MS);
-    expect(await daemon.drain(STALL_MS)).toEqual({ code: 0, signal: null });
-    // Killed agents leave /proc once reaped; any still there after this are counted as orphans below.
-    await waitFor(() => harnessesOf(vault.root).length === 0, 'every harness gone', 30_000).catch(() => undefined);
+      const daemon = DaemonProcess.start(vault.root);
+      await daemon.ready();
+      // What is left grows with the campaign and the machine's load: each task done moves the wait on.
+      await waitForProgress(
+        () => readdirSync(vault.layout.done).filter((name) => name.endsWith('.md')).length,
+        TASKS,
+        `all ${TASKS} tasks in Done/`,
+        STALL_MS,
+      );
+      expect(await daemon.drain(STALL_MS)).toEqual({ code: 0, signal: null });
+      // Killed agents leave /proc once reaped; any still there after this are counted as orphans below.
+      await waitFor(() => harnessesOf(vault.root).length === 0, 'every harness gone', 30_000).catch(() => undefined);
 
-    // A kill costs at most the iteration it cut: no task takes more iterations than it has stories.
-    const findings: VaultFindings = findingsOf(vault.root, originals, { oneStoryPerIteration: true });
-    figures = {
-      seed: SEED,
-      kills: KILLS,
-      'kills aimed at a run': aimedAtRuns,
-      'kills with a harness running': killedMidRun,
-      tasks: TASKS,
-      'tasks lost': findings.notDone.length,
-      'ran twice (duplicated)': findings.duplicated.length,
-      'files corrupted': findings.corrupted.length,
-      'history lines torn': findings.tornHistory.length,
-      'iterations miscounted': findings.miscounted.length,
-      'temp files left': findings.tempsLeft.length,
-      orphans: findings.orphans.length,
-    };
-    if (problemCount(findings) > 0) {
-      // Keep the evidence (task files, sessions with their history and logs) beyond the temp folder.
-      const evidence = join(tmpdir(), `wiggum-kill-evidence-${SEED}-${process.pid}`);
-      cpSync(vault.root, evidence, { recursive: true });
-      console.log(`reliability: the vault of the failed campaign is kept in ${evidence}`);
-    }
-    expect({ ...findings }).toEqual({ notDone: [], duplicated: [], corrupted: [], tornHistory: [], miscounted: [], tempsLeft: [], orphans: [] });
-    expect(problemCount(findings)).toBe(0);
-    // The campaign must have hit running work, not only start-ups: every aimed kill did.
-    expect(killedMidRun).toBeGreaterThanOrEqual(aimedAtRuns);
-    expect(killedMidRun).toBeGreaterThan(KILLS / 3);
-  }, NO_TOTAL_BUDGET);
+      // A kill costs at most the iteration it cut: no task takes more iterations than it has stories.
+      const findings: VaultFindings = findingsOf(vault.root, originals, { oneStoryPerIteration: true });
+      figures = {
+        seed: SEED,
+        kills: KILLS,
+        'kills aimed at a run': aimedAtRuns,
+        'kills with a harness running': killedMidRun,
+        tasks: TASKS,
+        'tasks lost': findings.notDone.length,
+        'ran twice (duplicated)': findings.duplicated.length,
+        'files corrupted': findings.corrupted.length,
+        'history lines torn': findings.tornHistory.length,
+        'iterations miscounted': findings.miscounted.length,
+        'temp files left': findings.tempsLeft.length,
+        orphans: findings.orphans.length,
+      };
+      if (problemCount(findings) > 0) {
+        // Keep the evidence (task files, sessions with their history and logs) beyond the temp folder.
+        const evidence = join(tmpdir(), `wiggum-kill-evidence-${SEED}-${process.pid}`);
+        cpSync(vault.root, evidence, { recursive: true });
+        console.log(`reliability: the vault of the failed campaign is kept in ${evidence}`);
+      }
+      expect({ ...findings }).toEqual({
+        notDone: [],
+        duplicated: [],
+        corrupted: [],
+        tornHistory: [],
+        miscounted: [],
+        tempsLeft: [],
+        orphans: [],
+      });
+      expect(problemCount(findings)).toBe(0);
+      // The campaign must have hit running work, not only start-ups: every aimed kill did.
+      expect(killedMidRun).toBeGreaterThanOrEqual(aimedAtRuns);
+      expect(killedMidRun).toBeGreaterThan(KILLS / 3);
+    },
+    NO_TOTAL_BUDGET,
+  );
 });

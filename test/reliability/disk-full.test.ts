@@ -20,7 +20,8 @@ import { waitFor } from '../helpers/wait.js';
  * back the task carries on to Done/, with nothing lost or counted twice.
  */
 
-const TASK = '---\ntitle: Disk full\nnote: "user text ☕ stays"\n---\n# Disk full\n\n- [ ] US-001 Alpha\n- [ ] US-002 Beta\n- [ ] US-003 Gamma\n';
+const TASK =
+  '---\ntitle: Disk full\nnote: "user text ☕ stays"\n---\n# Disk full\n\n- [ ] US-001 Alpha\n- [ ] US-002 Beta\n- [ ] US-003 Gamma\n';
 const CRASH_AT = join(REPO_ROOT, 'test', 'fixtures', 'crash-at.mjs');
 const saysDiskFull = (line: DaemonLine): boolean => line.level >= 40 && /ENOSPC/.test(JSON.stringify(line));
 
@@ -44,7 +45,15 @@ async function endsDone(daemon: DaemonProcess, root: string): Promise<void> {
   daemon.kill('SIGTERM');
   expect((await daemon.exited).code).toBe(0);
   const findings = findingsOf(root, new Map([['full.md', TASK]]));
-  expect({ ...findings, orphans: [] }).toEqual({ notDone: [], duplicated: [], corrupted: [], tornHistory: [], miscounted: [], tempsLeft: [], orphans: [] });
+  expect({ ...findings, orphans: [] }).toEqual({
+    notDone: [],
+    duplicated: [],
+    corrupted: [],
+    tornHistory: [],
+    miscounted: [],
+    tempsLeft: [],
+    orphans: [],
+  });
   expect(readFileSync(join(root, 'Done', 'full.md'), 'utf8')).toContain('Stories: 3 of 3 passing');
 }
 
@@ -54,7 +63,11 @@ describe('disk full', () => {
     const root = join(disk.path, 'vault');
     mkdirSync(root);
     const filler = join(disk.path, 'filler');
-    const vault = await makeVault({ root, fake: { FAKE_STORY_PER_RUN: '1', FAKE_FILL: filler, FAKE_FILL_ON_RUN: '2' }, config: { daemon: { failed_retry: '1s' } } });
+    const vault = await makeVault({
+      root,
+      fake: { FAKE_STORY_PER_RUN: '1', FAKE_FILL: filler, FAKE_FILL_ON_RUN: '2' },
+      config: { daemon: { failed_retry: '1s' } },
+    });
     vault.task('full', TASK);
 
     const daemon = DaemonProcess.start(root);
@@ -70,19 +83,32 @@ describe('disk full', () => {
     ['a history append', String.raw`^\S+ .*/sessions/full/history\.jsonl$`],
     ['the move to Done/', String.raw`^link .*/Done/`],
     ['a harness log write', String.raw`^\S+ .*/logs/\d+\.log$`],
-  ])('during %s: the daemon lives and says so, the task file stays whole, the task carries on once space is back', async (_name, match) => {
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' }, config: { daemon: { failed_retry: '1s' } } });
-    vault.task('full', TASK);
-    const full = join(tempDir('wiggum-full-'), 'disk-is-full');
-    writeFileSync(full, '');
-    const daemon = DaemonProcess.start(vault.root, [], { CRASH_ROOT: vault.root, CRASH_LOG: join(tempDir('wiggum-full-log-'), 'mutations'), FULL_MATCH: match, FULL_WHILE: full }, ['--import', CRASH_AT]);
+  ])(
+    'during %s: the daemon lives and says so, the task file stays whole, the task carries on once space is back',
+    async (_name, match) => {
+      const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' }, config: { daemon: { failed_retry: '1s' } } });
+      vault.task('full', TASK);
+      const full = join(tempDir('wiggum-full-'), 'disk-is-full');
+      writeFileSync(full, '');
+      const daemon = DaemonProcess.start(
+        vault.root,
+        [],
+        {
+          CRASH_ROOT: vault.root,
+          CRASH_LOG: join(tempDir('wiggum-full-log-'), 'mutations'),
+          FULL_MATCH: match,
+          FULL_WHILE: full,
+        },
+        ['--import', CRASH_AT],
+      );
 
-    const said = await daemon.waitForLog(saysDiskFull, 'the disk-full failure in the log');
-    // What failed is said, with what to do about it.
-    expect(JSON.stringify(said)).toMatch(/disk is full|ENOSPC/);
-    expect(daemon.child.exitCode).toBeNull();
-    expectWhole(vault.root);
-    rmSync(full);
-    await endsDone(daemon, vault.root);
-  });
+      const said = await daemon.waitForLog(saysDiskFull, 'the disk-full failure in the log');
+      // What failed is said, with what to do about it.
+      expect(JSON.stringify(said)).toMatch(/disk is full|ENOSPC/);
+      expect(daemon.child.exitCode).toBeNull();
+      expectWhole(vault.root);
+      rmSync(full);
+      await endsDone(daemon, vault.root);
+    },
+  );
 });

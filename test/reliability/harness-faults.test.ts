@@ -23,7 +23,15 @@ async function finish(daemon: DaemonProcess, root: string): Promise<void> {
   daemon.kill('SIGTERM');
   expect((await daemon.exited).code).toBe(0);
   await waitFor(() => harnessesOf(root).length === 0, 'no process of the run left', 5_000);
-  expect({ ...findingsOf(root, originals) }).toEqual({ notDone: [], duplicated: [], corrupted: [], tornHistory: [], miscounted: [], tempsLeft: [], orphans: [] });
+  expect({ ...findingsOf(root, originals) }).toEqual({
+    notDone: [],
+    duplicated: [],
+    corrupted: [],
+    tornHistory: [],
+    miscounted: [],
+    tempsLeft: [],
+    orphans: [],
+  });
 }
 
 describe('harness faults through the daemon', () => {
@@ -44,10 +52,15 @@ describe('harness faults through the daemon', () => {
 
   test('kill -9 of a grandchild that holds the harness output open: the run ends, the task goes on to Done/', async () => {
     const pidfile = join(tempDir('wiggum-pids-'), 'pids');
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_MODE: 'spawn-child', FAKE_PIDFILE: pidfile } });
+    const vault = await makeVault({
+      fake: { FAKE_STORY_PER_RUN: '1', FAKE_MODE: 'spawn-child', FAKE_PIDFILE: pidfile },
+    });
     vault.task('faulty', TASK);
     const daemon = DaemonProcess.start(vault.root);
-    await waitFor(() => existsSync(pidfile) && readFileSync(pidfile, 'utf8').split('\n').length >= 3, 'the grandchild to start');
+    await waitFor(
+      () => existsSync(pidfile) && readFileSync(pidfile, 'utf8').split('\n').length >= 3,
+      'the grandchild to start',
+    );
     const grandchild = Number(readFileSync(pidfile, 'utf8').split('\n')[1]);
     process.kill(grandchild, 'SIGKILL');
     await finish(daemon, vault.root);

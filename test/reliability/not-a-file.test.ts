@@ -16,7 +16,9 @@ describe('a named pipe in Approved/', () => {
     expect(validate.stdout + validate.stderr).toContain('pipe.md:1:1: not a regular file');
     const run = await runCli(['run', pipe, '--no-stream']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('is not a regular file (a folder, pipe or device), so it is not a task; wiggum leaves it alone');
+    expect(run.stderr).toContain(
+      'is not a regular file (a folder, pipe or device), so it is not a task; wiggum leaves it alone',
+    );
     expect(lstatSync(pipe).isFIFO()).toBe(true);
     expect(existsSync(join(vault.layout.rejected, 'pipe.md'))).toBe(false);
   });

@@ -32,7 +32,11 @@ afterAll(() => staged?.release());
 const TASK = '---\ntitle: Permissions\nnote: "user text ☕ stays"\n---\n# Permissions\n\n- [ ] US-001 Alpha\n';
 
 async function nobodysVault(options: TestVaultOptions = {}): Promise<TestVault> {
-  const vault = await makeVault({ ...options, ...(staged === undefined ? {} : { agent: staged.fakeAgent }), config: { daemon: { failed_retry: '1s' }, ...options.config } });
+  const vault = await makeVault({
+    ...options,
+    ...(staged === undefined ? {} : { agent: staged.fakeAgent }),
+    config: { daemon: { failed_retry: '1s' }, ...options.config },
+  });
   return vault;
 }
 
@@ -49,12 +53,15 @@ function startDaemon(vault: TestVault): DaemonProcess {
   // The staged copy is the daemon under test, and it runs as nobody (not yet reaped, so /proc has it).
   if (user !== undefined) {
     expect(readFileSync(`/proc/${daemon.child.pid}/cmdline`, 'utf8').split('\0')).toContain(user.cli);
-    expect(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8'))?.[1]).toBe(String(NOBODY.uid));
+    expect(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8'))?.[1]).toBe(
+      String(NOBODY.uid),
+    );
   }
   return daemon;
 }
 
-const saysDenied = (line: DaemonLine): boolean => line.level >= 40 && /EACCES|permission denied/i.test(JSON.stringify(line));
+const saysDenied = (line: DaemonLine): boolean =>
+  line.level >= 40 && /EACCES|permission denied/i.test(JSON.stringify(line));
 
 async function stopped(daemon: DaemonProcess): Promise<void> {
   daemon.kill('SIGTERM');
@@ -75,7 +82,13 @@ describe('permission errors', () => {
     chmodSync(vault.layout.done, 0o755);
     await waitForFile(join(vault.layout.done, 'perm.md'));
     await stopped(daemon);
-    expect({ ...findingsOf(vault.root, new Map([['perm.md', TASK]])) }).toMatchObject({ notDone: [], duplicated: [], corrupted: [], miscounted: [], tempsLeft: [] });
+    expect({ ...findingsOf(vault.root, new Map([['perm.md', TASK]])) }).toMatchObject({
+      notDone: [],
+      duplicated: [],
+      corrupted: [],
+      miscounted: [],
+      tempsLeft: [],
+    });
   });
 
   test('an unwritable .wiggum/sessions: memory is kept in RAM, and the log, status and Dashboard say it is not durable', async () => {
@@ -89,7 +102,12 @@ describe('permission errors', () => {
 
     await daemon.waitForLog((line) => line.durable === false && line.level >= 40, 'the not-durable warning');
     await waitForFile(join(vault.marks, 'run-1'));
-    await waitFor(() => existsSync(join(vault.root, 'Dashboard.md')) && readFileSync(join(vault.root, 'Dashboard.md'), 'utf8').includes('Memory is NOT durable'), 'the Dashboard warning');
+    await waitFor(
+      () =>
+        existsSync(join(vault.root, 'Dashboard.md')) &&
+        readFileSync(join(vault.root, 'Dashboard.md'), 'utf8').includes('Memory is NOT durable'),
+      'the Dashboard warning',
+    );
     const status = execFileSync(process.execPath, [CLI, 'status', '--vault', vault.root], { encoding: 'utf8' });
     expect(status).toContain('NOT durable');
 
@@ -109,11 +127,18 @@ describe('permission errors', () => {
     if (!asRoot) chmodSync(`${file}.part`, 0o000);
     execFileSync('mv', [`${file}.part`, file]);
 
-    const said = await daemon.waitForLog((line) => line.level >= 40 && JSON.stringify(line).includes('cannot be read (EACCES)'), 'the unreadable task in the log');
+    const said = await daemon.waitForLog(
+      (line) => line.level >= 40 && JSON.stringify(line).includes('cannot be read (EACCES)'),
+      'the unreadable task in the log',
+    );
     expect(JSON.stringify(said)).toContain('secret.md');
     expect(JSON.stringify(said)).toContain('give the wiggum user read access');
     // One unreadable file does not degrade the watching of the whole folder, and is not a failure of the daemon.
-    expect(daemon.lines.filter((line) => line.msg.startsWith('file watcher failed') || line.msg.includes('failed unexpectedly'))).toEqual([]);
+    expect(
+      daemon.lines.filter(
+        (line) => line.msg.startsWith('file watcher failed') || line.msg.includes('failed unexpectedly'),
+      ),
+    ).toEqual([]);
     expect(daemon.child.exitCode).toBeNull();
     expect(existsSync(file)).toBe(true);
     expect(existsSync(join(vault.layout.rejected, 'secret.md'))).toBe(false);

@@ -23,7 +23,17 @@ describe('a task id used again while its old run is in Done/', () => {
   test('the new task runs from its own checklist with fresh memory, and its Done/ file does not replace the old one', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
     const run = (file: string) =>
-      runTask({ file, stream: null, signal: new AbortController().signal }, { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger: captureLogger().logger, env: process.env });
+      runTask(
+        { file, stream: null, signal: new AbortController().signal },
+        {
+          config: vault.config,
+          layout: vault.layout,
+          clock: new FakeClock(),
+          random: () => 0.5,
+          logger: captureLogger().logger,
+          env: process.env,
+        },
+      );
     const first = await run(vault.task('dup', '---\ntitle: One\n---\n- [ ] US-001 Alpha\n'));
     expect(first).toMatchObject({ status: 'done', iterations: 1 });
     const firstText = readFileSync(first.file, 'utf8');
@@ -33,7 +43,9 @@ describe('a task id used again while its old run is in Done/', () => {
     expect(readdirSync(vault.layout.done).sort()).toEqual(['dup-2.md', 'dup.md']);
     expect(readFileSync(first.file, 'utf8')).toBe(firstText);
     // Its history is its own: two iterations over its own two stories, none of the old run's.
-    expect(historyOf(vault.layout.sessions, 'dup').map((r) => [r.iteration, r.outcome, r.storiesPassing, r.storiesTotal])).toEqual([
+    expect(
+      historyOf(vault.layout.sessions, 'dup').map((r) => [r.iteration, r.outcome, r.storiesPassing, r.storiesTotal]),
+    ).toEqual([
       [1, 'continue', 1, 2],
       [2, 'complete', 2, 2],
     ]);
@@ -44,8 +56,14 @@ describe('a task id used again while its old run is in Done/', () => {
     expect(firstMemory).toHaveLength(1);
     expect(secondMemory).toHaveLength(1);
     expect(firstMemory[0]).not.toBe(secondMemory[0]);
-    expect([holds(vault.root, firstMemory[0]!, 'Alpha'), holds(vault.root, firstMemory[0]!, 'Beta')]).toEqual([true, false]);
-    expect([holds(vault.root, secondMemory[0]!, 'Beta'), holds(vault.root, secondMemory[0]!, 'Alpha')]).toEqual([true, false]);
+    expect([holds(vault.root, firstMemory[0]!, 'Alpha'), holds(vault.root, firstMemory[0]!, 'Beta')]).toEqual([
+      true,
+      false,
+    ]);
+    expect([holds(vault.root, secondMemory[0]!, 'Beta'), holds(vault.root, secondMemory[0]!, 'Alpha')]).toEqual([
+      true,
+      false,
+    ]);
 
     // `status ID` of the old run names its memory, not the new run's.
     requireBuild();
@@ -53,8 +71,15 @@ describe('a task id used again while its old run is in Done/', () => {
     expect(status.code).toBe(0);
     expect(status.stdout).toContain('(Done/dup.md)');
     expect(status.stdout).toContain(`memory: ${firstMemory[0]} (now .wiggum/archive/`);
-    const json = JSON.parse((await runCli(['status', 'dup', '--json', '--vault', vault.root])).stdout) as { session: string; iterations: number; recent: unknown[] };
+    const json = JSON.parse((await runCli(['status', 'dup', '--json', '--vault', vault.root])).stdout) as {
+      session: string;
+      iterations: number;
+      recent: unknown[];
+    };
     expect(holds(json.session, '.', 'Alpha')).toBe(true);
-    expect(json).toMatchObject({ iterations: 1, recent: [expect.objectContaining({ iteration: 1, outcome: 'complete', storiesTotal: 1 })] });
+    expect(json).toMatchObject({
+      iterations: 1,
+      recent: [expect.objectContaining({ iteration: 1, outcome: 'complete', storiesTotal: 1 })],
+    });
   });
 });

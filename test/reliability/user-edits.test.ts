@@ -15,7 +15,8 @@ import { waitFor, waitForFile } from '../helpers/wait.js';
  * agent runs. What the user then finds is what they asked for, and nothing runs twice.
  */
 
-const TASK = '---\nid: edited\ntitle: Edited\nnote: "user text ☕ stays"\n---\n# Edited\n\n- [ ] US-001 Alpha\n- [ ] US-002 Beta\n';
+const TASK =
+  '---\nid: edited\ntitle: Edited\nnote: "user text ☕ stays"\n---\n# Edited\n\n- [ ] US-001 Alpha\n- [ ] US-002 Beta\n';
 
 type Point = 'queued' | 'running';
 interface Case {
@@ -28,7 +29,10 @@ interface Case {
 }
 
 const approvedFile = (vault: TestVault): string => join(vault.layout.approved, 'edited.md');
-const mdIn = (folder: string): string[] => readdirSync(folder).filter((name) => name.endsWith('.md')).sort();
+const mdIn = (folder: string): string[] =>
+  readdirSync(folder)
+    .filter((name) => name.endsWith('.md'))
+    .sort();
 
 const cases: Case[] = [
   {
@@ -57,10 +61,16 @@ const cases: Case[] = [
   },
   {
     action: 'edited: a story added to the body',
-    act: (vault) => writeFileSync(approvedFile(vault), `${readFileSync(approvedFile(vault), 'utf8')}- [ ] US-003 Gamma, added by hand\n`),
+    act: (vault) =>
+      writeFileSync(
+        approvedFile(vault),
+        `${readFileSync(approvedFile(vault), 'utf8')}- [ ] US-003 Gamma, added by hand\n`,
+      ),
     expectAfter: (vault) => {
       expect(mdIn(vault.layout.done)).toEqual(['edited.md']);
-      expect(readFileSync(join(vault.layout.done, 'edited.md'), 'utf8')).toContain('Stories: 3 of 3 passing (✓ US-001 Alpha; ✓ US-002 Beta; ✓ US-003 Gamma, added by hand)');
+      expect(readFileSync(join(vault.layout.done, 'edited.md'), 'utf8')).toContain(
+        'Stories: 3 of 3 passing (✓ US-001 Alpha; ✓ US-002 Beta; ✓ US-003 Gamma, added by hand)',
+      );
     },
   },
   {
@@ -68,7 +78,12 @@ const cases: Case[] = [
     act: (vault) => writeFileSync(join(vault.layout.approved, 'edited.stop'), ''),
     then: async (vault, daemon) => {
       // Stopped, or already done before the flag was seen (ending a task removes its flag).
-      await waitFor(() => daemon.lines.some((line) => line.msg.startsWith('stopped')) || existsSync(join(vault.layout.done, 'edited.md')), 'the task stopped or done');
+      await waitFor(
+        () =>
+          daemon.lines.some((line) => line.msg.startsWith('stopped')) ||
+          existsSync(join(vault.layout.done, 'edited.md')),
+        'the task stopped or done',
+      );
       rmSync(join(vault.layout.approved, 'edited.stop'), { force: true });
     },
     expectAfter: (vault) => {
@@ -81,11 +96,19 @@ const cases: Case[] = [
 /** The daemon has nothing queued, running or stopped, and no agent runs. */
 async function idle(vault: TestVault, daemon: DaemonProcess): Promise<void> {
   const statusFile = join(vault.root, '.wiggum', 'status.json');
-  await waitFor(() => {
-    if (!existsSync(statusFile) || harnessesOf(vault.root).length > 0) return false;
-    const status = JSON.parse(readFileSync(statusFile, 'utf8')) as { tasks: unknown[] };
-    return status.tasks.length === 0 && mdIn(vault.layout.approved).length === 0 && !existsSync(join(vault.layout.approved, 'edited.stop'));
-  }, 'the daemon idle', 30_000);
+  await waitFor(
+    () => {
+      if (!existsSync(statusFile) || harnessesOf(vault.root).length > 0) return false;
+      const status = JSON.parse(readFileSync(statusFile, 'utf8')) as { tasks: unknown[] };
+      return (
+        status.tasks.length === 0 &&
+        mdIn(vault.layout.approved).length === 0 &&
+        !existsSync(join(vault.layout.approved, 'edited.stop'))
+      );
+    },
+    'the daemon idle',
+    30_000,
+  );
   expect(daemon.child.exitCode).toBeNull();
 }
 

@@ -21,7 +21,8 @@ const PEAK_RSS_LIMIT_MB = 300;
 const figures: Record<string, unknown> = {};
 afterAll(() => printFigures('volume', figures));
 
-const taskText = (i: number): string => `---\ntitle: Volume ${i}\nnote: "user text ☕ stays"\n---\n# Volume ${i}\n\n- [ ] US-001 The one story\n`;
+const taskText = (i: number): string =>
+  `---\ntitle: Volume ${i}\nnote: "user text ☕ stays"\n---\n# Volume ${i}\n\n- [ ] US-001 The one story\n`;
 
 /** As a sync tool or a script drops a file: written beside, then renamed in. */
 function drop(vault: TestVault, name: string, text: string): void {
@@ -37,7 +38,11 @@ function peakRssMb(pid: number): number {
 
 const mdCount = (folder: string): number => readdirSync(folder).filter((name) => name.endsWith('.md')).length;
 
-async function runAll(vault: TestVault, originals: Map<string, string>, expectedDone: number): Promise<{ peakMb: number; seconds: number }> {
+async function runAll(
+  vault: TestVault,
+  originals: Map<string, string>,
+  expectedDone: number,
+): Promise<{ peakMb: number; seconds: number }> {
   const started = Date.now();
   const daemon = DaemonProcess.start(vault.root, ['--concurrency', '4']);
   await daemon.ready();
@@ -51,40 +56,72 @@ async function runAll(vault: TestVault, originals: Map<string, string>, expected
 
 function expectEachOnce(vault: TestVault, originals: Map<string, string>): void {
   const findings = findingsOf(vault.root, originals);
-  expect({ ...findings }).toEqual({ notDone: [], duplicated: [], corrupted: [], tornHistory: [], miscounted: [], tempsLeft: [], orphans: [] });
-  const ranTwice = [...originals.keys()].filter((name) => historyOf(vault.layout.sessions, name.slice(0, -3)).length !== 1);
+  expect({ ...findings }).toEqual({
+    notDone: [],
+    duplicated: [],
+    corrupted: [],
+    tornHistory: [],
+    miscounted: [],
+    tempsLeft: [],
+    orphans: [],
+  });
+  const ranTwice = [...originals.keys()].filter(
+    (name) => historyOf(vault.layout.sessions, name.slice(0, -3)).length !== 1,
+  );
   expect(ranTwice).toEqual([]);
 }
 
 describe('volume', () => {
-  test(`${BURST} tasks dropped at once into a running daemon: each runs exactly once, none is lost, memory stays bounded`, async () => {
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
-    const originals = new Map(Array.from({ length: BURST }, (_, i) => [`burst-${i}.md`, taskText(i)] as const));
-    const { peakMb, seconds } = await runAll(vault, originals, BURST);
-    expectEachOnce(vault, originals);
-    expect(mdCount(vault.layout.rejected)).toBe(0);
-    expect(peakMb).toBeLessThan(PEAK_RSS_LIMIT_MB);
-    Object.assign(figures, { 'burst tasks': BURST, 'burst lost': 0, 'burst ran twice': 0, 'burst peak RSS MB': Math.round(peakMb), 'burst seconds': Math.round(seconds) });
-  }, NO_TOTAL_BUDGET);
+  test(
+    `${BURST} tasks dropped at once into a running daemon: each runs exactly once, none is lost, memory stays bounded`,
+    async () => {
+      const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+      const originals = new Map(Array.from({ length: BURST }, (_, i) => [`burst-${i}.md`, taskText(i)] as const));
+      const { peakMb, seconds } = await runAll(vault, originals, BURST);
+      expectEachOnce(vault, originals);
+      expect(mdCount(vault.layout.rejected)).toBe(0);
+      expect(peakMb).toBeLessThan(PEAK_RSS_LIMIT_MB);
+      Object.assign(figures, {
+        'burst tasks': BURST,
+        'burst lost': 0,
+        'burst ran twice': 0,
+        'burst peak RSS MB': Math.round(peakMb),
+        'burst seconds': Math.round(seconds),
+      });
+    },
+    NO_TOTAL_BUDGET,
+  );
 
-  test('a daemon started over 10,000 tasks runs those in Approved/ once each and leaves Done/ and Rejected/ as they are', async () => {
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
-    const approved = Math.min(BURST, 1_000);
-    const finished = 10_000 - approved;
-    for (let i = 0; i < finished; i += 1) {
-      const folder = i % 2 === 0 ? vault.layout.done : vault.layout.rejected;
-      writeFileSync(join(folder, `old-${i}.md`), `---\ntitle: Old ${i}\nstate: ${i % 2 === 0 ? 'Done' : 'Rejected'}\n---\nfinished long ago\n`);
-    }
-    const sample = join(vault.layout.rejected, 'old-1.md');
-    const sampleBefore = { text: readFileSync(sample, 'utf8'), mtimeMs: statSync(sample).mtimeMs };
-    const originals = new Map(Array.from({ length: approved }, (_, i) => [`now-${i}.md`, taskText(i)] as const));
-    for (const [name, text] of originals) writeFileSync(join(vault.layout.approved, name), text);
+  test(
+    'a daemon started over 10,000 tasks runs those in Approved/ once each and leaves Done/ and Rejected/ as they are',
+    async () => {
+      const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
+      const approved = Math.min(BURST, 1_000);
+      const finished = 10_000 - approved;
+      for (let i = 0; i < finished; i += 1) {
+        const folder = i % 2 === 0 ? vault.layout.done : vault.layout.rejected;
+        writeFileSync(
+          join(folder, `old-${i}.md`),
+          `---\ntitle: Old ${i}\nstate: ${i % 2 === 0 ? 'Done' : 'Rejected'}\n---\nfinished long ago\n`,
+        );
+      }
+      const sample = join(vault.layout.rejected, 'old-1.md');
+      const sampleBefore = { text: readFileSync(sample, 'utf8'), mtimeMs: statSync(sample).mtimeMs };
+      const originals = new Map(Array.from({ length: approved }, (_, i) => [`now-${i}.md`, taskText(i)] as const));
+      for (const [name, text] of originals) writeFileSync(join(vault.layout.approved, name), text);
 
-    const { peakMb, seconds } = await runAll(vault, originals, finished / 2 + approved);
-    expectEachOnce(vault, originals);
-    expect(mdCount(vault.layout.rejected)).toBe(finished / 2);
-    expect({ text: readFileSync(sample, 'utf8'), mtimeMs: statSync(sample).mtimeMs }).toEqual(sampleBefore);
-    expect(peakMb).toBeLessThan(PEAK_RSS_LIMIT_MB);
-    Object.assign(figures, { 'vault of 10,000: run': approved, 'vault of 10,000: lost': 0, 'vault of 10,000: peak RSS MB': Math.round(peakMb), 'vault of 10,000: seconds': Math.round(seconds) });
-  }, NO_TOTAL_BUDGET);
+      const { peakMb, seconds } = await runAll(vault, originals, finished / 2 + approved);
+      expectEachOnce(vault, originals);
+      expect(mdCount(vault.layout.rejected)).toBe(finished / 2);
+      expect({ text: readFileSync(sample, 'utf8'), mtimeMs: statSync(sample).mtimeMs }).toEqual(sampleBefore);
+      expect(peakMb).toBeLessThan(PEAK_RSS_LIMIT_MB);
+      Object.assign(figures, {
+        'vault of 10,000: run': approved,
+        'vault of 10,000: lost': 0,
+        'vault of 10,000: peak RSS MB': Math.round(peakMb),
+        'vault of 10,000: seconds': Math.round(seconds),
+      });
+    },
+    NO_TOTAL_BUDGET,
+  );
 });

@@ -120,7 +120,9 @@ describe('check-imports', () => {
   const breaches: { breach: string; changes: Record<string, string | null>; names: string }[] = [
     {
       breach: 'an import() that points up the layers',
-      changes: { 'vault/read.ts': `export const read = (): string => 'task';\nexport const up = () => import('../cli/main.js');\n` },
+      changes: {
+        'vault/read.ts': `export const read = (): string => 'task';\nexport const up = () => import('../cli/main.js');\n`,
+      },
       names: 'src/vault/read.ts:2 import()s src/cli/main.ts',
     },
     {
@@ -165,8 +167,11 @@ describe('check-imports', () => {
     },
     {
       breach: 'yaml reached at load time from a short command, two imports away',
-      changes: { 'vault/read.ts': `import { parse } from './parse.js';\nexport const read = (): string => String(parse('a: 1'));\n` },
-      names: 'src/vault/parse.ts:1 imports yaml, loaded by a short command (src/cli/status.ts → src/vault/read.ts → src/vault/parse.ts)',
+      changes: {
+        'vault/read.ts': `import { parse } from './parse.js';\nexport const read = (): string => String(parse('a: 1'));\n`,
+      },
+      names:
+        'src/vault/parse.ts:1 imports yaml, loaded by a short command (src/cli/status.ts → src/vault/read.ts → src/vault/parse.ts)',
     },
     {
       breach: 'an import cycle',
@@ -202,7 +207,10 @@ describe('check-imports', () => {
   });
 
   it('passes the repository itself', () => {
-    const run = spawnSync(process.execPath, [CHECK, 'src', 'docs/architecture.md'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [CHECK, 'src', 'docs/architecture.md'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
     expect({ code: run.status, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
   });
 });

@@ -19,7 +19,9 @@ describe('SIGKILL in the middle of writes', () => {
     writeFileSync(target, versionA);
     let writes = 0;
     for (let round = 0; round < 12; round += 1) {
-      const child = spawn(process.execPath, [join(writers, 'atomic-writer.mjs'), target, versionA, versionB], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [join(writers, 'atomic-writer.mjs'), target, versionA, versionB], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       // Kill after a varying number of completed writes, so the kill lands at varying points of a write.
       const after = 50 + ((round * 37) % 150);
       await waitForLines(child, after);
@@ -38,7 +40,9 @@ describe('SIGKILL in the middle of writes', () => {
     const target = join(tempDir(), 'history.jsonl');
     let reported = 0;
     for (let round = 0; round < 6; round += 1) {
-      const child = spawn(process.execPath, [join(writers, 'jsonl-writer.mjs'), target], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, [join(writers, 'jsonl-writer.mjs'), target], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       const after = 40 + round * 25;
       await waitForLines(child, after);
       await killHard(child);

@@ -18,11 +18,13 @@ describe('sweepStaleTemps', () => {
     const dead = `.task.md.${deadPid()}.0a1b2c3d.tmp`;
     const ours = tempPathFor(join(dir, 'task.md'));
     const mine = ours.slice(dir.length + 1);
-    for (const name of [dead, mine, 'task.md', '.task.md.tmp', 'notes.12.0a1b2c3d.tmp', '.other.md.1.zzzzzzzz.tmp']) writeFileSync(join(dir, name), 'x');
+    for (const name of [dead, mine, 'task.md', '.task.md.tmp', 'notes.12.0a1b2c3d.tmp', '.other.md.1.zzzzzzzz.tmp'])
+      writeFileSync(join(dir, name), 'x');
     expect(sweepStaleTemps(dir)).toEqual([dead]);
     expect(existsSync(join(dir, dead))).toBe(false);
     // A live writer's temp file (this process), the task itself and names of another shape stay.
-    for (const name of [mine, 'task.md', '.task.md.tmp', 'notes.12.0a1b2c3d.tmp', '.other.md.1.zzzzzzzz.tmp']) expect(existsSync(join(dir, name))).toBe(true);
+    for (const name of [mine, 'task.md', '.task.md.tmp', 'notes.12.0a1b2c3d.tmp', '.other.md.1.zzzzzzzz.tmp'])
+      expect(existsSync(join(dir, name))).toBe(true);
   });
 
   test('a folder that cannot be read is no error', () => {

@@ -10,8 +10,13 @@ describe('a frontmatter of {} (no properties, as Obsidian writes it)', () => {
     const parsed = parseTask('/v/Approved/plain.md', text);
     if (!parsed.ok) throw new Error(parsed.problems.map((p) => p.message).join('; '));
     expect(parsed.task.frontmatter).toEqual({});
-    const written = withOwnedKeys(parsed.task, { state: 'Approved', persistence_loop: { status: 'running', iteration: 1, max_iterations: 5 } });
-    expect(written).toBe(`---${eol}state: Approved${eol}persistence_loop:${eol}  status: running${eol}  iteration: 1${eol}  max_iterations: 5${eol}---${eol}Just do it.${eol}`);
+    const written = withOwnedKeys(parsed.task, {
+      state: 'Approved',
+      persistence_loop: { status: 'running', iteration: 1, max_iterations: 5 },
+    });
+    expect(written).toBe(
+      `---${eol}state: Approved${eol}persistence_loop:${eol}  status: running${eol}  iteration: 1${eol}  max_iterations: 5${eol}---${eol}Just do it.${eol}`,
+    );
     const again = parseTask('/v/Approved/plain.md', written);
     expect(again.ok && again.task.frontmatter.state).toBe('Approved');
   });

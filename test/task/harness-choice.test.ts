@@ -17,7 +17,8 @@ describe('chooseHarness: a flag, else the task, else the configured default; nev
 });
 
 describe('waitReasonOf: why a file in Approved/ does not run', () => {
-  const reason = (text: string, defaultName: string | null): string | null => waitReasonOf(text, parseTask('/v/Approved/t.md', text), defaultName);
+  const reason = (text: string, defaultName: string | null): string | null =>
+    waitReasonOf(text, parseTask('/v/Approved/t.md', text), defaultName);
   test.each([
     ['an empty file', '', 'demo', 'empty'],
     ['white space only', '  \n\n\t\n', 'demo', 'empty'],

@@ -18,7 +18,17 @@ describe('the one iteration count', () => {
   });
 
   test.each([
-    [1, '1st'], [2, '2nd'], [3, '3rd'], [4, '4th'], [11, '11th'], [12, '12th'], [13, '13th'], [21, '21st'], [22, '22nd'], [101, '101st'], [111, '111th'],
+    [1, '1st'],
+    [2, '2nd'],
+    [3, '3rd'],
+    [4, '4th'],
+    [11, '11th'],
+    [12, '12th'],
+    [13, '13th'],
+    [21, '21st'],
+    [22, '22nd'],
+    [101, '101st'],
+    [111, '111th'],
   ])('ordinal %i is %s', (n, expected) => {
     expect(ordinal(n)).toBe(expected);
   });

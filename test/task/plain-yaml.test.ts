@@ -14,8 +14,14 @@ function agrees(yaml: string): 'read' | 'declined' {
 
 describe('readPlainYaml', () => {
   test.each([
-    ['the checkpoint wiggum writes', 'state: Approved # folder\npersistence_loop:   # owned by wiggum\n  status: running\n  session: 538453d7-9d1f-4f6e-8a51-000000000007\n  started: 2026-01-27T10:05:00Z\n  iteration: 7\n  max_iterations: 20\n  checkpoint:\n    completed_steps: [US-001, US-002]\n    current_step: null\n    state_data: {attempt: 0, active_ms: 180259, warned: false}\n    timestamp: 2026-01-27T11:42:13Z\n'],
-    ['block state data, empty list, null step', 'persistence_loop:\n  checkpoint:\n    completed_steps: []\n    current_step:\n    state_data:\n      attempt: 2\n      last_outcome: nonzero-exit\n'],
+    [
+      'the checkpoint wiggum writes',
+      'state: Approved # folder\npersistence_loop:   # owned by wiggum\n  status: running\n  session: 538453d7-9d1f-4f6e-8a51-000000000007\n  started: 2026-01-27T10:05:00Z\n  iteration: 7\n  max_iterations: 20\n  checkpoint:\n    completed_steps: [US-001, US-002]\n    current_step: null\n    state_data: {attempt: 0, active_ms: 180259, warned: false}\n    timestamp: 2026-01-27T11:42:13Z\n',
+    ],
+    [
+      'block state data, empty list, null step',
+      'persistence_loop:\n  checkpoint:\n    completed_steps: []\n    current_step:\n    state_data:\n      attempt: 2\n      last_outcome: nonzero-exit\n',
+    ],
     ['an empty value', 'state:\npersistence_loop:\n'],
     ['a JSON-like quoted string', 'a: "rate limited: 429 \\"quoted\\" \\u00e9"\n'],
     ['CRLF lines', 'state: Done\r\niteration: 3\r\n'],

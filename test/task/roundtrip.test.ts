@@ -8,7 +8,9 @@ import type { OwnedKeys } from '../../src/task/render.js';
 
 const corpus = join(import.meta.dirname, '..', 'fixtures', 'roundtrip');
 const goldens = join(corpus, 'expected');
-const files = readdirSync(corpus).filter((name) => name.endsWith('.md')).sort();
+const files = readdirSync(corpus)
+  .filter((name) => name.endsWith('.md'))
+  .sort();
 
 const checkpoint: OwnedKeys = {
   state: 'Done',
@@ -41,7 +43,9 @@ function mustParse(name: string, text: string): Task {
 
 /** The text with wiggum's own pairs cut out: what must never change. */
 function userBytes(task: Task): string {
-  const ranges = [task.owned.state, task.owned.persistence_loop].filter((r) => r !== undefined).sort((a, b) => b.start - a.start);
+  const ranges = [task.owned.state, task.owned.persistence_loop]
+    .filter((r) => r !== undefined)
+    .sort((a, b) => b.start - a.start);
   let text = task.text;
   for (const range of ranges) text = text.slice(0, range.start) + text.slice(range.end);
   return text;
@@ -89,7 +93,11 @@ describe.each(files)('%s', (name) => {
     expect(out.layout.eol).toBe(task.layout.eol);
     expect(out.layout.bom).toBe(task.layout.bom);
     expect(out.frontmatter.state).toBe('Done');
-    expect(out.frontmatter.persistence_loop).toMatchObject({ status: 'done', iteration: 7, checkpoint: { completed_steps: ['US-001', 'US-002'] } });
+    expect(out.frontmatter.persistence_loop).toMatchObject({
+      status: 'done',
+      iteration: 7,
+      checkpoint: { completed_steps: ['US-001', 'US-002'] },
+    });
     const originalData = mustParse(name, text).frontmatter;
     expect(withoutOwnedData(out.frontmatter)).toEqual(withoutOwnedData(originalData));
   });
@@ -98,7 +106,11 @@ describe.each(files)('%s', (name) => {
     const once = mustParse(name, withOwnedKeys(task, checkpoint));
     const twice = mustParse(name, withOwnedKeys(once, secondCheckpoint));
     expect(userBytes(twice)).toBe(userBytes(once));
-    expect(twice.frontmatter.persistence_loop).toMatchObject({ status: 'rejected', iteration: 8, exit_reason: 'max iterations' });
+    expect(twice.frontmatter.persistence_loop).toMatchObject({
+      status: 'rejected',
+      iteration: 8,
+      exit_reason: 'max iterations',
+    });
     expect(twice.frontmatter.persistence_loop?.checkpoint).toBeUndefined();
     expect(withOwnedKeys(twice, secondCheckpoint)).toBe(twice.text);
   });

@@ -7,7 +7,9 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 const corpus = join(import.meta.dirname, '..', 'fixtures', 'roundtrip');
 const files = [
-  ...readdirSync(corpus).filter((n) => n.endsWith('.md')).map((n) => join(corpus, n)),
+  ...readdirSync(corpus)
+    .filter((n) => n.endsWith('.md'))
+    .map((n) => join(corpus, n)),
   ...readdirSync(join(corpus, 'expected')).map((n) => join(corpus, 'expected', n)),
 ];
 
@@ -19,7 +21,17 @@ function fullState(file: string, text = readFileSync(file, 'utf8')): unknown {
     file,
     id: parsed.task.id,
     state: parsed.task.frontmatter.state,
-    loop: loop === undefined ? undefined : { status: loop.status, iteration: loop.iteration, max_iterations: loop.max_iterations, current_step: loop.checkpoint?.current_step ?? null, updated: loop.updated, session: loop.session },
+    loop:
+      loop === undefined
+        ? undefined
+        : {
+            status: loop.status,
+            iteration: loop.iteration,
+            max_iterations: loop.max_iterations,
+            current_step: loop.checkpoint?.current_step ?? null,
+            updated: loop.updated,
+            session: loop.session,
+          },
   };
 }
 
@@ -29,9 +41,17 @@ describe('readTaskState', () => {
   });
 
   test.each([
-    ['a repeated checkpoint key (the full parse refuses it)', '---\npersistence_loop:\n  status: running\n  iteration: 1\n  max_iterations: 3\npersistence_loop: {}\n---\n', null],
+    [
+      'a repeated checkpoint key (the full parse refuses it)',
+      '---\npersistence_loop:\n  status: running\n  iteration: 1\n  max_iterations: 3\npersistence_loop: {}\n---\n',
+      null,
+    ],
     ['a flow-style frontmatter', '---\n{state: Approved}\n---\n', null],
-    ['a checkpoint that does not check', '---\npersistence_loop:\n  status: sideways\n  iteration: 1\n  max_iterations: 3\n---\n', null],
+    [
+      'a checkpoint that does not check',
+      '---\npersistence_loop:\n  status: sideways\n  iteration: 1\n  max_iterations: 3\n---\n',
+      null,
+    ],
     ['a complex key', '---\n? [a, b]\n: c\nstate: Done\n---\n', null],
   ])('falls back to the full parse for %s', async (_name, text, expected) => {
     const file = join(tempDir(), 'task.md');

@@ -6,7 +6,7 @@ import { updateTaskFile } from '../../src/task/update-file.js';
 import type { TaskFileWrite } from '../../src/task/update-file.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const original = '---\ntitle: Dark mode # the user\'s comment\nharness: demo\n---\n# Dark mode\n\n- [ ] US-001 Theme\n';
+const original = "---\ntitle: Dark mode # the user's comment\nharness: demo\n---\n# Dark mode\n\n- [ ] US-001 Theme\n";
 const write: TaskFileWrite = {
   keys: { state: 'Approved', persistence_loop: { status: 'running', iteration: 1, max_iterations: 10 } },
 };
@@ -30,7 +30,9 @@ describe('updateTaskFile', () => {
 
   test('merges a change the user made since the last read instead of overwriting it', async () => {
     const file = taskFile();
-    const edited = original.replace('harness: demo', 'harness: demo\npriority: high # bumped').replace('- [ ] US-001 Theme', '- [ ] US-001 Theme\n- [ ] US-002 Added by the user');
+    const edited = original
+      .replace('harness: demo', 'harness: demo\npriority: high # bumped')
+      .replace('- [ ] US-001 Theme', '- [ ] US-001 Theme\n- [ ] US-002 Added by the user');
     writeFileSync(file, edited);
     const { merged } = await updateTaskFile(file, original, write);
     expect(merged).toBe(true);

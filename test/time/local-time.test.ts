@@ -2,7 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { localStamp, localTime } from '../../src/time/local-time.js';
 
 /** Local wall-clock moments: the table holds whatever the machine's time zone is. */
-const at = (y: number, mo: number, d: number, h: number, mi: number, s = 0): number => new Date(y, mo - 1, d, h, mi, s).getTime();
+const at = (y: number, mo: number, d: number, h: number, mi: number, s = 0): number =>
+  new Date(y, mo - 1, d, h, mi, s).getTime();
 const NOW = at(2026, 11, 25, 14, 20, 0);
 
 describe('localTime', () => {

@@ -2,7 +2,13 @@ import { expect, test } from 'vitest';
 import { coalesce } from '../../src/vault/coalesce.js';
 
 /** A task whose runs wait until the test releases them, counting overlap. */
-function gatedTask(): { run: () => Promise<void>; release: () => void; runs: () => number; maxOverlap: () => number; waiting: () => number } {
+function gatedTask(): {
+  run: () => Promise<void>;
+  release: () => void;
+  runs: () => number;
+  maxOverlap: () => number;
+  waiting: () => number;
+} {
   const gates: (() => void)[] = [];
   let runs = 0;
   let running = 0;
@@ -14,7 +20,13 @@ function gatedTask(): { run: () => Promise<void>; release: () => void; runs: () 
     await new Promise<void>((resolve) => gates.push(resolve));
     running -= 1;
   };
-  return { run: coalesce(task), release: () => gates.shift()?.(), runs: () => runs, maxOverlap: () => maxOverlap, waiting: () => gates.length };
+  return {
+    run: coalesce(task),
+    release: () => gates.shift()?.(),
+    runs: () => runs,
+    maxOverlap: () => maxOverlap,
+    waiting: () => gates.length,
+  };
 }
 
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

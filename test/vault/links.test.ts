@@ -4,7 +4,11 @@ import type { KnownTask } from '../../src/vault/reconcile.js';
 import type { VaultSnapshot } from '../../src/vault/scan.js';
 import { refusedLinks } from '../../src/vault/watcher.js';
 
-const stats = (kind: 'file' | 'symlink' | 'dir', nlink: number) => ({ isSymbolicLink: () => kind === 'symlink', isFile: () => kind === 'file', nlink });
+const stats = (kind: 'file' | 'symlink' | 'dir', nlink: number) => ({
+  isSymbolicLink: () => kind === 'symlink',
+  isFile: () => kind === 'file',
+  nlink,
+});
 
 describe('which files in Approved/ are refused for being links', () => {
   test.each([
@@ -17,8 +21,31 @@ describe('which files in Approved/ are refused for being links', () => {
   });
 
   test('a linked file that is a task already handed over (a move under way, a backup tool) is not refused', () => {
-    const snapshot: VaultSnapshot = { takenAtMs: 0, tasks: new Map(), linked: new Set(['running.md', 'new.md']), symlinks: new Set(['s.md']), stopFlags: new Set(), globalStop: false };
-    const known = new Map<string, KnownTask>([['running.md', { name: 'running.md', phase: 'active', size: 1, mtimeMs: 0, ino: 1, changedAtMs: 0, missingSinceMs: null, firstSeenAtMs: 0, composing: false, waiting: null }]]);
+    const snapshot: VaultSnapshot = {
+      takenAtMs: 0,
+      tasks: new Map(),
+      linked: new Set(['running.md', 'new.md']),
+      symlinks: new Set(['s.md']),
+      stopFlags: new Set(),
+      globalStop: false,
+    };
+    const known = new Map<string, KnownTask>([
+      [
+        'running.md',
+        {
+          name: 'running.md',
+          phase: 'active',
+          size: 1,
+          mtimeMs: 0,
+          ino: 1,
+          changedAtMs: 0,
+          missingSinceMs: null,
+          firstSeenAtMs: 0,
+          composing: false,
+          waiting: null,
+        },
+      ],
+    ]);
     expect([...refusedLinks(snapshot, known)]).toEqual([
       ['s.md', 'symlink'],
       ['new.md', 'hard-link'],

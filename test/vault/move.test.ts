@@ -14,7 +14,7 @@ interface Case {
   returned: string;
 }
 
-const TEXT = 'the user\'s own bytes\n';
+const TEXT = "the user's own bytes\n";
 
 function file(path: string, text = TEXT): string {
   writeFileSync(path, text);
@@ -28,25 +28,38 @@ function folders(root: string, ...names: string[]): void {
 const CASES: Case[] = [
   {
     name: 'a plain move',
-    arrange: (root) => (folders(root, 'Approved', 'Done'), { source: file(join(root, 'Approved', 'x.md')), destination: join(root, 'Done') }),
+    arrange: (root) => (
+      folders(root, 'Approved', 'Done'),
+      { source: file(join(root, 'Approved', 'x.md')), destination: join(root, 'Done') }
+    ),
     after: { Approved: [], Done: ['x.md'] },
     returned: 'Done/x.md',
   },
   {
     name: 'a clash gets a suffix; the file there is kept',
-    arrange: (root) => (folders(root, 'Approved', 'Done'), file(join(root, 'Done', 'x.md'), 'older\n'), { source: file(join(root, 'Approved', 'x.md')), destination: join(root, 'Done') }),
+    arrange: (root) => (
+      folders(root, 'Approved', 'Done'),
+      file(join(root, 'Done', 'x.md'), 'older\n'),
+      { source: file(join(root, 'Approved', 'x.md')), destination: join(root, 'Done') }
+    ),
     after: { Approved: [], Done: ['x-2.md', 'x.md'] },
     returned: 'Done/x-2.md',
   },
   {
     name: 'into the folder it is already in: nothing moves',
-    arrange: (root) => (folders(root, 'Done'), { source: file(join(root, 'Done', 'x.md')), destination: join(root, 'Done') }),
+    arrange: (root) => (
+      folders(root, 'Done'),
+      { source: file(join(root, 'Done', 'x.md')), destination: join(root, 'Done') }
+    ),
     after: { Done: ['x.md'] },
     returned: 'Done/x.md',
   },
   {
     name: 'into its own folder by another spelling of the path',
-    arrange: (root) => (folders(root, 'Done', 'Approved'), { source: file(join(root, 'Done', 'x.md')), destination: join(root, 'Approved', '..', 'Done', '.') }),
+    arrange: (root) => (
+      folders(root, 'Done', 'Approved'),
+      { source: file(join(root, 'Done', 'x.md')), destination: join(root, 'Approved', '..', 'Done', '.') }
+    ),
     after: { Done: ['x.md'], Approved: [] },
     returned: 'Done/x.md',
   },

@@ -64,10 +64,19 @@ function run(scenario: Scenario): void {
     globalStop = step.globalStop ?? globalStop;
     for (const [name, file] of Object.entries(files)) {
       const last = written.get(name);
-      if (last === undefined || last.size !== file.size || last.ino !== (file.ino ?? 1)) written.set(name, { size: file.size, ino: file.ino ?? 1, at: step.at });
+      if (last === undefined || last.size !== file.size || last.ino !== (file.ino ?? 1))
+        written.set(name, { size: file.size, ino: file.ino ?? 1, at: step.at });
     }
     for (const name of written.keys()) if (!(name in files)) written.delete(name);
-    const snapshot = snapshotOf(files, stops, globalStop, known, step.at, settings.settleMs, (name) => written.get(name)?.at ?? step.at);
+    const snapshot = snapshotOf(
+      files,
+      stops,
+      globalStop,
+      known,
+      step.at,
+      settings.settleMs,
+      (name) => written.get(name)?.at ?? step.at,
+    );
     const result = plan(snapshot, known, step.at, { ...settings, globalStopWas });
     expect(result.actions.map(describeAction), where).toEqual(step.expect);
     if (step.next !== undefined) expect(result.nextCheckAtMs, where).toBe(step.next);
@@ -96,7 +105,15 @@ function snapshotOf(
       continue;
     }
     const read = (file.read ?? true) && isDueForRead(known.get(name), at, settleMs);
-    tasks.set(name, { name, path: `/vault/Approved/${name}`, size: file.size, mtimeMs: file.mtime ?? writtenAt(name), ino: file.ino ?? 1, parses: read ? (file.parses ?? true) : null, ...(read ? { wait: file.wait ?? null } : {}) });
+    tasks.set(name, {
+      name,
+      path: `/vault/Approved/${name}`,
+      size: file.size,
+      mtimeMs: file.mtime ?? writtenAt(name),
+      ino: file.ino ?? 1,
+      parses: read ? (file.parses ?? true) : null,
+      ...(read ? { wait: file.wait ?? null } : {}),
+    });
   }
   return { takenAtMs: at, tasks, linked, symlinks: new Set<string>(), stopFlags: new Set(stops), globalStop };
 }
@@ -105,7 +122,9 @@ function describeAction(action: ReconcileAction): string {
   return action.kind === 'hold' ? `hold ${action.on ? 'on' : 'off'}` : `${action.kind} ${action.name}`;
 }
 
-const a = (size: number, more: Omit<FileState, 'size'> = {}): Record<string, FileState> => ({ 'a.md': { size, ...more } });
+const a = (size: number, more: Omit<FileState, 'size'> = {}): Record<string, FileState> => ({
+  'a.md': { size, ...more },
+});
 
 const composing = { composeQuietMs: 5000 };
 
@@ -148,7 +167,13 @@ const scenarios: Scenario[] = [
     steps: [
       { at: 0, files: { 'Untitled.md': { size: 0, wait: 'empty', ino: 7 } }, expect: [], next: 100 },
       { at: 500, files: { 'Untitled.md': { size: 90, ino: 7 } }, expect: [], next: 5500 },
-      { at: 1500, files: { 'Fix it.md': { size: 90, ino: 7, mtime: 500 } }, expect: [], next: 1550, phases: { 'Untitled.md': 'forgotten' } },
+      {
+        at: 1500,
+        files: { 'Fix it.md': { size: 90, ino: 7, mtime: 500 } },
+        expect: [],
+        next: 1550,
+        phases: { 'Untitled.md': 'forgotten' },
+      },
       { at: 1550, expect: ['start Fix it.md'] },
     ],
   },
@@ -156,7 +181,12 @@ const scenarios: Scenario[] = [
     name: 'an empty file or one naming no harness waits, with no timer, and starts once fixed',
     settings: composing,
     steps: [
-      { at: 0, files: { 'e.md': { size: 0, wait: 'empty' }, 'n.md': { size: 30, wait: 'no-harness' } }, expect: [], next: 100 },
+      {
+        at: 0,
+        files: { 'e.md': { size: 0, wait: 'empty' }, 'n.md': { size: 30, wait: 'no-harness' } },
+        expect: [],
+        next: 100,
+      },
       { at: 100, expect: [], next: null, phases: { 'e.md': 'settling', 'n.md': 'settling' } },
       { at: 60_000, expect: [], next: null },
       { at: 61_000, files: { 'e.md': { size: 0, wait: 'empty' }, 'n.md': { size: 45 } }, expect: [], next: 66_000 },
@@ -397,8 +427,20 @@ const scenarios: Scenario[] = [
       { at: 0, files: { 'a.md': { size: 10 }, 'b.md': { size: 10 } }, expect: [] },
       { at: 100, expect: ['start a.md', 'start b.md'] },
       // wiggum's own move to Done/ links, then unlinks: no missing state in between.
-      { at: 200, files: { 'a.md': { size: 10, linked: true }, 'b.md': { size: 10 }, 'c.md': { size: 5 } }, expect: [], next: 300, phases: { 'a.md': 'active' } },
-      { at: 250, files: { 'a.md': { size: 10, linked: true }, 'b.md': { size: 10 }, 'c.md': { size: 5, linked: true } }, expect: [], next: null, phases: { 'c.md': 'forgotten' } },
+      {
+        at: 200,
+        files: { 'a.md': { size: 10, linked: true }, 'b.md': { size: 10 }, 'c.md': { size: 5 } },
+        expect: [],
+        next: 300,
+        phases: { 'a.md': 'active' },
+      },
+      {
+        at: 250,
+        files: { 'a.md': { size: 10, linked: true }, 'b.md': { size: 10 }, 'c.md': { size: 5, linked: true } },
+        expect: [],
+        next: null,
+        phases: { 'c.md': 'forgotten' },
+      },
       { at: 5000, expect: [], phases: { 'a.md': 'active' } },
     ],
   },
@@ -421,7 +463,12 @@ const scenarios: Scenario[] = [
       { at: 0, files: { 'a.md': { size: 1 }, 'b.md': { size: 1 }, 'c.md': { size: 1 } }, stops: ['c'], expect: [] },
       { at: 100, expect: ['start a.md', 'start b.md'], phases: { 'c.md': 'stopped' } },
       { at: 200, files: { 'b.md': { size: 1 }, 'c.md': { size: 1 } }, expect: [] },
-      { at: 1200, files: { 'b.md': { size: 1 }, 'c.md': { size: 1 }, 'd.md': { size: 1 } }, stops: ['b', 'c'], expect: ['stop b.md', 'gone a.md'] },
+      {
+        at: 1200,
+        files: { 'b.md': { size: 1 }, 'c.md': { size: 1 }, 'd.md': { size: 1 } },
+        stops: ['b', 'c'],
+        expect: ['stop b.md', 'gone a.md'],
+      },
       { at: 1300, stops: [], expect: ['resume b.md', 'resume c.md', 'start d.md'] },
     ],
   },
@@ -435,7 +482,14 @@ describe('plan', () => {
     const names = Array.from({ length: 200 }, (_, i) => `t${String(i).padStart(3, '0')}.md`);
     // Two waves (first seen at 0 and at 10); mtimes out of name order and with ties.
     const mtimeOf = (i: number): number => (i * 37) % 50;
-    const entries = names.map((name, i): TaskFileEntry => ({ name, path: `/v/${name}`, size: 1, mtimeMs: mtimeOf(i), ino: i + 1, parses: true }));
+    const entries = names.map((name, i): TaskFileEntry => ({
+      name,
+      path: `/v/${name}`,
+      size: 1,
+      mtimeMs: mtimeOf(i),
+      ino: i + 1,
+      parses: true,
+    }));
     const snapshot = (at: number, count: number): VaultSnapshot => ({
       takenAtMs: at,
       tasks: new Map(entries.slice(0, count).map((entry) => [entry.name, entry])),
@@ -460,9 +514,33 @@ describe('plan', () => {
   test('the known map passed in is never changed', () => {
     const settings = { ...SETTINGS, globalStopWas: false };
     const entry: TaskFileEntry = { name: 'a.md', path: '/v/a.md', size: 1, mtimeMs: 1, ino: 1, parses: true };
-    const first = plan({ takenAtMs: 0, tasks: new Map([['a.md', entry]]), linked: new Set(), symlinks: new Set(), stopFlags: new Set(), globalStop: false }, new Map(), 0, settings);
+    const first = plan(
+      {
+        takenAtMs: 0,
+        tasks: new Map([['a.md', entry]]),
+        linked: new Set(),
+        symlinks: new Set(),
+        stopFlags: new Set(),
+        globalStop: false,
+      },
+      new Map(),
+      0,
+      settings,
+    );
     const frozen = structuredClone(first.known);
-    plan({ takenAtMs: 100, tasks: new Map(), linked: new Set(), symlinks: new Set(), stopFlags: new Set(['a']), globalStop: true }, first.known, 2000, settings);
+    plan(
+      {
+        takenAtMs: 100,
+        tasks: new Map(),
+        linked: new Set(),
+        symlinks: new Set(),
+        stopFlags: new Set(['a']),
+        globalStop: true,
+      },
+      first.known,
+      2000,
+      settings,
+    );
     markFinished(first.known, 'a.md');
     markStopped(first.known, 'a.md');
     expect(first.known).toEqual(frozen);

@@ -32,7 +32,7 @@ describe('scanApproved', () => {
       '.task.md.1234.abcd1234.tmp': VALID,
       'task.sync-conflict-20260101-101010-ABCDEFG.md': VALID,
       'notes.txt': VALID,
-      'README': VALID,
+      README: VALID,
       'other.md': VALID,
     });
     mkdirSync(join(layout.approved, 'folder.md'));
@@ -46,7 +46,14 @@ describe('scanApproved', () => {
     expect([...snapshot.linked].sort()).toEqual(['other.md', 'twin.md']);
     expect([...snapshot.symlinks].sort()).toEqual(['dangling.md', 'link.md']);
     const stat = lstatSync(join(layout.approved, 'task.md'));
-    expect(snapshot.tasks.get('task.md')).toEqual({ name: 'task.md', path: join(layout.approved, 'task.md'), size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, parses: null });
+    expect(snapshot.tasks.get('task.md')).toEqual({
+      name: 'task.md',
+      path: join(layout.approved, 'task.md'),
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      ino: stat.ino,
+      parses: null,
+    });
     expect(snapshot.stopFlags.size).toBe(0);
     expect(snapshot.globalStop).toBe(false);
   });
@@ -73,16 +80,30 @@ describe('scanApproved', () => {
   });
 
   test('a task that names no harness waits when the config names no default, and not when it does', async () => {
-    const layout = await vaultWith({ 'noh.md': '---\ntitle: noh\n---\nbody\n', 'named.md': '---\nharness: demo\n---\nbody\n', 'blank.md': ' \n\t\n' });
+    const layout = await vaultWith({
+      'noh.md': '---\ntitle: noh\n---\nbody\n',
+      'named.md': '---\nharness: demo\n---\nbody\n',
+      'blank.md': ' \n\t\n',
+    });
     const without = await scanApproved(layout, { parse: () => true, defaultHarness: null });
-    expect(Object.fromEntries([...without.tasks.values()].map((entry) => [entry.name, entry.wait]))).toEqual({ 'noh.md': 'no-harness', 'named.md': null, 'blank.md': 'empty' });
+    expect(Object.fromEntries([...without.tasks.values()].map((entry) => [entry.name, entry.wait]))).toEqual({
+      'noh.md': 'no-harness',
+      'named.md': null,
+      'blank.md': 'empty',
+    });
     const withDefault = await scanApproved(layout, { parse: () => true, defaultHarness: 'demo' });
     expect(withDefault.tasks.get('noh.md')?.wait).toBe(null);
     expect(withDefault.tasks.get('blank.md')?.wait).toBe('empty');
   });
 
   test('stop flags by stem, and the vault STOP file', async () => {
-    const layout = await vaultWith({ 'a.md': VALID, 'a.stop': '', 'b.stop': 'any content', '.c.stop': '', 'a.md.stop': '' });
+    const layout = await vaultWith({
+      'a.md': VALID,
+      'a.stop': '',
+      'b.stop': 'any content',
+      '.c.stop': '',
+      'a.md.stop': '',
+    });
     mkdirSync(join(layout.approved, 'dir.stop'));
     let snapshot = await scanApproved(layout, { parse: () => false });
     expect([...snapshot.stopFlags].sort()).toEqual(['a', 'a.md', 'b']);
@@ -97,7 +118,10 @@ describe('scanApproved', () => {
     const layout = await vaultWith({ 'running.md': VALID, 'new.md': VALID });
     symlinkSync(join(layout.approved, 'new.md'), join(layout.approved, 'swapped.md'));
     const remembered = { size: 1, mtimeMs: 2, ino: 3 };
-    const snapshot = await scanApproved(layout, { parse: () => false, known: (name) => (name === 'running.md' || name === 'swapped.md' ? remembered : null) });
+    const snapshot = await scanApproved(layout, {
+      parse: () => false,
+      known: (name) => (name === 'running.md' || name === 'swapped.md' ? remembered : null),
+    });
     // What the watcher remembers comes back for the running task: no lstat was made for it.
     expect(snapshot.tasks.get('running.md')).toMatchObject({ ...remembered, parses: null });
     expect(snapshot.tasks.get('new.md')?.ino).toBe(lstatSync(join(layout.approved, 'new.md')).ino);

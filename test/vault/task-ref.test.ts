@@ -61,13 +61,25 @@ describe('matchTaskRef: which task a user means', () => {
   ])('%j', (ref, refFiles, expected) => {
     const match = matchTaskRef(ref, VAULT, refFiles);
     if (expected === 'none') expect(match).toEqual({ kind: 'none' });
-    else if ('found' in expected) expect(match).toEqual({ kind: 'found', entry: VAULT.find((e) => e.file === `/v/${expected.found}`), by: expected.by });
-    else expect(match.kind === 'ambiguous' ? match.candidates.map((c) => c.file) : match).toEqual(expected.ambiguous.map((path) => `/v/${path}`));
+    else if ('found' in expected)
+      expect(match).toEqual({
+        kind: 'found',
+        entry: VAULT.find((e) => e.file === `/v/${expected.found}`),
+        by: expected.by,
+      });
+    else
+      expect(match.kind === 'ambiguous' ? match.candidates.map((c) => c.file) : match).toEqual(
+        expected.ambiguous.map((path) => `/v/${path}`),
+      );
   });
 
   test('a path wins over an id that another file has', () => {
     const entries = [entry('Approved/a.md', 'b'), entry('Approved/b.md', 'a')];
-    expect(matchTaskRef('a.md', entries, ['/v/Approved/a.md'])).toMatchObject({ kind: 'found', entry: { name: 'a.md' }, by: 'path' });
+    expect(matchTaskRef('a.md', entries, ['/v/Approved/a.md'])).toMatchObject({
+      kind: 'found',
+      entry: { name: 'a.md' },
+      by: 'path',
+    });
     expect(matchTaskRef('a', entries, [])).toMatchObject({ kind: 'found', entry: { name: 'b.md' }, by: 'id' });
   });
 });

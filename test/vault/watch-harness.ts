@@ -62,7 +62,11 @@ export const TEST_OPTIONS = {
 } satisfies WatchVaultOptions;
 
 /** Starts a watcher on `layout` (closed when the test ends) and waits until it is ready. */
-export async function startWatching(layout: VaultLayout, options: Partial<WatchVaultOptions> = {}, onActions?: (actions: ReconcileAction[]) => void): Promise<WatchedVault> {
+export async function startWatching(
+  layout: VaultLayout,
+  options: Partial<WatchVaultOptions> = {},
+  onActions?: (actions: ReconcileAction[]) => void,
+): Promise<WatchedVault> {
   const actions = new EventLog<ReconcileAction>();
   const reconciles = new EventLog<Reconciled>();
   const watcher = watchVault(

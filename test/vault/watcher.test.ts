@@ -43,7 +43,8 @@ describe('watchVault with real chokidar on a temp vault', () => {
     const vault = await startWatching(layout);
     const names = Array.from({ length: 200 }, (_, i) => `task-${String(i).padStart(3, '0')}.md`);
     for (const name of names) writeFileSync(join(layout.approved, name), text(name));
-    const started = (): Set<string> => new Set(vault.actions.items.flatMap((action) => (action.kind === 'start' ? [action.name] : [])));
+    const started = (): Set<string> =>
+      new Set(vault.actions.items.flatMap((action) => (action.kind === 'start' ? [action.name] : [])));
     await vault.actions.until(() => started().size === 200, '200 starts');
     await vault.watcher.rescan();
     expect(vault.count({ kind: 'start' })).toBe(200);
@@ -61,7 +62,10 @@ describe('watchVault with real chokidar on a temp vault', () => {
     const full = text('Half then whole');
     writeFileSync(path, full.slice(0, 12));
     // Wait for the scan after the settle window: it read the file and found it incomplete.
-    await vault.reconciles.until((items) => items.some((item) => item.snapshot.tasks.get('half.md')?.parses === false), 'the half file read after settling');
+    await vault.reconciles.until(
+      (items) => items.some((item) => item.snapshot.tasks.get('half.md')?.parses === false),
+      'the half file read after settling',
+    );
     expect(vault.count({ kind: 'start' })).toBe(0);
     appendFileSync(path, full.slice(12));
     await vault.action({ kind: 'start', name: 'half.md' });
@@ -215,7 +219,9 @@ describe('watchVault when file events fail', () => {
         onReady: (listener) => {
           setImmediate(() => {
             listener();
-            const error = Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' });
+            const error = Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), {
+              code: 'ENOSPC',
+            });
             errorListeners.forEach((onError) => onError(error));
           });
         },

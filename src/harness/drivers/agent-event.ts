@@ -23,7 +23,8 @@ export interface Usage {
  * auth, billing, context_too_long, fatal → hard (the task is rejected, with what to fix);
  * usage_limit → wait for the reset; other → an ordinary failed run (recorded, the loop goes on).
  */
-export type AgentErrorKind = 'rate_limit' | 'overloaded' | 'network' | 'auth' | 'usage_limit' | 'billing' | 'context_too_long' | 'fatal' | 'other';
+export type AgentErrorKind =
+  'rate_limit' | 'overloaded' | 'network' | 'auth' | 'usage_limit' | 'billing' | 'context_too_long' | 'fatal' | 'other';
 
 export interface AgentError {
   kind: AgentErrorKind;
@@ -69,7 +70,8 @@ export function addUsage(total: Usage, more: Partial<Usage>): Usage {
     cacheReadTokens: total.cacheReadTokens + (more.cacheReadTokens ?? 0),
     cacheWriteTokens: total.cacheWriteTokens + (more.cacheWriteTokens ?? 0),
   };
-  if (total.costUsd !== undefined || more.costUsd !== undefined) sum.costUsd = (total.costUsd ?? 0) + (more.costUsd ?? 0);
+  if (total.costUsd !== undefined || more.costUsd !== undefined)
+    sum.costUsd = (total.costUsd ?? 0) + (more.costUsd ?? 0);
   return sum;
 }
 

@@ -22,7 +22,8 @@ import { at, jsonLinesReader, numberAt, textAt } from './json-lines-reader.js';
  */
 export const AMP_AGENT: AgentFacts = {
   name: 'Amp',
-  authFix: 'set AMP_API_KEY (it is in harness.env_allowlist; an access token from ampcode.com/settings) for wiggum, or run `amp login` as the user wiggum runs as',
+  authFix:
+    'set AMP_API_KEY (it is in harness.env_allowlist; an access token from ampcode.com/settings) for wiggum, or run `amp login` as the user wiggum runs as',
 };
 
 export const ampDriver: HarnessDriver = {
@@ -76,7 +77,13 @@ class AmpParser implements AgentStreamParser {
     const usage = usageOf(event['usage'], numberAt(event, 'total_cost_usd'));
     if (usage !== null) events.push({ type: 'usage', usage, total: true });
     const said = textAt(event, 'error') ?? resultText(event);
-    events.push({ type: 'finished', ok: !failed, agent: AMP_AGENT.name, facts: [...resultFacts(event), ...usageFacts(usage)], said: failed ? said || (textAt(event, 'subtype') ?? '') : '' });
+    events.push({
+      type: 'finished',
+      ok: !failed,
+      agent: AMP_AGENT.name,
+      facts: [...resultFacts(event), ...usageFacts(usage)],
+      said: failed ? said || (textAt(event, 'subtype') ?? '') : '',
+    });
     return events;
   }
 
@@ -85,13 +92,24 @@ class AmpParser implements AgentStreamParser {
     if (result !== null) {
       if (result['is_error'] !== true) return [];
       const said = textAt(result, 'error') ?? resultText(result);
-      const error = classifyFailureText(said === '' ? `Amp ended with ${textAt(result, 'subtype') ?? 'an error'}` : said, AMP_AGENT, run.endedAtMs);
+      const error = classifyFailureText(
+        said === '' ? `Amp ended with ${textAt(result, 'subtype') ?? 'an error'}` : said,
+        AMP_AGENT,
+        run.endedAtMs,
+      );
       return error === null ? [] : [{ type: 'error', said: '', ...error }];
     }
     if (run.result.exitCode === 0 || run.result.exitCode === null) return [];
     const said = [...run.plainLines.slice(-3), lastLines(run.result.stderrTail)].join('\n');
     if (/no api key found|starting login flow|login failed/i.test(said)) {
-      return [{ type: 'error', said: '', kind: 'auth', message: authMessage(AMP_AGENT, 'it has no API key and tried to start an interactive login') }];
+      return [
+        {
+          type: 'error',
+          said: '',
+          kind: 'auth',
+          message: authMessage(AMP_AGENT, 'it has no API key and tried to start an interactive login'),
+        },
+      ];
     }
     const error = classifyFailureText(said, AMP_AGENT, run.endedAtMs);
     return error === null ? [] : [{ type: 'error', said: '', ...error }];

@@ -22,7 +22,8 @@ import { jsonLinesReader } from './json-lines-reader.js';
  */
 export const CLAUDE_AGENT: AgentFacts = {
   name: 'Claude Code',
-  authFix: 'set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) in the harness environment, or run claude login as the user wiggum runs as',
+  authFix:
+    'set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) in the harness environment, or run claude login as the user wiggum runs as',
 };
 
 export const claudeDriver: HarnessDriver = {
@@ -45,7 +46,13 @@ interface ApiError {
   text: string;
 }
 
-const AUTH_KINDS = new Set(['authentication_failed', 'oauth_org_not_allowed', 'account_on_hold', 'verification_required', 'cloud_credential_error']);
+const AUTH_KINDS = new Set([
+  'authentication_failed',
+  'oauth_org_not_allowed',
+  'account_on_hold',
+  'verification_required',
+  'cloud_credential_error',
+]);
 
 class ClaudeParser implements AgentStreamParser {
   readonly agent = CLAUDE_AGENT.name;
@@ -76,7 +83,15 @@ class ClaudeParser implements AgentStreamParser {
 
   private system(event: JsonEvent): AgentEvent[] {
     const subtype = str(event['subtype']);
-    if (subtype === 'init') return [{ type: 'session', sessionId: str(event['session_id']), model: str(event['model']), version: str(event['claude_code_version']) }];
+    if (subtype === 'init')
+      return [
+        {
+          type: 'session',
+          sessionId: str(event['session_id']),
+          model: str(event['model']),
+          version: str(event['claude_code_version']),
+        },
+      ];
     if (subtype !== 'api_retry') return sessionOf(event);
     const status = num(event['error_status']);
     const kind = str(event['error']);
@@ -86,7 +101,20 @@ class ClaudeParser implements AgentStreamParser {
       text: `⟳ API error ${String(status ?? kind ?? '')} (${kind ?? 'error'}): Claude Code retries (${num(event['attempt']) ?? '?'}/${num(event['max_retries']) ?? '?'})${delay === null ? '' : ` in ${(delay / 1000).toFixed(1)} s`}`,
     };
     if (!(kind !== null && AUTH_KINDS.has(kind)) && status !== 401) return [...sessionOf(event), notice];
-    return [...sessionOf(event), notice, { type: 'error', said: '', stopNow: true, kind: 'auth', message: authMessage(CLAUDE_AGENT, `the API answered ${status ?? ''} ${kind ?? ''}`.replace(/\s+/g, ' ').trim()) }];
+    return [
+      ...sessionOf(event),
+      notice,
+      {
+        type: 'error',
+        said: '',
+        stopNow: true,
+        kind: 'auth',
+        message: authMessage(
+          CLAUDE_AGENT,
+          `the API answered ${status ?? ''} ${kind ?? ''}`.replace(/\s+/g, ' ').trim(),
+        ),
+      },
+    ];
   }
 
   private rateLimit(event: JsonEvent): AgentEvent[] {
@@ -94,7 +122,12 @@ class ClaudeParser implements AgentStreamParser {
     const resetsAt = num(info['resetsAt']);
     this.usageLimitResetMs = info['status'] !== 'rejected' ? undefined : resetsAt === null ? null : resetsAt * 1000;
     if (info['status'] !== 'rejected') return [];
-    return [{ type: 'notice', text: `⏸ usage limit reached (${str(info['rateLimitType']) ?? 'limit'})${resetsAt === null ? '' : `, resets at ${new Date(resetsAt * 1000).toISOString()}`}` }];
+    return [
+      {
+        type: 'notice',
+        text: `⏸ usage limit reached (${str(info['rateLimitType']) ?? 'limit'})${resetsAt === null ? '' : `, resets at ${new Date(resetsAt * 1000).toISOString()}`}`,
+      },
+    ];
   }
 
   private result(event: JsonEvent): AgentEvent[] {
@@ -107,13 +140,27 @@ class ClaudeParser implements AgentStreamParser {
     const reason = failed ? [str(event['terminal_reason']) ?? str(event['subtype']) ?? 'error'] : [];
     const said = resultText(event);
     events.push({ type: 'final_message', text: failed ? '' : (str(event['result']) ?? '') });
-    events.push({ type: 'finished', ok: !failed, agent: CLAUDE_AGENT.name, facts: [...reason, ...resultFacts(event), ...usageFacts(usage)], said: failed ? said : '' });
+    events.push({
+      type: 'finished',
+      ok: !failed,
+      agent: CLAUDE_AGENT.name,
+      facts: [...reason, ...resultFacts(event), ...usageFacts(usage)],
+      said: failed ? said : '',
+    });
     if (!failed) return events;
     const assistant = this.assistantError;
     const error = classifyApiError(
-      { status: num(event['api_error_status']) ?? num(assistant?.['api_error_status']), type: str(event['api_error_type']) ?? str(assistant?.['api_error_type']), kind: str(assistant?.['error']), text: said },
+      {
+        status: num(event['api_error_status']) ?? num(assistant?.['api_error_status']),
+        type: str(event['api_error_type']) ?? str(assistant?.['api_error_type']),
+        kind: str(assistant?.['error']),
+        text: said,
+      },
       this.usageLimitResetMs,
-    ) ?? { kind: 'other', message: `${CLAUDE_AGENT.name} ended with an error: ${said === '' ? reason.join('') : said}` };
+    ) ?? {
+      kind: 'other',
+      message: `${CLAUDE_AGENT.name} ended with an error: ${said === '' ? reason.join('') : said}`,
+    };
     return [...events, { type: 'error', said: '', ...error }];
   }
 
@@ -122,7 +169,9 @@ class ClaudeParser implements AgentStreamParser {
     // No result event: whatever Claude Code printed last (plain text output, or a refusal on stderr).
     const said = lastLine(result.stderrTail) || (sawJson ? '' : lastLine(result.stdoutTail));
     if (said === '') return [];
-    const error = classifyStartup(said) ?? classifyApiError({ status: null, type: null, kind: null, text: said }, this.usageLimitResetMs);
+    const error =
+      classifyStartup(said) ??
+      classifyApiError({ status: null, type: null, kind: null, text: said }, this.usageLimitResetMs);
     return error === null ? [] : [{ type: 'error', said: '', ...error }];
   }
 }
@@ -156,29 +205,47 @@ export function classifyApiError(error: ApiError, usageLimitResetMs: number | nu
   const said = text.trim() === '' ? `API error ${status ?? ''}`.trim() : text.trim();
   const legacy = /usage limit reached\|(\d{9,13})/i.exec(text);
   const rateLimited = status === 429 || type === 'rate_limit_error' || kind === 'rate_limit';
-  if (legacy !== null || (rateLimited && usageLimitResetMs !== undefined) || /you've hit your .*limit|usage limit reached/i.test(text)) {
+  if (
+    legacy !== null ||
+    (rateLimited && usageLimitResetMs !== undefined) ||
+    /you've hit your .*limit|usage limit reached/i.test(text)
+  ) {
     const epoch = legacy?.[1] === undefined ? null : Number(legacy[1]);
     const resetAtMs = epoch !== null ? (epoch < 1e12 ? epoch * 1000 : epoch) : (usageLimitResetMs ?? null);
     return usageLimit(CLAUDE_AGENT, said.replace(/\|\d+$/, ''), resetAtMs);
   }
-  if (rateLimited || /request rejected \(429\)|rate.?limit/i.test(text)) return { kind: 'rate_limit', message: `the API rate limit was hit (429): ${said}` };
-  if (status === 529 || type === 'overloaded_error' || kind === 'overloaded' || /\b529\b|overloaded/i.test(text)) return { kind: 'overloaded', message: `the API is overloaded (529): ${said}` };
-  if (kind === 'billing_error' || /credit balance is too low/i.test(text)) return { kind: 'billing', message: billingMessage(CLAUDE_AGENT, said) };
+  if (rateLimited || /request rejected \(429\)|rate.?limit/i.test(text))
+    return { kind: 'rate_limit', message: `the API rate limit was hit (429): ${said}` };
+  if (status === 529 || type === 'overloaded_error' || kind === 'overloaded' || /\b529\b|overloaded/i.test(text))
+    return { kind: 'overloaded', message: `the API is overloaded (529): ${said}` };
+  if (kind === 'billing_error' || /credit balance is too low/i.test(text))
+    return { kind: 'billing', message: billingMessage(CLAUDE_AGENT, said) };
   if (
     (kind !== null && AUTH_KINDS.has(kind)) ||
     status === 401 ||
     status === 403 ||
     type === 'authentication_error' ||
     type === 'permission_error' ||
-    /invalid api key|please run \/login|not logged in|failed to authenticate|authentication_error|oauth token (?:has )?(?:expired|been revoked)/i.test(text)
+    /invalid api key|please run \/login|not logged in|failed to authenticate|authentication_error|oauth token (?:has )?(?:expired|been revoked)/i.test(
+      text,
+    )
   ) {
     return { kind: 'auth', message: authMessage(CLAUDE_AGENT, said) };
   }
-  if (/prompt is too long|context.{0,20}(?:limit|window)|exceeds? the (?:context|maximum)/i.test(text)) return { kind: 'context_too_long', message: contextMessage(CLAUDE_AGENT, said) };
-  if (kind === 'model_not_found' || (status === 404 && type === 'not_found_error')) return { kind: 'fatal', message: `the model is not available: ${said}; check --model in the harness's args` };
-  if (status === null && (kind === 'server_error' || /\b(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EPIPE|EHOSTUNREACH|ENETUNREACH)\b|connection (?:refused|dropped|error|reset)|unable to connect|socket hang up|fetch failed|request timed out/i.test(text))) {
+  if (/prompt is too long|context.{0,20}(?:limit|window)|exceeds? the (?:context|maximum)/i.test(text))
+    return { kind: 'context_too_long', message: contextMessage(CLAUDE_AGENT, said) };
+  if (kind === 'model_not_found' || (status === 404 && type === 'not_found_error'))
+    return { kind: 'fatal', message: `the model is not available: ${said}; check --model in the harness's args` };
+  if (
+    status === null &&
+    (kind === 'server_error' ||
+      /\b(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EPIPE|EHOSTUNREACH|ENETUNREACH)\b|connection (?:refused|dropped|error|reset)|unable to connect|socket hang up|fetch failed|request timed out/i.test(
+        text,
+      ))
+  ) {
     return { kind: 'network', message: `the API could not be reached: ${said}` };
   }
-  if ((status !== null && status >= 500) || /API Error: 5\d\d\b/.test(text)) return { kind: 'overloaded', message: `the API had a server error: ${said}` };
+  if ((status !== null && status >= 500) || /API Error: 5\d\d\b/.test(text))
+    return { kind: 'overloaded', message: `the API had a server error: ${said}` };
   return null;
 }

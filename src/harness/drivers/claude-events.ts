@@ -35,7 +35,13 @@ function assistantBlock(block: Record<string, unknown>): AgentEvent[] {
 
 /** The one thing worth seeing about a tool call: the command, the file, the pattern. */
 function toolSummary(input: Record<string, unknown>): string {
-  const main = str(input['command']) ?? str(input['file_path']) ?? str(input['notebook_path']) ?? str(input['pattern']) ?? str(input['url']) ?? str(input['description']);
+  const main =
+    str(input['command']) ??
+    str(input['file_path']) ??
+    str(input['notebook_path']) ??
+    str(input['pattern']) ??
+    str(input['url']) ??
+    str(input['description']);
   return main ?? JSON.stringify(input);
 }
 
@@ -62,7 +68,12 @@ export function usageOf(usage: unknown, costUsd: number | null = null): Partial<
   if (input === null) return null;
   const cacheRead = num(fields['cache_read_input_tokens']) ?? 0;
   const cacheWrite = num(fields['cache_creation_input_tokens']) ?? 0;
-  const found: Partial<Usage> = { inputTokens: input + cacheRead + cacheWrite, outputTokens: num(fields['output_tokens']) ?? 0, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite };
+  const found: Partial<Usage> = {
+    inputTokens: input + cacheRead + cacheWrite,
+    outputTokens: num(fields['output_tokens']) ?? 0,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  };
   if (costUsd !== null) found.costUsd = costUsd;
   return found;
 }
@@ -79,6 +90,8 @@ export function resultFacts(event: JsonEvent): string[] {
 
 /** The error texts of a result (`result`, else its `errors` list). */
 export function resultText(event: JsonEvent): string {
-  const errors = Array.isArray(event['errors']) ? event['errors'].filter((e): e is string => typeof e === 'string') : [];
+  const errors = Array.isArray(event['errors'])
+    ? event['errors'].filter((e): e is string => typeof e === 'string')
+    : [];
   return str(event['result']) ?? errors.join('; ');
 }

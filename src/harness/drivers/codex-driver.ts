@@ -24,7 +24,8 @@ import { oneLine } from './render-event.js';
  */
 export const CODEX_AGENT: AgentFacts = {
   name: 'Codex',
-  authFix: 'run `codex login` as the user wiggum runs as, or set OPENAI_API_KEY (it is in harness.env_allowlist), or fix the model provider in $CODEX_HOME/config.toml',
+  authFix:
+    'run `codex login` as the user wiggum runs as, or set OPENAI_API_KEY (it is in harness.env_allowlist), or fix the model provider in $CODEX_HOME/config.toml',
 };
 
 export const codexDriver: HarnessDriver = {
@@ -43,14 +44,26 @@ class CodexParser implements AgentStreamParser {
       case 'thread.started':
         return [{ type: 'session', sessionId: textAt(event, 'thread_id') }];
       case 'item.started':
-        return textAt(event, 'item', 'type') === 'command_execution' ? [{ type: 'tool_use', name: 'shell', summary: textAt(event, 'item', 'command') ?? '' }] : [];
+        return textAt(event, 'item', 'type') === 'command_execution'
+          ? [{ type: 'tool_use', name: 'shell', summary: textAt(event, 'item', 'command') ?? '' }]
+          : [];
       case 'item.completed':
         return isRecord(event['item']) ? item(event['item']) : [];
       case 'turn.completed': {
         const input = numberAt(event, 'usage', 'input_tokens');
         const output = numberAt(event, 'usage', 'output_tokens');
         if (input === null && output === null) return [];
-        return [{ type: 'usage', usage: { inputTokens: input ?? 0, outputTokens: output ?? 0, cacheReadTokens: numberAt(event, 'usage', 'cached_input_tokens') ?? 0, cacheWriteTokens: numberAt(event, 'usage', 'cache_write_input_tokens') ?? 0 } }];
+        return [
+          {
+            type: 'usage',
+            usage: {
+              inputTokens: input ?? 0,
+              outputTokens: output ?? 0,
+              cacheReadTokens: numberAt(event, 'usage', 'cached_input_tokens') ?? 0,
+              cacheWriteTokens: numberAt(event, 'usage', 'cache_write_input_tokens') ?? 0,
+            },
+          },
+        ];
       }
       case 'turn.failed':
         this.failedWith = textAt(event, 'error', 'message') ?? this.lastError ?? 'the turn failed';
@@ -75,7 +88,14 @@ class CodexParser implements AgentStreamParser {
       .filter((line) => !line.startsWith('WARNING:') && !/^\d{4}-\d\d-\d\dT\S+ (ERROR|WARN|INFO)/.test(line))
       .join('\n');
     if (/not inside a trusted directory/i.test(stderr)) {
-      return [{ type: 'error', said: '', kind: 'fatal', message: `Codex refuses to run outside a git repository: add --skip-git-repo-check to harnesses.<name>.args (${excerpt(lastLine(stderr))})` }];
+      return [
+        {
+          type: 'error',
+          said: '',
+          kind: 'fatal',
+          message: `Codex refuses to run outside a git repository: add --skip-git-repo-check to harnesses.<name>.args (${excerpt(lastLine(stderr))})`,
+        },
+      ];
     }
     const said = this.failedWith ?? this.lastError ?? [lastLine(stderr), ...run.plainLines.slice(-3)].join('\n');
     const error = classifyFailureText(said, CODEX_AGENT, run.endedAtMs);
@@ -99,13 +119,30 @@ function item(entry: JsonEvent): AgentEvent[] {
       return [{ type: 'tool_result', ok: exitCode === 0, output: textAt(entry, 'aggregated_output') ?? '', exitCode }];
     }
     case 'file_change':
-      return listAt(entry, 'changes').map((change): AgentEvent => ({ type: 'tool_use', name: 'edit', summary: `${textAt(change, 'kind') ?? 'change'} ${textAt(change, 'path') ?? '?'}` }));
+      return listAt(entry, 'changes').map((change): AgentEvent => ({
+        type: 'tool_use',
+        name: 'edit',
+        summary: `${textAt(change, 'kind') ?? 'change'} ${textAt(change, 'path') ?? '?'}`,
+      }));
     case 'mcp_tool_call':
-      return [{ type: 'tool_use', name: `${textAt(entry, 'server') ?? '?'}.${textAt(entry, 'tool') ?? '?'}`, summary: textAt(entry, 'status') ?? '' }];
+      return [
+        {
+          type: 'tool_use',
+          name: `${textAt(entry, 'server') ?? '?'}.${textAt(entry, 'tool') ?? '?'}`,
+          summary: textAt(entry, 'status') ?? '',
+        },
+      ];
     case 'web_search':
       return [{ type: 'tool_use', name: 'web_search', summary: oneLine(textAt(entry, 'query') ?? '') }];
     case 'todo_list':
-      return [{ type: 'notice', text: listAt(entry, 'items').map((todo) => `· [${at(todo, 'completed') === true ? 'x' : ' '}] ${textAt(todo, 'text') ?? ''}`).join('\n') }];
+      return [
+        {
+          type: 'notice',
+          text: listAt(entry, 'items')
+            .map((todo) => `· [${at(todo, 'completed') === true ? 'x' : ' '}] ${textAt(todo, 'text') ?? ''}`)
+            .join('\n'),
+        },
+      ];
     case 'error':
       return [{ type: 'notice', text: `! ${textAt(entry, 'message') ?? ''}` }];
     default:

@@ -26,10 +26,24 @@ export const commandDriver: HarnessDriver = {
         const said = lastLine(result.stderrTail) || lastLine(result.stdoutTail);
         const detail = said === '' ? '' : `: ${said}`;
         if (result.exitCode === EXIT_TEMPFAIL) {
-          return { finalMessage: null, failure: { kind: 'transient', code: 'E_HARNESS_TEMPFAIL', message: `the harness reported a temporary failure (exit ${EXIT_TEMPFAIL})${detail}` } };
+          return {
+            finalMessage: null,
+            failure: {
+              kind: 'transient',
+              code: 'E_HARNESS_TEMPFAIL',
+              message: `the harness reported a temporary failure (exit ${EXIT_TEMPFAIL})${detail}`,
+            },
+          };
         }
         if (result.exitCode === EXIT_NOPERM || result.exitCode === EXIT_CONFIG) {
-          return { finalMessage: null, failure: { kind: 'hard', code: 'E_HARNESS_FATAL', message: `the harness reported a failure that retrying cannot fix (exit ${result.exitCode})${detail}` } };
+          return {
+            finalMessage: null,
+            failure: {
+              kind: 'hard',
+              code: 'E_HARNESS_FATAL',
+              message: `the harness reported a failure that retrying cannot fix (exit ${result.exitCode})${detail}`,
+            },
+          };
         }
         return { finalMessage: null, failure: null };
       },

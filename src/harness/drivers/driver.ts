@@ -71,16 +71,33 @@ export function failureOf(error: AgentError): HarnessFailure | null {
  * The failures every driver shares: the binary could not start, or wiggum's own timeouts ended
  * the run. Stops are not failures; the runner handles them.
  */
-export function processFailure(result: ProcessResult, installHint: string, timeouts: { perIterationMs: number; idleMs: number }): HarnessFailure | null {
+export function processFailure(
+  result: ProcessResult,
+  installHint: string,
+  timeouts: { perIterationMs: number; idleMs: number },
+): HarnessFailure | null {
   if (result.spawnError !== null) {
     const missing = result.spawnError.code === 'E_HARNESS_MISSING';
-    return { kind: 'hard', code: result.spawnError.code, message: missing && installHint !== '' ? `${result.spawnError.message}, or ${installHint}` : result.spawnError.message };
+    return {
+      kind: 'hard',
+      code: result.spawnError.code,
+      message:
+        missing && installHint !== '' ? `${result.spawnError.message}, or ${installHint}` : result.spawnError.message,
+    };
   }
   if (result.timedOut) {
-    return { kind: 'transient', code: 'E_HARNESS_TIMEOUT', message: `the harness ran longer than the per-iteration timeout (${Math.round(timeouts.perIterationMs / 1000)} s) and was stopped` };
+    return {
+      kind: 'transient',
+      code: 'E_HARNESS_TIMEOUT',
+      message: `the harness ran longer than the per-iteration timeout (${Math.round(timeouts.perIterationMs / 1000)} s) and was stopped`,
+    };
   }
   if (result.idleTimedOut) {
-    return { kind: 'transient', code: 'E_HARNESS_IDLE', message: `the harness printed nothing for ${Math.round(timeouts.idleMs / 1000)} s and was stopped` };
+    return {
+      kind: 'transient',
+      code: 'E_HARNESS_IDLE',
+      message: `the harness printed nothing for ${Math.round(timeouts.idleMs / 1000)} s and was stopped`,
+    };
   }
   return null;
 }

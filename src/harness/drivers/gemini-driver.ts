@@ -26,7 +26,8 @@ import { oneLine } from './render-event.js';
  */
 export const GEMINI_AGENT: AgentFacts = {
   name: 'Gemini CLI',
-  authFix: 'set GEMINI_API_KEY (it is in harness.env_allowlist) for wiggum, or sign in once with `gemini` as the user wiggum runs as and pick the auth method in ~/.gemini/settings.json',
+  authFix:
+    'set GEMINI_API_KEY (it is in harness.env_allowlist) for wiggum, or sign in once with `gemini` as the user wiggum runs as and pick the auth method in ~/.gemini/settings.json',
 };
 
 const EXIT_AUTH = 41;
@@ -59,7 +60,11 @@ class GeminiParser implements AgentStreamParser {
       case 'tool_result':
         return [
           textAt(event, 'status') === 'error'
-            ? { type: 'tool_result', ok: false, output: textAt(event, 'error', 'message') ?? textAt(event, 'output') ?? 'the tool failed' }
+            ? {
+                type: 'tool_result',
+                ok: false,
+                output: textAt(event, 'error', 'message') ?? textAt(event, 'output') ?? 'the tool failed',
+              }
             : { type: 'tool_result', ok: true, output: textAt(event, 'output') ?? '' },
         ];
       case 'error':
@@ -87,12 +92,26 @@ class GeminiParser implements AgentStreamParser {
     const events: AgentEvent[] = [];
     const input = numberAt(event, 'stats', 'input_tokens');
     const output = numberAt(event, 'stats', 'output_tokens');
-    const usage = input !== null && output !== null && input + output > 0 ? { inputTokens: input, outputTokens: output, cacheReadTokens: numberAt(event, 'stats', 'cached') ?? 0, cacheWriteTokens: 0 } : null;
+    const usage =
+      input !== null && output !== null && input + output > 0
+        ? {
+            inputTokens: input,
+            outputTokens: output,
+            cacheReadTokens: numberAt(event, 'stats', 'cached') ?? 0,
+            cacheWriteTokens: 0,
+          }
+        : null;
     if (usage !== null) events.push({ type: 'usage', usage, total: true });
     const durationMs = numberAt(event, 'stats', 'duration_ms');
     const facts = [...(durationMs === null ? [] : [`${(durationMs / 1000).toFixed(1)} s`]), ...usageFacts(usage)];
     const failed = textAt(event, 'status') === 'error';
-    events.push({ type: 'finished', ok: !failed, agent: GEMINI_AGENT.name, facts, said: failed ? (textAt(event, 'error', 'message') ?? '') : '' });
+    events.push({
+      type: 'finished',
+      ok: !failed,
+      agent: GEMINI_AGENT.name,
+      facts,
+      said: failed ? (textAt(event, 'error', 'message') ?? '') : '',
+    });
     return events;
   }
 
@@ -100,11 +119,24 @@ class GeminiParser implements AgentStreamParser {
     const exitCode = run.result.exitCode;
     if (this.result !== null && textAt(this.result, 'status') !== 'error') return [];
     if (this.result === null && (exitCode === 0 || exitCode === null)) return [];
-    const stderr = lastLine(run.result.stderrTail.split('\n').filter((line) => !/^\s+at |^\s*[}\]]?$/.test(line)).join('\n'));
+    const stderr = lastLine(
+      run.result.stderrTail
+        .split('\n')
+        .filter((line) => !/^\s+at |^\s*[}\]]?$/.test(line))
+        .join('\n'),
+    );
     const said = textAt(this.result, 'error', 'message') ?? [...run.plainLines.slice(-3), stderr].join('\n');
-    if (exitCode === EXIT_AUTH) return [{ type: 'error', said: '', kind: 'auth', message: authMessage(GEMINI_AGENT, excerpt(said)) }];
+    if (exitCode === EXIT_AUTH)
+      return [{ type: 'error', said: '', kind: 'auth', message: authMessage(GEMINI_AGENT, excerpt(said)) }];
     if (exitCode !== null && EXIT_FATAL.has(exitCode)) {
-      return [{ type: 'error', said: '', kind: 'fatal', message: `${GEMINI_AGENT.name} refused to run (exit ${exitCode}): ${excerpt(said)}; check harnesses.<name>.args (--skip-trust, --yolo) and ~/.gemini/settings.json` }];
+      return [
+        {
+          type: 'error',
+          said: '',
+          kind: 'fatal',
+          message: `${GEMINI_AGENT.name} refused to run (exit ${exitCode}): ${excerpt(said)}; check harnesses.<name>.args (--skip-trust, --yolo) and ~/.gemini/settings.json`,
+        },
+      ];
     }
     const error = classifyFailureText(said, GEMINI_AGENT, run.endedAtMs);
     return error === null ? [] : [{ type: 'error', said: '', ...error }];
@@ -113,6 +145,10 @@ class GeminiParser implements AgentStreamParser {
 
 function toolUse(event: JsonEvent): AgentEvent {
   const name = textAt(event, 'tool_name') ?? 'tool';
-  const summary = textAt(event, 'parameters', 'command') ?? textAt(event, 'parameters', 'file_path') ?? textAt(event, 'parameters', 'absolute_path') ?? oneLine(at(event, 'parameters') ?? '');
+  const summary =
+    textAt(event, 'parameters', 'command') ??
+    textAt(event, 'parameters', 'file_path') ??
+    textAt(event, 'parameters', 'absolute_path') ??
+    oneLine(at(event, 'parameters') ?? '');
   return { type: 'tool_use', name, summary };
 }

@@ -83,4 +83,3 @@ export function num(value: unknown): number | null {
 export function record(value: unknown): Record<string, unknown> {
   return isRecord(value) ? value : {};
 }
-

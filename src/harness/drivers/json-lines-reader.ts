@@ -161,7 +161,13 @@ export function jsonLinesReader(parser: AgentStreamParser, maxLineBytes?: number
     },
     finish(result) {
       splitter.end((line) => take(line));
-      const run: FinishedRun = { result, sawJson, plainLines: [...plainLines], endedAtMs: result.startedAtMs + result.durationMs, reported: fold.error };
+      const run: FinishedRun = {
+        result,
+        sawJson,
+        plainLines: [...plainLines],
+        endedAtMs: result.startedAtMs + result.durationMs,
+        reported: fold.error,
+      };
       apply(safely(() => parser.finish(run)));
       const error = fold.urgent ?? fold.error;
       const report: AgentReport = {
@@ -182,13 +188,22 @@ function safely(parse: () => AgentEvent[]): AgentEvent[] {
   try {
     return parse();
   } catch (error) {
-    return [{ type: 'notice', text: `! an output line could not be read: ${error instanceof Error ? error.message : String(error)}` }];
+    return [
+      {
+        type: 'notice',
+        text: `! an output line could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    ];
   }
 }
 
 /** Text of a block of tool output, for a tool_result event. */
 export function outputText(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.filter(isRecord).map((part) => str(part['text']) ?? '').join('\n');
+  if (Array.isArray(value))
+    return value
+      .filter(isRecord)
+      .map((part) => str(part['text']) ?? '')
+      .join('\n');
   return '';
 }

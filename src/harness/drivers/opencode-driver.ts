@@ -22,7 +22,8 @@ import { oneLine } from './render-event.js';
  */
 export const OPENCODE_AGENT: AgentFacts = {
   name: 'OpenCode',
-  authFix: 'run `opencode auth login` as the user wiggum runs as, or set the provider key named in your opencode.json (and add it to harness.env_allowlist)',
+  authFix:
+    'run `opencode auth login` as the user wiggum runs as, or set the provider key named in your opencode.json (and add it to harness.env_allowlist)',
 };
 
 export const opencodeDriver: HarnessDriver = {
@@ -67,8 +68,12 @@ class OpencodeParser implements AgentStreamParser {
   finish(run: FinishedRun): AgentEvent[] {
     // Classified at the end, where "try again in 2h" can be read against when the run ended.
     if (this.error !== null) return [{ type: 'error', said: '', ...classify(this.error, run.endedAtMs) }];
-    if ( run.result.exitCode === 0 || run.result.exitCode === null) return [];
-    const error = classifyFailureText([lastLines(run.result.stderrTail), ...run.plainLines.slice(-3)].join('\n'), OPENCODE_AGENT, run.endedAtMs);
+    if (run.result.exitCode === 0 || run.result.exitCode === null) return [];
+    const error = classifyFailureText(
+      [lastLines(run.result.stderrTail), ...run.plainLines.slice(-3)].join('\n'),
+      OPENCODE_AGENT,
+      run.endedAtMs,
+    );
     return error === null ? [] : [{ type: 'error', said: '', ...error }];
   }
 }
@@ -81,7 +86,8 @@ function stepUsage(event: JsonEvent): AgentEvent {
     type: 'usage',
     usage: {
       inputTokens: (numberAt(event, 'part', 'tokens', 'input') ?? 0) + cacheRead + cacheWrite,
-      outputTokens: (numberAt(event, 'part', 'tokens', 'output') ?? 0) + (numberAt(event, 'part', 'tokens', 'reasoning') ?? 0),
+      outputTokens:
+        (numberAt(event, 'part', 'tokens', 'output') ?? 0) + (numberAt(event, 'part', 'tokens', 'reasoning') ?? 0),
       cacheReadTokens: cacheRead,
       cacheWriteTokens: cacheWrite,
     },
@@ -94,10 +100,12 @@ function stepUsage(event: JsonEvent): AgentEvent {
 function classify(error: JsonEvent, nowMs: number): AgentError {
   const status = numberAt(error, 'statusCode');
   const text = errorText(error);
-  if (textAt(error, 'name') === 'ProviderAuthError' || status === 401 || status === 403) return { kind: 'auth', message: authMessage(OPENCODE_AGENT, excerpt(text)) };
+  if (textAt(error, 'name') === 'ProviderAuthError' || status === 401 || status === 403)
+    return { kind: 'auth', message: authMessage(OPENCODE_AGENT, excerpt(text)) };
   const classified = classifyFailureText(`${text}\n${textAt(error, 'responseBody') ?? ''}`, OPENCODE_AGENT, nowMs);
   if (classified !== null) return classified;
-  if (at(error, 'isRetryable') === true) return { kind: 'overloaded', message: `${OPENCODE_AGENT.name} reported a retryable error: ${excerpt(text)}` };
+  if (at(error, 'isRetryable') === true)
+    return { kind: 'overloaded', message: `${OPENCODE_AGENT.name} reported a retryable error: ${excerpt(text)}` };
   return { kind: 'other', message: `${OPENCODE_AGENT.name} failed: ${excerpt(text)}` };
 }
 
@@ -109,10 +117,22 @@ function errorText(error: JsonEvent): string {
 
 function toolEvents(event: JsonEvent): AgentEvent[] {
   const tool = textAt(event, 'part', 'tool') ?? 'tool';
-  const summary = textAt(event, 'part', 'state', 'input', 'command') ?? textAt(event, 'part', 'state', 'title') ?? oneLine(at(event, 'part', 'state', 'input') ?? '');
+  const summary =
+    textAt(event, 'part', 'state', 'input', 'command') ??
+    textAt(event, 'part', 'state', 'title') ??
+    oneLine(at(event, 'part', 'state', 'input') ?? '');
   const status = textAt(event, 'part', 'state', 'status');
   const use: AgentEvent = { type: 'tool_use', name: tool, summary };
-  if (status === 'error') return [use, { type: 'tool_result', ok: false, output: textAt(event, 'part', 'state', 'error') ?? '' }];
+  if (status === 'error')
+    return [use, { type: 'tool_result', ok: false, output: textAt(event, 'part', 'state', 'error') ?? '' }];
   if (status !== 'completed') return [use];
-  return [use, { type: 'tool_result', ok: true, output: textAt(event, 'part', 'state', 'output') ?? '', exitCode: numberAt(event, 'part', 'state', 'metadata', 'exit') }];
+  return [
+    use,
+    {
+      type: 'tool_result',
+      ok: true,
+      output: textAt(event, 'part', 'state', 'output') ?? '',
+      exitCode: numberAt(event, 'part', 'state', 'metadata', 'exit'),
+    },
+  ];
 }
