@@ -110,7 +110,7 @@ describe('the failure report', () => {
   test('the runs as a table, a pipe in an error escaped so the table holds', () => {
     const history = [
       run(1, 0),
-      run(2, 0, { outcome: 'hard-failure', error: { message: 'a | b' } as IterationRecord['error'] }),
+      run(2, 0, { outcome: 'hard-failure', error: { code: 'E_HARNESS_EXIT', message: 'a | b' } }),
     ];
     const text = failureReport(failure({ history }));
     expect(text).toContain('| iteration | attempt | started | duration | exit | outcome | promise | stories | next |');
