@@ -1,10 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
+import { drainedAfterEach } from '../helpers/daemon.js';
 import { isRunning } from '../helpers/process-state.js';
-import { tempDir } from '../helpers/temp-dir.js';
-import { makeVault } from '../helpers/vault.js';
+import { startStubbornTask } from '../helpers/stubborn-agent.js';
 import { waitFor } from '../helpers/wait.js';
 
 const daemons = drainedAfterEach();
@@ -15,29 +12,10 @@ const daemons = drainedAfterEach();
  * and leave no agent behind.
  */
 test('wiggum start: a second SIGTERM during the drain kills every agent at once and exits 3', async () => {
-  const root = tempDir('wiggum-vault-');
-  const pidFile = join(root, 'agent.pids');
-  const vault = await makeVault({
-    root,
-    fake: {
-      FAKE_MODE: 'spawn-child',
-      FAKE_THEN: 'hang',
-      FAKE_IGNORE_TERM: '1',
-      FAKE_CHILD_IGNORE_TERM: '1',
-      FAKE_PIDFILE: pidFile,
-    },
-    config: { daemon: { drain_grace: '10m' }, harness: { stop_grace: '10m' } },
-  });
-  const daemon = DaemonProcess.start(vault.root);
-  daemons.push(daemon);
-  await daemon.ready();
-  vault.task('stubborn', '---\ntitle: stubborn\n---\n- [ ] S-1 never ends\n');
-  // Written once the agent's child has its SIGTERM handler in place: both now ignore SIGTERM.
-  await waitFor(
-    () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2,
-    'the agent and its child to run',
+  const { daemon, pids } = await startStubbornTask(
+    { daemon: { drain_grace: '10m' }, harness: { stop_grace: '10m' } },
+    daemons,
   );
-  const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
 
   daemon.kill('SIGTERM');
   await daemon.waitForLog((line) => line.msg.startsWith('draining ('), 'the drain to begin');

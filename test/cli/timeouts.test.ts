@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseTask } from '../../src/task/parse.js';
 import { runCli } from '../helpers/child.js';
-import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
+import { startStubbornTask } from '../helpers/stubborn-agent.js';
+import { drainedAfterEach } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
 import { isRunning } from '../helpers/process-state.js';
 import { makeVault } from '../helpers/vault.js';
-import { tempDir } from '../helpers/temp-dir.js';
-import { NO_TOTAL_BUDGET, waitFor } from '../helpers/wait.js';
+import { NO_TOTAL_BUDGET } from '../helpers/wait.js';
 
 const TASK = '---\ntitle: Long\n---\n- [ ] US-001 One\n';
 const daemons = drainedAfterEach();
@@ -141,29 +141,10 @@ describe('daemon.drain_grace bounds the drain', () => {
     'drain_grace 2s, stop_grace 10s, an agent and its child ignoring SIGTERM: both killed by the drain, the task checkpointed, the daemon exits 0',
     { timeout: NO_TOTAL_BUDGET },
     async () => {
-      const root = tempDir('wiggum-vault-');
-      const pidFile = join(root, 'agent.pids');
-      const vault = await makeVault({
-        root,
-        fake: {
-          FAKE_MODE: 'spawn-child',
-          FAKE_THEN: 'hang',
-          FAKE_IGNORE_TERM: '1',
-          FAKE_CHILD_IGNORE_TERM: '1',
-          FAKE_PIDFILE: pidFile,
-        },
-        config: { daemon: { drain_grace: '2s' }, harness: { stop_grace: '10s' } },
-      });
-      const daemon = DaemonProcess.start(vault.root, [], {});
-      daemons.push(daemon);
-      await daemon.ready();
-      vault.task('stubborn', TASK);
-      // Written once the agent's child has its SIGTERM handler in place: both now ignore SIGTERM.
-      await waitFor(
-        () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2,
-        'the agent and its child to run',
+      const { vault, daemon, pids } = await startStubbornTask(
+        { daemon: { drain_grace: '2s' }, harness: { stop_grace: '10s' } },
+        daemons,
       );
-      const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
 
       const exit = await daemon.drain();
       expect(exit).toEqual({ code: 0, signal: null });

@@ -1,0 +1,41 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DaemonProcess } from './daemon.js';
+import { tempDir } from './temp-dir.js';
+import { makeVault } from './vault.js';
+import type { TestVault, TestVaultOptions } from './vault.js';
+import { waitFor } from './wait.js';
+
+/**
+ * A daemon running one task (`stubborn`) whose agent and the agent's child both ignore SIGTERM
+ * and never end: what the drain's grace and a second signal must deal with. Resolves once both
+ * run with their handlers in place, with their pids.
+ */
+export async function startStubbornTask(
+  config: TestVaultOptions['config'],
+  daemons: DaemonProcess[],
+): Promise<{ vault: TestVault; daemon: DaemonProcess; pids: number[] }> {
+  const root = tempDir('wiggum-vault-');
+  const pidFile = join(root, 'agent.pids');
+  const vault = await makeVault({
+    root,
+    fake: {
+      FAKE_MODE: 'spawn-child',
+      FAKE_THEN: 'hang',
+      FAKE_IGNORE_TERM: '1',
+      FAKE_CHILD_IGNORE_TERM: '1',
+      FAKE_PIDFILE: pidFile,
+    },
+    ...(config === undefined ? {} : { config }),
+  });
+  const daemon = DaemonProcess.start(vault.root);
+  daemons.push(daemon);
+  await daemon.ready();
+  vault.task('stubborn', '---\ntitle: stubborn\n---\n- [ ] S-1 never ends\n');
+  // Written once the agent's child has its SIGTERM handler in place: both now ignore SIGTERM.
+  await waitFor(
+    () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2,
+    'the agent and its child to run',
+  );
+  return { vault, daemon, pids: readFileSync(pidFile, 'utf8').trim().split('\n').map(Number) };
+}
