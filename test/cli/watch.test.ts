@@ -46,8 +46,11 @@ describe('wiggum status --watch', () => {
     const view = watch(['status', '--watch'], vault.root);
     const frameWith = (...texts: string[]) =>
       view.frames().find((frame) => texts.every((text) => frame.includes(text)));
-    await waitFor(() => frameWith('→ Bash: echo TOOL-1') !== undefined, "a frame with the agent's tool call");
-    const running = frameWith('→ Bash: echo TOOL-1')!;
+    // The tool call is read from the agent's log, the iteration from status.json, which the daemon
+    // writes coalesced (200 ms): a frame may show the one before the other, so both are waited for.
+    const toolCallFrame = (): string | undefined => frameWith('→ Bash: echo TOOL-1', 'the 1st running');
+    await waitFor(() => toolCallFrame() !== undefined, "a frame with the running iteration and the agent's tool call");
+    const running = toolCallFrame()!;
     expect(running).toMatch(/^wiggum \d\d:\d\d:\d\d · /);
     expect(running).toMatch(/Approved 2 · Done 0 · Rejected 0/);
     expect(running).toMatch(
