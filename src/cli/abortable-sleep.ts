@@ -1,13 +1,10 @@
-/** Resolves after `ms`, or at once when `signal` aborts (Ctrl-C ends a watch without waiting out its tick). */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    if (signal.aborted) done();
-    else signal.addEventListener('abort', done, { once: true });
-  });
+import { systemClock } from '../time/clock.js';
+import type { Clock } from '../time/clock.js';
+
+/**
+ * Resolves after `ms` on `clock`, or at once when `signal` aborts (Ctrl-C ends a watch without
+ * waiting out its tick): the clock's sleep, with the abort as a plain end rather than a rejection.
+ */
+export function abortableSleep(ms: number, signal: AbortSignal, clock: Clock = systemClock): Promise<void> {
+  return clock.sleep(ms, signal).catch(() => undefined);
 }

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type { WiggumConfig } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { LoopEvent, TaskRunResult } from '../loop/events.js';
@@ -9,7 +8,9 @@ import type { VaultLayout } from '../vault/layout.js';
 import { stopFlagFor } from '../vault/layout.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
-import { onStopSignals } from './signals.js';
+import { installStopSignals } from './signals.js';
+import { Releasers } from '../releasers.js';
+import { stopFlagIsSet, watchStopFlag } from '../vault/stop-flag-watch.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import { plural } from '../plural.js';
 
@@ -30,9 +31,9 @@ export interface ForegroundRun {
  * checkpoints the task as interrupted (exit 3); a stop flag stops it (exit 3); running again resumes.
  */
 export async function runInForeground(request: ForegroundRun): Promise<{ code: ExitCode; result: TaskRunResult }> {
-  const flag = stopFlagFor(request.file);
-  if (existsSync(flag)) {
+  if (stopFlagIsSet(request.file)) {
     // A flag set beforehand keeps the task from starting at all: not even one agent run.
+    const flag = stopFlagFor(request.file);
     process.stderr.write(`wiggum: not started: the stop flag ${flag} exists; remove it and run again to resume\n`);
     return {
       code: EXIT.stopped,
@@ -40,15 +41,36 @@ export async function runInForeground(request: ForegroundRun): Promise<{ code: E
     };
   }
   const controller = new AbortController();
-  const stopSignals = onStopSignals(() => controller.abort('interrupted'), request.logger);
+  // The daemon's lifecycle, at the size of one task: each part started adds its release, and a
+  // release that throws is remembered so that the command exits non-zero saying which.
+  const releaseFailures: ReleaseFailure[] = [];
+  const releasers = new Releasers(undefined, (error, part) => releaseFailures.push({ part, error }));
   let current = request.file;
-  const flagWatch = setInterval(() => {
-    if (existsSync(stopFlagFor(current))) controller.abort('stop-flag');
-    else if (!existsSync(current)) controller.abort('task-gone');
-  }, FLAG_POLL_MS);
-  const progress = progressLines();
   let result: TaskRunResult;
   try {
+    releasers.add(
+      'signal handlers',
+      installStopSignals({
+        stop: (signal) => {
+          request.logger.warn(
+            { signal },
+            `${signal}: stopping the harness and checkpointing (send it again to exit at once)`,
+          );
+          controller.abort('interrupted');
+        },
+        beforeExit: (signal) => request.logger.warn({ signal }, `${signal} again: exiting at once`),
+      }),
+    );
+    releasers.add(
+      'stop flag watch',
+      watchStopFlag({
+        file: () => current,
+        intervalMs: FLAG_POLL_MS,
+        clock: systemClock,
+        onStop: (reason) => controller.abort(reason),
+      }),
+    );
+    const progress = progressLines();
     result = await runTask(
       {
         file: request.file,
@@ -70,12 +92,37 @@ export async function runInForeground(request: ForegroundRun): Promise<{ code: E
       },
     );
   } finally {
-    clearInterval(flagWatch);
-    stopSignals.dispose();
+    await releasers.releaseAll();
   }
   process.stderr.write(`${summaryLine(result)}\n`);
+  const ending = foregroundEnding(result, releaseFailures);
+  for (const line of ending.failures) process.stderr.write(`${line}\n`);
+  return { code: ending.code, result };
+}
+
+/** A part of the foreground run's lifecycle whose release threw. */
+export interface ReleaseFailure {
+  part: string;
+  error: unknown;
+}
+
+/**
+ * The exit code of a foreground run, and what to say when its lifecycle failed: done 0, rejected
+ * 1, stopped or interrupted 3; but a part that could not be released (a signal handler left
+ * installed, a watch left running) fails the command (1) whatever the task did, since the process
+ * is no longer in the state the run promised to leave it in.
+ */
+export function foregroundEnding(
+  result: TaskRunResult,
+  releaseFailures: readonly ReleaseFailure[],
+): { code: ExitCode; failures: string[] } {
+  const failures = releaseFailures.map(
+    ({ part, error }) =>
+      `wiggum: failed: could not release the ${part} (${error instanceof Error ? error.message : String(error)}); the task itself is checkpointed and resumes when run again`,
+  );
+  if (failures.length > 0) return { code: EXIT.failed, failures };
   const code = result.status === 'done' ? EXIT.complete : result.status === 'rejected' ? EXIT.failed : EXIT.stopped;
-  return { code, result };
+  return { code, failures };
 }
 
 /** On a terminal: one line per iteration (i/N, the story being worked on, time so far). */

@@ -58,6 +58,8 @@ export function showRunningTasks(daemon: RunningDaemon, line: LiveLine, now: () 
       render();
     }),
   ];
+  // A real interval on purpose: it repaints a terminal line for a person's eyes (the elapsed time
+  // moves on between events); nothing is decided on it.
   const timer = setInterval(render, REFRESH_MS);
   timer.unref();
   return () => {

@@ -7,8 +7,8 @@ import { showRunningTasks } from './progress-line.js';
 import type { LogLevel, Logger } from '../log/logger.js';
 import { systemClock } from '../time/clock.js';
 import { requireVault } from '../vault/find-root.js';
-import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
+import { installStopSignals } from './signals.js';
 
 /** How long the process may linger once the daemon has stopped. */
 const EXIT_AFTER_STOP_MS = 1_000;
@@ -34,17 +34,15 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
   let daemon: RunningDaemon | null = null;
   // Installed before the daemon starts: a signal during start-up is acted on once it is up,
   // instead of killing the process with Node's default action.
-  let signals = 0;
+  const startUp: { stopSignal: NodeJS.Signals | null } = { stopSignal: null };
   let reloadWanted = false;
-  const onStop = (signal: NodeJS.Signals): void => {
-    signals += 1;
-    if (daemon === null) return;
-    if (signals === 1) daemon.drain(signal);
-    else {
-      daemon.killAgentsNow();
-      process.exit(EXIT.stopped);
-    }
-  };
+  const removeStopSignals = installStopSignals({
+    stop: (signal) => {
+      if (daemon === null) startUp.stopSignal = signal;
+      else daemon.drain(signal);
+    },
+    beforeExit: () => daemon?.killAgentsNow(),
+  });
   const onHup = (): void => {
     if (daemon === null) reloadWanted = true;
     else void daemon.reload();
@@ -53,8 +51,6 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
     logger?.fatal({ err: error }, 'wiggum crashed; task files are consistent and resume at the next start');
     process.exit(1);
   };
-  process.on('SIGTERM', onStop);
-  process.on('SIGINT', onStop);
   process.on('SIGHUP', onHup);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
@@ -82,17 +78,17 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
     });
     const stopShowing = liveLine === null ? null : showRunningTasks(daemon, liveLine);
     void daemon.stopped.then(() => stopShowing?.());
-    if (signals > 0) daemon.drain('a signal during start-up');
+    if (startUp.stopSignal !== null) daemon.drain(`${startUp.stopSignal} during start-up`);
     if (reloadWanted) void daemon.reload();
     const code = (await daemon.stopped) as ExitCode;
     // Everything is released and checkpointed; a run that would not end after its agent was killed
     // (a process stuck in the kernel, waited for in vain) must not keep the daemon alive. Unref'd:
-    // it fires only if something else still holds the process.
+    // it fires only if something else still holds the process. A real timer on purpose: it guards
+    // the process itself against real handles that outlive the daemon, which no injected clock sees.
     setTimeout(() => process.exit(code), EXIT_AFTER_STOP_MS).unref();
     return code;
   } finally {
-    process.off('SIGTERM', onStop);
-    process.off('SIGINT', onStop);
+    await removeStopSignals();
     process.off('SIGHUP', onHup);
   }
 }

@@ -50,7 +50,7 @@ export interface DaemonOptions {
 }
 
 export interface RunningDaemon {
-  /** Resolves with the exit code once the daemon has stopped and released everything. */
+  /** Resolves once the daemon has stopped and released everything: 0, or 1 when a part could not be released. */
   stopped: Promise<number>;
   /** What happens inside, as typed events. */
   events: TypedEvents<DaemonEvents>;
@@ -87,9 +87,14 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const events = new TypedEvents<DaemonEvents>((error, event) =>
     logger.error({ err: error, event }, 'a daemon event listener threw; the daemon goes on'),
   );
+  // The parts whose release threw: the daemon still stops, but exits non-zero (a failed shutdown).
+  const releaseFailures: string[] = [];
   const releasers = new Releasers(
     (part) => events.emit('released', { part }),
-    (error, part) => logger.error({ err: error, part }, `releasing ${part} failed; shutting down the rest`),
+    (error, part) => {
+      releaseFailures.push(part);
+      logger.error({ err: error, part }, `releasing ${part} failed; shutting down the rest`);
+    },
   );
   try {
     const lock = await acquireVaultLock(layout.lockFile);
@@ -113,7 +118,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     );
     // Read before this daemon writes its own status.json: the tasks the last one saw finish.
     const recent = await readRecent(layout.statusFile);
-    const daemon = new Daemon(options, config, layout, logger, events, releasers, recent);
+    const daemon = new Daemon(options, config, layout, logger, events, releasers, releaseFailures, recent);
     await daemon.start();
     return daemon;
   } catch (error) {
@@ -153,6 +158,7 @@ class Daemon implements RunningDaemon {
     private readonly logger: Logger,
     readonly events: TypedEvents<DaemonEvents>,
     private readonly releasers: Releasers,
+    private readonly releaseFailures: readonly string[],
     recent: readonly FinishedEntry[] = [],
   ) {
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
@@ -371,8 +377,17 @@ class Daemon implements RunningDaemon {
       `draining (${why}): stopping ${plural(running.length, 'running task')} and checkpointing them`,
     );
     void this.releasers.releaseAll().then(() => {
-      this.logger.info('stopped');
-      this.resolveStopped(0);
+      if (this.releaseFailures.length === 0) {
+        this.logger.info('stopped');
+        this.resolveStopped(0);
+        return;
+      }
+      // A failed shutdown: 1, the CLI's EXIT.failed, so that systemd and scripts see it.
+      this.logger.error(
+        { parts: this.releaseFailures },
+        `stopped, but could not release ${this.releaseFailures.join(', ')}; exiting with code 1`,
+      );
+      this.resolveStopped(1);
     });
   }
 

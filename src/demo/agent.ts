@@ -39,6 +39,8 @@ async function main(): Promise<number> {
   const say = (line: string): void => void process.stdout.write(`[demo agent] ${line}\n`);
 
   say(`iteration ${iteration}: read a prompt of ${prompt.length} characters`);
+  // Real time on purpose: the demo agent is a separate executable standing in for a real agent,
+  // which takes real time; wiggum's clock does not reach into the processes it runs.
   await new Promise((resolve) => setTimeout(resolve, settings.delayMs));
 
   if (

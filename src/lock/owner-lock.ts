@@ -89,6 +89,10 @@ async function removeIfOlderThan(file: string, ageMs: number): Promise<void> {
   if (info !== null && Date.now() - info.mtimeMs > ageMs) await unlink(file).catch(() => undefined);
 }
 
+/**
+ * A real timer on purpose, not the injected clock: the pause lets another real process finish
+ * writing its lock (a race between processes), which a manual clock cannot stand in for.
+ */
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
