@@ -41,6 +41,9 @@ export async function runInForeground(request: ForegroundRun): Promise<{ code: E
     };
   }
   const controller = new AbortController();
+  // A second signal kills the agent at once, as the daemon's does, before the process exits: no
+  // agent outlives the command that started it.
+  const killAgent = new AbortController();
   // The daemon's lifecycle, at the size of one task: each part started adds its release, and a
   // release that throws is remembered so that the command exits non-zero saying which.
   const releaseFailures: ReleaseFailure[] = [];
@@ -58,7 +61,11 @@ export async function runInForeground(request: ForegroundRun): Promise<{ code: E
           );
           controller.abort('interrupted');
         },
-        beforeExit: (signal) => request.logger.warn({ signal }, `${signal} again: exiting at once`),
+        beforeExit: (signal) => {
+          request.logger.warn({ signal }, `${signal} again: killing the agent and exiting at once`);
+          // Its listeners signal synchronously: SIGKILL reaches the agent's group before the exit.
+          killAgent.abort();
+        },
       }),
     );
     releasers.add(
@@ -77,6 +84,7 @@ export async function runInForeground(request: ForegroundRun): Promise<{ code: E
         overrides: request.overrides,
         stream: request.stream ? process.stdout : null,
         signal: controller.signal,
+        kill: killAgent.signal,
         onEvent: (event) => {
           if (event.type === 'started') current = event.file;
           progress(event);

@@ -1,5 +1,10 @@
-import { expect, test } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, onTestFinished, test } from 'vitest';
+import { CLI, requireBuild, spawn } from '../helpers/child.js';
 import { drainedAfterEach } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { makeVault } from '../helpers/vault.js';
 import { isRunning } from '../helpers/process-state.js';
 import { startStubbornTask } from '../helpers/stubborn-agent.js';
 import { waitFor } from '../helpers/wait.js';
@@ -22,5 +27,59 @@ test('wiggum start: a second SIGTERM during the drain kills every agent at once 
   daemon.kill('SIGTERM');
 
   expect(await daemon.exited).toEqual({ code: 3, signal: null });
+  await waitFor(() => pids.every((pid) => !isRunning(pid)), 'the agent and its child to be killed');
+});
+
+/**
+ * `run` stops the same way: the first SIGTERM stops the agent within its (here endless) grace and
+ * checkpoints; a second exits at once with code 3, and kills the agent and its child on the way out.
+ */
+test('wiggum run: a second SIGTERM while the agent ignores the first kills it at once and exits 3', async () => {
+  const root = tempDir('wiggum-vault-');
+  const pidFile = join(root, 'agent.pids');
+  const vault = await makeVault({
+    root,
+    fake: {
+      FAKE_MODE: 'spawn-child',
+      FAKE_THEN: 'hang',
+      FAKE_IGNORE_TERM: '1',
+      FAKE_CHILD_IGNORE_TERM: '1',
+      FAKE_PIDFILE: pidFile,
+    },
+    config: { harness: { stop_grace: '10m' } },
+  });
+  const file = vault.task('stubborn', '---\ntitle: stubborn\n---\n- [ ] S-1 never ends\n');
+  requireBuild();
+  const child = spawn(process.execPath, [CLI, 'run', file, '--no-stream'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const signalled: unknown[] = [];
+  let buffered = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.startsWith('{')) continue;
+      const fields = JSON.parse(line) as { signal?: unknown };
+      if (fields.signal !== undefined) signalled.push(fields.signal);
+    }
+  });
+  await waitFor(
+    () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2,
+    'the agent and its child to run',
+  );
+  const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+  // A failing run of this test must not leave an agent that ignores SIGTERM behind.
+  onTestFinished(() => {
+    for (const pid of [child.pid, ...pids]) if (pid !== undefined && isRunning(pid)) process.kill(pid, 'SIGKILL');
+  });
+
+  child.kill('SIGTERM');
+  await waitFor(() => signalled.length === 1, 'the first SIGTERM to be acted on');
+  expect(pids.every((pid) => isRunning(pid))).toBe(true); // ignored: the grace is ten minutes
+  child.kill('SIGTERM');
+
+  expect(await exited).toBe(3);
+  expect(signalled).toEqual(['SIGTERM', 'SIGTERM']);
   await waitFor(() => pids.every((pid) => !isRunning(pid)), 'the agent and its child to be killed');
 });
