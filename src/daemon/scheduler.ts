@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
 import type { Job, JobSettled, RunJob, TaskQueue } from './task-queue.js';
+import type { StopReason } from '../loop/outcome.js';
 
 interface Entry {
   job: Job;
@@ -35,7 +36,7 @@ export class Scheduler implements TaskQueue {
   }
 
   /** Stops a task: a queued one is dropped, a running one is aborted with `reason`. */
-  stop(id: string, reason: string): boolean {
+  stop(id: string, reason: StopReason): boolean {
     const entry = this.entries.get(id);
     if (entry === undefined) return false;
     entry.controller.abort(reason);
@@ -44,7 +45,7 @@ export class Scheduler implements TaskQueue {
   }
 
   /** Stops every task (drain): queued ones are dropped, running ones aborted with `reason`. */
-  stopAll(reason: string): void {
+  stopAll(reason: StopReason): void {
     for (const id of [...this.entries.keys()]) this.stop(id, reason);
     // The dropped jobs leave p-queue too: a paused queue (a drain, a vault on STOP) that still holds
     // them would never be idle, and the drain would wait out its whole grace for nothing.

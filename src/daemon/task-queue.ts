@@ -1,3 +1,5 @@
+import type { StopReason } from '../loop/outcome.js';
+
 /** One task waiting for, or holding, a slot. */
 export interface Job {
   id: string;
@@ -13,7 +15,7 @@ export interface Job {
   session?: string;
 }
 
-/** Runs one job; `signal` aborts with a stop reason ('stop-flag', 'interrupted', 'task-gone'). */
+/** Runs one job; `signal` aborts with a `StopReason` ('stop-flag', 'interrupted', 'task-gone'). */
 export type RunJob = (job: Job, signal: AbortSignal) => Promise<void>;
 
 /** Called once per job that was run (or dropped while queued): `error` is null when `runJob` resolved. */
@@ -28,9 +30,9 @@ export interface TaskQueue {
   /** Adds a job unless its task is already queued or running; returns whether it was added. */
   add(job: Job): boolean;
   /** Stops a task: a queued one is dropped, a running one is aborted with `reason`. */
-  stop(id: string, reason: string): boolean;
+  stop(id: string, reason: StopReason): boolean;
   /** Stops every task (drain). */
-  stopAll(reason: string): void;
+  stopAll(reason: StopReason): void;
   /** While paused nothing new starts; running jobs go on. */
   pause(): void;
   resume(): void;

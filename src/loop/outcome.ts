@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors.js';
+import type { SeenStopReason } from '../vault/stop-flag-watch.js';
 
 /**
  * What one harness run came to, as the loop's decision sees it. Built by the runner from the
@@ -28,7 +29,8 @@ export type IterationOutcome =
    */
   | { kind: 'stopped'; reason: StopReason; progressed: boolean };
 
-export type StopReason = 'stop-flag' | 'interrupted' | 'task-gone';
+/** Why a run is aborted: a reason seen on disk (its flag, its file gone), or a signal's interruption. */
+export type StopReason = SeenStopReason | 'interrupted';
 
 /** Why a stop signal was aborted: its reason when it names one, else an interruption (SIGTERM, Ctrl-C). */
 export function stopReasonOf(signal: AbortSignal): StopReason {

@@ -3,8 +3,11 @@ import type { Release } from '../releasers.js';
 import type { Clock } from '../time/clock.js';
 import { stopFlagFor } from './layout.js';
 
-/** Why a watched task must stop: its stop flag was set, or its file was moved away or deleted. */
-export type StopReason = 'stop-flag' | 'task-gone';
+/**
+ * A stop reason seen on disk: the task's stop flag was set, or its file was moved away or deleted.
+ * With a signal's 'interrupted' these are every `StopReason` (`loop/outcome.ts`) a run is aborted with.
+ */
+export type SeenStopReason = 'stop-flag' | 'task-gone';
 
 /** What one look at a running task's folder saw. */
 export interface TaskFileLook {
@@ -18,7 +21,7 @@ export interface TaskFileLook {
  * Whether a running task must stop, and why. The flag wins over a missing file: a user who set the
  * flag and then moved the file asked for a stop, and the stop keeps the task's memory either way.
  */
-export function stopReasonOf(look: TaskFileLook): StopReason | null {
+export function stopReasonSeen(look: TaskFileLook): SeenStopReason | null {
   if (look.flagExists) return 'stop-flag';
   if (!look.fileExists) return 'task-gone';
   return null;
@@ -31,7 +34,7 @@ export interface StopFlagWatch {
   intervalMs: number;
   clock: Clock;
   /** Called once, with the first reason seen; the watch ends there. */
-  onStop: (reason: StopReason) => void;
+  onStop: (reason: SeenStopReason) => void;
   /** How a path is looked at; the real file system unless a test says otherwise. */
   exists?: (path: string) => boolean;
 }
@@ -46,9 +49,9 @@ export interface StopFlagWatch {
 export function watchStopFlag(watch: StopFlagWatch): Release {
   const exists = watch.exists ?? existsSync;
   const released = new AbortController();
-  const look = (): StopReason | null => {
+  const look = (): SeenStopReason | null => {
     const file = watch.file();
-    return stopReasonOf({ flagExists: exists(stopFlagFor(file)), fileExists: exists(file) });
+    return stopReasonSeen({ flagExists: exists(stopFlagFor(file)), fileExists: exists(file) });
   };
   const loop = async (): Promise<void> => {
     for (;;) {

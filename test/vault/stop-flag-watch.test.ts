@@ -1,15 +1,15 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { stopFlagIsSet, stopReasonOf, watchStopFlag } from '../../src/vault/stop-flag-watch.js';
-import type { StopReason, TaskFileLook } from '../../src/vault/stop-flag-watch.js';
+import { stopFlagIsSet, stopReasonSeen, watchStopFlag } from '../../src/vault/stop-flag-watch.js';
+import type { SeenStopReason, TaskFileLook } from '../../src/vault/stop-flag-watch.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const INTERVAL_MS = 500;
 
-describe('stopReasonOf: whether a running task must stop, and why', () => {
-  test.each<[string, TaskFileLook, StopReason | null]>([
+describe('stopReasonSeen: whether a running task must stop, and why', () => {
+  test.each<[string, TaskFileLook, SeenStopReason | null]>([
     ['the file is there, no flag: it runs on', { flagExists: false, fileExists: true }, null],
     ['its flag is set: stop-flag', { flagExists: true, fileExists: true }, 'stop-flag'],
     ['its file was moved or deleted: task-gone', { flagExists: false, fileExists: false }, 'task-gone'],
@@ -19,16 +19,16 @@ describe('stopReasonOf: whether a running task must stop, and why', () => {
       'stop-flag',
     ],
   ])('%s', (_, look, reason) => {
-    expect(stopReasonOf(look)).toBe(reason);
+    expect(stopReasonSeen(look)).toBe(reason);
   });
 });
 
 /** A task file in a temp folder, and a watch on it whose stops are collected. */
-function watched(): { file: string; clock: ManualClock; stops: StopReason[]; release: () => void } {
+function watched(): { file: string; clock: ManualClock; stops: SeenStopReason[]; release: () => void } {
   const file = join(tempDir(), 'task.md');
   writeFileSync(file, '- [ ] US-001 One\n');
   const clock = new ManualClock();
-  const stops: StopReason[] = [];
+  const stops: SeenStopReason[] = [];
   let current = file;
   const release = watchStopFlag({
     file: () => current,
