@@ -126,7 +126,7 @@ export function foregroundEnding(
 ): { code: ExitCode; failures: string[] } {
   const failures = releaseFailures.map(
     ({ part, error }) =>
-      `wiggum: failed: could not release the ${part} (${error instanceof Error ? error.message : String(error)}); the task itself is checkpointed and resumes when run again`,
+      `wiggum: failed: could not release the ${part} (${error instanceof Error ? error.message : String(error)}); the task's own outcome, said above, stands`,
   );
   if (failures.length > 0) return { code: EXIT.failed, failures };
   const code = result.status === 'done' ? EXIT.complete : result.status === 'rejected' ? EXIT.failed : EXIT.stopped;
