@@ -8,7 +8,6 @@ export const STORY_COUNT = 5;
 export const MAX_ITERATIONS = 10;
 export const PROMISE = 'COMPLETE';
 export const TASK_ID = 'improve-billing-flow';
-export const WORKDIR = '/home/me/code/shop';
 export const SESSION_DIR = `/home/me/vault/.wiggum/sessions/${TASK_ID}`;
 export const START_MS = Date.parse('2026-01-27T10:05:00Z');
 

@@ -42,7 +42,7 @@ function wiggumAt(n) {
     stories: {
       passing: memory.passing,
       total: STORY_COUNT,
-      next: next === null ? null : { id: next.id, title: next.title },
+      next: next === null ? null : { id: next.id },
     },
     context,
     refusal: null,

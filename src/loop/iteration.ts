@@ -109,10 +109,7 @@ export async function runIteration(
     stories: {
       passing: storiesBefore.passing,
       total: storiesBefore.total,
-      next:
-        storiesBefore.nextStory === null
-          ? null
-          : { id: storiesBefore.nextStory.id, title: storiesBefore.nextStory.title },
+      next: storiesBefore.nextStory === null ? null : { id: storiesBefore.nextStory.id },
     },
     context,
     refusal: state.refusal,

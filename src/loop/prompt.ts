@@ -11,7 +11,8 @@ export interface PromptInput {
   body: string;
   /** The files the agent reads and updates (scratch copies when memory is not durable), or null when there are none. */
   paths: { prd: string; progress: string; sessionDir: string } | null;
-  stories: { passing: number; total: number; next: { id: string; title: string } | null };
+  /** How many stories pass, and the one to do now (its id: the agent reads the rest in prd.json). */
+  stories: { passing: number; total: number; next: { id: string } | null };
   /** context.md: guidance the user added while the loop runs. */
   context: string;
   /** Why the last completion claim was not accepted. */

@@ -19,7 +19,7 @@ const base: PromptInput = {
     progress: '/vault/.wiggum/sessions/add-dark-mode/progress.txt',
     sessionDir: '/vault/.wiggum/sessions/add-dark-mode',
   },
-  stories: { passing: 1, total: 2, next: { id: 'US-002', title: 'Toggle in settings' } },
+  stories: { passing: 1, total: 2, next: { id: 'US-002' } },
   context: '',
   refusal: null,
 };
@@ -89,7 +89,7 @@ describe('the blocks of the prompt', () => {
   test.each<[string, PromptInput['stories'], string, string]>([
     [
       'the next story, by id, with how many pass',
-      { passing: 1, total: 2, next: { id: 'US-002', title: 'Toggle in settings' } },
+      { passing: 1, total: 2, next: { id: 'US-002' } },
       '2. Do only story US-002 (1 of 2 pass): implement it',
       'When every story passes, end your reply with <promise>COMPLETE</promise>',
     ],
