@@ -6,7 +6,8 @@
 //
 //   node bench/peers/peer-prompts.mjs                         # fetch (once) and print the figures
 //   node bench/peers/peer-prompts.mjs --git-dir owner/name=DIR  # read a local clone instead of fetching
-//   node bench/peers/peer-prompts.mjs --show NAME              # print one rendered prompt
+//   node bench/peers/peer-prompts.mjs --show NAME@N            # print one rendered prompt (N: 1 or 10)
+//   node bench/peers/peer-prompts.mjs --check                  # exit 1 if bench/phases/prompt-peers.mjs is stale
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -55,7 +56,14 @@ async function loadSources(gitDirs) {
 }
 
 async function fetchOk(url) {
-  const response = await fetch(url);
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new Error(`${url}: ${error.cause?.message ?? error.message} (offline? pass --git-dir owner/name=DIR)`, {
+      cause: error,
+    });
+  }
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response;
 }
@@ -197,7 +205,7 @@ export function peerPrompts(sources) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { 'git-dir': { type: 'string', multiple: true }, show: { type: 'string' } },
+    options: { 'git-dir': { type: 'string', multiple: true }, show: { type: 'string' }, check: { type: 'boolean' } },
   });
   const gitDirs = Object.fromEntries((values['git-dir'] ?? []).map((pair) => pair.split('=')));
   const prompts = peerPrompts(await loadSources(gitDirs));
@@ -212,5 +220,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       ]),
     );
     process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+    if (values.check) {
+      const { PEER_PROMPTS } = await import('../phases/prompt-peers.mjs');
+      const stale = PEER_PROMPTS.filter((peer) => JSON.stringify(peer.at) !== JSON.stringify(figures[peer.key]));
+      process.stdout.write(
+        stale.length === 0 ? 'prompt-peers.mjs: up to date\n' : `STALE: ${stale.map((p) => p.key).join(', ')}\n`,
+      );
+      process.exitCode = stale.length === 0 ? 0 : 1;
+    }
   }
 }

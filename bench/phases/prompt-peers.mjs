@@ -1,7 +1,7 @@
 // What two other Ralph loops send as the prompt of each iteration for the bench's 5-story task
 // (bench/lib/prompt-scenario.mjs), recorded as sizes: their text is not kept here. Computed by
 // `node bench/peers/peer-prompts.mjs` from their sources at the pinned commits below (fetched into
-// node_modules/.cache/wiggum-bench-peers/); run it again to check or refresh these figures. Tokens are
+// node_modules/.cache/wiggum-bench-peers/); `--check` compares them with these figures. Tokens are
 // o200k_base (gpt-tokenizer); `added` is the prompt less the user's own text it carries (task,
 // stories, context note); `reads` is what the prompt tells the agent to read from disk besides.
 export const PEER_SOURCES = {
@@ -14,6 +14,7 @@ export const PEER_SOURCES = {
 
 export const PEER_PROMPTS = [
   {
+    key: 'snarktank prompt.md',
     name: 'snarktank/ralph (amp, prompt.md)',
     carries:
       'the same 4.2 KB file every iteration (ralph.sh pipes prompt.md to amp): the protocol, a progress-entry template, AGENTS.md advice, browser checks; no task text, no iteration number: the task is in prd.json, which the agent reads with progress.txt',
@@ -23,6 +24,7 @@ export const PEER_PROMPTS = [
     },
   },
   {
+    key: 'snarktank CLAUDE.md',
     name: 'snarktank/ralph (claude, CLAUDE.md)',
     carries: 'as prompt.md, with CLAUDE.md for AGENTS.md and no Amp thread link',
     at: {
@@ -31,6 +33,7 @@ export const PEER_PROMPTS = [
     },
   },
   {
+    key: 'open-ralph-wiggum',
     name: 'open-ralph-wiggum (default)',
     carries:
       'the task text as given (`ralph "<task>"`) inside a fixed frame: iteration, generic steps, promise rules; a mid-loop context note once; no memory files, no story state',
@@ -40,6 +43,7 @@ export const PEER_PROMPTS = [
     },
   },
   {
+    key: 'open-ralph-wiggum --tasks',
     name: 'open-ralph-wiggum (--tasks)',
     carries:
       'as default, plus the whole task list (.ralph/ralph-tasks.md) embedded every iteration, the current task and a second promise per task',
