@@ -3,7 +3,7 @@
 // floor this machine sets for it, measured in the same run. One table on stdout, everything in
 // bench/results.json. See docs/performance.md for the method.
 //
-//   node bench/run.mjs [--only checkpoint,inspect,loop,naive,status,pickup,throughput] [--profile DIR]
+//   node bench/run.mjs [--only checkpoint,inspect,loop,naive,prompt,status,pickup,throughput] [--profile DIR]
 //
 // --profile DIR adds --cpu-prof to the daemons and to one extra `wiggum status` run each way, and
 // writes the .cpuprofile files to DIR (figures from a profiled run are not comparable).
@@ -20,9 +20,10 @@ import { checkpointWrite, stateInspection } from './phases/in-process.mjs';
 import { loopOverhead } from './phases/loop.mjs';
 import { naiveLoop } from './phases/naive.mjs';
 import { pickup, throughput } from './phases/daemon-run.mjs';
+import { promptEconomy, promptTable } from './phases/prompt.mjs';
 import { vault10k } from './phases/vault10k.mjs';
 
-const ALL = ['checkpoint', 'inspect', 'loop', 'naive', 'status', 'pickup', 'throughput'];
+const ALL = ['checkpoint', 'inspect', 'loop', 'naive', 'prompt', 'status', 'pickup', 'throughput'];
 const { values } = parseArgs({ options: { only: { type: 'string' }, profile: { type: 'string' } } });
 const only = new Set(values.only === undefined ? ALL : values.only.split(','));
 for (const name of only)
@@ -171,6 +172,26 @@ try {
       rows.push({ figure: 'floor: spawn the agent, wait for exit', unit: 'ms', stats: r.agentFloor });
     });
   }
+  if (only.has('prompt')) {
+    await phase('prompt', 'prompt economy, 5-story task', async () => {
+      const r = promptEconomy();
+      results.phases.prompt = r;
+      for (const n of [1, 10]) {
+        const w = r.wiggum[n];
+        const peer = r.leanest[n];
+        rows.push({
+          figure: `prompt: wiggum adds beyond the task's words, iteration ${n}`,
+          unit: 'B/tok',
+          stats: { n: 1, p50: NaN, p95: NaN, p99: NaN, max: NaN },
+          value: `${w.addedBytes} / ${w.addedTokens}`,
+          budget: {
+            text: `≤ leanest peer (${peer.addedBytes} B / ${peer.addedTokens} tok)`,
+            pass: w.addedBytes <= peer.addedBytes && w.addedTokens <= peer.addedTokens,
+          },
+        });
+      }
+    });
+  }
   if (only.has('status')) {
     await phase('vault10k', '10,000-task vault: status, idle daemon memory', async () => {
       const r = await vault10k({
@@ -271,6 +292,7 @@ results.allPass = rows.every((row) => row.budget === undefined || row.budget.pas
 writeFileSync(join(import.meta.dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 
 process.stdout.write(`\n${renderTable(rows)}\n\n`);
+if (results.phases.prompt?.wiggum !== undefined) process.stdout.write(`${promptTable(results.phases.prompt)}\n\n`);
 process.stdout.write(
   `node ${process.version}, ${results.machine.cpus} × ${results.machine.cpu}; load average ${results.machine.loadavgAtStart.map((v) => v.toFixed(2)).join(' ')} at start, ` +
     `${results.machine.loadavgAtEnd.map((v) => v.toFixed(2)).join(' ')} at end; ${results.elapsedSeconds.toFixed(0)} s; details in bench/results.json\n`,

@@ -105,17 +105,11 @@ export async function runIteration(
     taskId: ctx.taskId,
     title: ctx.title,
     body,
-    workdir: ctx.workdir,
-    branch: ctx.branch,
     paths: files === null ? null : { prd: files.prd, progress: files.progress, sessionDir: files.dir },
-    durable: ctx.store.durable,
     stories: {
       passing: storiesBefore.passing,
       total: storiesBefore.total,
-      next:
-        storiesBefore.nextStory === null
-          ? null
-          : { id: storiesBefore.nextStory.id, title: storiesBefore.nextStory.title },
+      next: storiesBefore.nextStory === null ? null : { id: storiesBefore.nextStory.id },
     },
     context,
     refusal: state.refusal,

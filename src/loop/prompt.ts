@@ -1,3 +1,5 @@
+import { basename, dirname } from 'node:path';
+
 /** Everything an iteration's prompt is built from; all of it is reloaded from disk each iteration. */
 export interface PromptInput {
   iteration: number;
@@ -7,13 +9,10 @@ export interface PromptInput {
   title: string;
   /** The task file's body: the user's own words, re-read every iteration. */
   body: string;
-  workdir: string;
-  branch: string | null;
   /** The files the agent reads and updates (scratch copies when memory is not durable), or null when there are none. */
   paths: { prd: string; progress: string; sessionDir: string } | null;
-  /** Whether what the agent writes there outlives wiggum; false: it is told so. */
-  durable: boolean;
-  stories: { passing: number; total: number; next: { id: string; title: string } | null };
+  /** How many stories pass, and the one to do now (its id: the agent reads the rest in prd.json). */
+  stories: { passing: number; total: number; next: { id: string } | null };
   /** context.md: guidance the user added while the loop runs. */
   context: string;
   /** Why the last completion claim was not accepted. */
@@ -21,63 +20,93 @@ export interface PromptInput {
 }
 
 /**
- * The prompt for one iteration: a preamble with the iteration number and the rules of
- * an autonomous loop with on-disk memory, the task, the user's mid-loop context under
- * its own heading, and the reason a previous completion claim was refused.
+ * The parts of a prompt, each there for a reason (docs/performance.md, "Prompt economy", measures
+ * them): `heading` the iteration and the budget; `memory` that the agent starts blank and where its
+ * memory is; `steps` the protocol of the loop, with the story to do now; `task` the user's task;
+ * `context` and `refusal` only when there is one.
  */
-export function buildPrompt(input: PromptInput): string {
-  const sections = [preamble(input), task(input)];
-  if (input.context.trim() !== '') {
-    sections.push(`## Additional Context (added by user mid-loop)\n\n${input.context.trim()}`);
-  }
-  if (input.refusal !== null) {
-    sections.push(
-      `## Your last completion claim was refused\n\n${input.refusal}\n\nFix this before you claim completion again.`,
-    );
-  }
-  return `${sections.join('\n\n')}\n`;
+export type PromptPart = 'heading' | 'memory' | 'steps' | 'task' | 'context' | 'refusal';
+
+export interface PromptBlock {
+  part: PromptPart;
+  text: string;
 }
 
-function preamble(input: PromptInput): string {
-  const prd = input.paths?.prd ?? 'prd.json';
-  const progress = input.paths?.progress ?? 'progress.txt';
-  const next = input.stories.next;
-  const lines = [
-    `# Iteration ${input.iteration} of ${input.maxIterations}`,
-    '',
-    'You are one iteration of an autonomous development loop. You start with no memory of earlier',
-    'iterations: what they did is in git, in the task list and in the progress log. Nobody will',
-    'answer questions: decide, act, verify, and write down what the next iteration needs to know.',
-    '',
-    '## How to work',
-    '',
-    `1. Read the task list \`${prd}\` (JSON; every story has \`passes\`).`,
-    `2. Read the progress log \`${progress}\`: the \`## Codebase Patterns\` section first, then the latest entries.`,
-    '3. Take the highest-priority story (lowest `priority` number) with `passes: false`. Work on that story only.',
-    '4. Implement it, then verify it: run the tests, type checks and linters the project has.',
-    `5. When it works, set \`"passes": true\` for that story in \`${prd}\`.`,
-    `6. Append to \`${progress}\` a section \`## <date> - <story id>\` with what you did, the files you changed and`,
-    '   **Learnings for future iterations**; add general, reusable patterns to `## Codebase Patterns` at the top.',
-    '7. Update the AGENTS.md files next to the code you changed with conventions and gotchas worth keeping.',
-    '8. Commit your changes as `feat: [Story ID] - [Story Title]`.',
-    `9. Only when every story has \`passes: true\`, end your reply with <promise>${input.promise}</promise>`,
-    '   Never print it otherwise: it ends the loop, and the claim is checked.',
-    '',
-    `Working directory: ${input.workdir}`,
+/** The prompt for one iteration: its blocks, separated by a blank line. */
+export function buildPrompt(input: PromptInput): string {
+  return `${promptBlocks(input)
+    .map((block) => block.text)
+    .join('\n\n')}\n`;
+}
+
+/**
+ * The blocks of the prompt, in order. The agent reads prd.json and progress.txt itself, so the
+ * prompt names them and leaves their contents out: it stays the same size at iteration 10 as at 1.
+ */
+export function promptBlocks(input: PromptInput): PromptBlock[] {
+  const blocks: PromptBlock[] = [
+    { part: 'heading', text: `# Iteration ${input.iteration} of ${input.maxIterations}` },
+    { part: 'memory', text: memory(input) },
+    { part: 'steps', text: steps(input) },
+    { part: 'task', text: task(input) },
   ];
-  if (input.branch !== null) lines.push(`Git branch: ${input.branch}`);
-  if (!input.durable) {
-    lines.push(
-      'Memory: NOT durable in this run: the task list and progress log above are scratch copies that wiggum reads back after you exit.',
-    );
-  } else if (input.paths !== null) {
-    lines.push(`Session folder: ${input.paths.sessionDir}`);
+  if (input.context.trim() !== '') {
+    blocks.push({ part: 'context', text: `## Additional Context (added by user mid-loop)\n\n${input.context.trim()}` });
   }
-  lines.push(
-    `Stories: ${input.stories.passing} of ${input.stories.total} passing` +
-      (next === null ? '.' : `; next: ${next.id} ${next.title}`),
-  );
-  return lines.join('\n');
+  if (input.refusal !== null) {
+    blocks.push({
+      part: 'refusal',
+      text: `## Your last completion claim was refused\n\n${input.refusal}\n\nFix this before you claim completion again.`,
+    });
+  }
+  return blocks;
+}
+
+/**
+ * The names the steps use for the two memory files, and where they are: when both are in the session
+ * folder, their file names and the folder said once (a path repeated in every step costs ~15 tokens).
+ */
+function memoryFiles(input: PromptInput): { prd: string; progress: string; where: string } {
+  const paths = input.paths;
+  if (paths === null) return { prd: 'prd.json', progress: 'progress.txt', where: 'git, prd.json and progress.txt' };
+  const prd = basename(paths.prd);
+  const progress = basename(paths.progress);
+  if (dirname(paths.prd) === paths.sessionDir && dirname(paths.progress) === paths.sessionDir) {
+    return { prd, progress, where: `git and \`${paths.sessionDir}\`` };
+  }
+  return { prd: paths.prd, progress: paths.progress, where: `git, ${paths.prd} and ${paths.progress}` };
+}
+
+function memory(input: PromptInput): string {
+  return `You start blank; earlier iterations' work is in ${memoryFiles(input).where}. Nobody answers questions.`;
+}
+
+function steps(input: PromptInput): string {
+  const { prd, progress } = memoryFiles(input);
+  const stories = input.stories.total > 0;
+  return [
+    `1. Read ${progress}, \`## Codebase Patterns\` first.`,
+    `2. ${work(input)} run the project's tests and linters.`,
+    stories
+      ? `3. When it works, set its \`"passes": true\` in ${prd} and commit as \`feat: <id> - <title>\`.`
+      : '3. When it works, commit it as `feat: <what it does>`.',
+    `4. Append \`## <date> - <id>\` to ${progress}: what you did, files changed, learnings; put reusable`,
+    '   patterns under `## Codebase Patterns`.',
+    '5. Add lasting conventions to the nearest AGENTS.md.',
+    `6. When ${stories ? 'every story passes' : 'the task is done'}, end your reply with <promise>${input.promise}</promise> (it is checked).`,
+  ].join('\n');
+}
+
+/**
+ * What to work on now: the next story (the lowest `priority` that does not pass, as prd.json's reader
+ * decides it). The working directory and the task's branch go unsaid: wiggum checks the branch out
+ * and starts the agent in that directory.
+ */
+function work(input: PromptInput): string {
+  const { passing, total, next } = input.stories;
+  if (total === 0) return 'Do the task below and';
+  if (next === null) return `All ${total} stories pass: see that the task below is done and`;
+  return `Do only story ${next.id} (${passing} of ${total} pass): implement it and`;
 }
 
 function task(input: PromptInput): string {

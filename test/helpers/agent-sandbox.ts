@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { expect } from 'vitest';
 import type { IterationRecord } from '../../src/memory/history.js';
 import { REPO_ROOT, runCli } from './child.js';
@@ -172,9 +172,11 @@ export function requireRunnable(command: string, hint: string): void {
 
 /** The prd.json path the prompt names (the agent is told where its memory is; no guessing). */
 export function prdPath(prompt: string): string {
-  const match = /Read the task list `([^`]+)`/.exec(prompt);
-  if (match?.[1] === undefined) throw new Error(`the prompt names no prd.json:\n${prompt}`);
-  return match[1];
+  // The step that marks a story names the file; the memory sentence names its folder once.
+  const file = /set its `"passes": true` in (\S+) and commit/.exec(prompt)?.[1];
+  if (file === undefined) throw new Error(`the prompt names no prd.json:\n${prompt}`);
+  const folder = /work is in git and `([^`]+)`/.exec(prompt)?.[1];
+  return folder === undefined || isAbsolute(file) ? file : join(folder, file);
 }
 
 /** A final message with the completion promise over several lines. */

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { buildPrompt, withQuotedPromises } from '../../src/loop/prompt.js';
+import { buildPrompt, promptBlocks, withQuotedPromises } from '../../src/loop/prompt.js';
 import { PromiseScanner } from '../../src/loop/promise.js';
-import type { PromptInput } from '../../src/loop/prompt.js';
+import type { PromptInput, PromptPart } from '../../src/loop/prompt.js';
 
 const goldens = join(import.meta.dirname, '..', 'fixtures', 'prompts');
 
@@ -14,15 +14,12 @@ const base: PromptInput = {
   taskId: 'add-dark-mode',
   title: 'Add a dark-mode toggle',
   body: '# Add a dark-mode toggle\n\nUsers want a dark theme.\n\n- [ ] US-001 Theme context\n- [ ] US-002 Toggle in settings\n',
-  workdir: '/home/me/code/shop',
-  branch: 'ralph/dark-mode',
-  durable: true,
   paths: {
     prd: '/vault/.wiggum/sessions/add-dark-mode/prd.json',
     progress: '/vault/.wiggum/sessions/add-dark-mode/progress.txt',
     sessionDir: '/vault/.wiggum/sessions/add-dark-mode',
   },
-  stories: { passing: 1, total: 2, next: { id: 'US-002', title: 'Toggle in settings' } },
+  stories: { passing: 1, total: 2, next: { id: 'US-002' } },
   context: '',
   refusal: null,
 };
@@ -46,18 +43,16 @@ describe('the iteration prompt', () => {
       }),
     ));
 
-  test('without durable memory, and with a custom promise', () =>
+  test('scratch copies of the memory files (memory not durable), and a custom promise', () =>
     golden(
       'not-durable',
       buildPrompt({
         ...base,
-        durable: false,
         paths: {
           prd: '/tmp/wiggum-agent-abc/prd.json',
           progress: '/tmp/wiggum-agent-abc/progress.txt',
           sessionDir: '/tmp/wiggum-agent-abc',
         },
-        branch: null,
         promise: 'SHIPPED',
         stories: { passing: 2, total: 2, next: null },
       }),
@@ -71,6 +66,82 @@ describe('the iteration prompt', () => {
 
   test('leaves the context section out when context.md is empty or blank', () => {
     expect(buildPrompt({ ...base, context: '  \n\n' })).not.toContain('Additional Context');
+  });
+});
+
+describe('the blocks of the prompt', () => {
+  const text = (input: PromptInput, part: PromptPart): string =>
+    promptBlocks(input).find((block) => block.part === part)?.text ?? '';
+
+  test.each<[string, Partial<PromptInput>, PromptPart[]]>([
+    ['the four blocks of every iteration', {}, ['heading', 'memory', 'steps', 'task']],
+    ['context.md after the task', { context: 'prefer pnpm' }, ['heading', 'memory', 'steps', 'task', 'context']],
+    ['a refused claim last', { refusal: 'tests failed' }, ['heading', 'memory', 'steps', 'task', 'refusal']],
+    [
+      'both',
+      { context: 'prefer pnpm', refusal: 'tests failed' },
+      ['heading', 'memory', 'steps', 'task', 'context', 'refusal'],
+    ],
+  ])('%s', (_, change, parts) => {
+    expect(promptBlocks({ ...base, ...change }).map((block) => block.part)).toEqual(parts);
+  });
+
+  test.each<[string, PromptInput['stories'], string, string]>([
+    [
+      'the next story, by id, with how many pass',
+      { passing: 1, total: 2, next: { id: 'US-002' } },
+      '2. Do only story US-002 (1 of 2 pass): implement it',
+      'When every story passes, end your reply with <promise>COMPLETE</promise>',
+    ],
+    [
+      'every story passes (a refused claim): see that the task is done',
+      { passing: 2, total: 2, next: null },
+      '2. All 2 stories pass: see that the task below is done and run',
+      'When every story passes, end your reply',
+    ],
+    [
+      'a task without a checklist: the task itself, no story to mark',
+      { passing: 0, total: 0, next: null },
+      '2. Do the task below and run',
+      'When the task is done, end your reply',
+    ],
+  ])('%s', (_, stories, work, claim) => {
+    const steps = text({ ...base, stories }, 'steps');
+    expect(steps).toContain(work);
+    expect(steps).toContain(claim);
+    expect(steps.includes('"passes": true')).toBe(stories.total > 0);
+  });
+
+  test.each<[string, PromptInput['paths'], string, string]>([
+    [
+      'both files in the session folder: the folder once, then file names',
+      base.paths,
+      "earlier iterations' work is in git and `/vault/.wiggum/sessions/add-dark-mode`.",
+      '1. Read progress.txt,',
+    ],
+    [
+      'files in other folders: their full paths',
+      { prd: '/repo/prd.json', progress: '/repo/notes/progress.txt', sessionDir: '/vault/.wiggum/sessions/x' },
+      "earlier iterations' work is in git, /repo/prd.json and /repo/notes/progress.txt.",
+      '1. Read /repo/notes/progress.txt,',
+    ],
+    [
+      'no files: their usual names',
+      null,
+      "earlier iterations' work is in git, prd.json and progress.txt.",
+      '1. Read progress.txt,',
+    ],
+  ])('%s', (_, paths, memory, firstStep) => {
+    expect(text({ ...base, paths }, 'memory')).toContain(memory);
+    expect(text({ ...base, paths }, 'steps')).toContain(firstStep);
+  });
+
+  test('the memory files are named, not copied in: the preamble is as long at iteration 10 as at 2', () => {
+    const size = (iteration: number): number =>
+      promptBlocks({ ...base, iteration, maxIterations: 20 })
+        .filter((block) => block.part !== 'task')
+        .reduce((sum, block) => sum + block.text.length, 0);
+    expect(size(10)).toBe(size(2) + 1);
   });
 });
 
