@@ -6,8 +6,8 @@ import type { TaskFrontmatter } from '../task/schema.js';
 /**
  * A task's budgets: each of its `max_tokens`, `max_cost_usd` and `max_duration` replaces the
  * config's `persistence_loop.budget` value on its own, so a task can tighten one budget and keep
- * the vault's others. The schema lets a task set none to 0: lifting a vault's limit is the
- * config's to do.
+ * the vault's others. A task cannot set one to 0 (the schema wants a positive value): only the
+ * config lifts a limit.
  */
 export function taskBudget(
   frontmatter: Pick<TaskFrontmatter, 'max_tokens' | 'max_cost_usd' | 'max_duration'>,
@@ -22,7 +22,7 @@ export function taskBudget(
 
 /**
  * Which budget the task has used up, in words, or null while it is within all of them. A budget of
- * 0 is no limit; reaching a budget exactly counts as crossing it (the next iteration would go over).
+ * 0 is no limit; reaching a budget exactly counts as using it up.
  * Tokens are checked first, then cost, then agent time: one reason is given, the first that holds.
  */
 export function budgetCrossed(spent: Spent, iteration: number, budget: Budget): string | null {
