@@ -7,7 +7,7 @@ import type { Problem } from '../problem.js';
 import { offsetOfPath } from '../yaml/locate.js';
 import { parseSafeYaml } from '../yaml/safe-yaml.js';
 import { compileConfig } from './config.js';
-import { didYouMeanSuffix } from './did-you-mean.js';
+import { mergeLayers, unknownDefaultHarness } from './layers.js';
 import { DEFAULT_CONFIG_FILE, resolvePath } from './sources.js';
 import type { ConfigSources } from './sources.js';
 import type { WiggumConfig } from './config.js';
@@ -53,9 +53,8 @@ export async function checkConfig(sources: ConfigSources = {}): Promise<ConfigCh
   if (sources.overrides) layers.push({ file: '(command line)', doc: null, text: '', data: sources.overrides });
   if (problems.length > 0) return { ok: false, problems };
 
-  const merged = layers.reduce<Record<string, unknown>>((acc, layer) => deepMerge(acc, layer.data), {});
+  const merged = mergeLayers(layers.map((layer) => layer.data));
   const parsed = rawConfigSchema.safeParse(merged);
-  // Checked on the merged data before the schema, so one pass reports it beside any schema error.
   const unknownDefault = unknownDefaultHarness(merged);
   if (unknownDefault !== null) problems.push(locateIssue(layers, ['harness', 'default'], unknownDefault));
   if (!parsed.success) {
@@ -80,16 +79,6 @@ export async function checkConfig(sources: ConfigSources = {}): Promise<ConfigCh
       layers.map((layer) => layer.file),
     ),
   };
-}
-
-/** What is wrong with `harness.default` when it names no harness under `harnesses`, or null. */
-function unknownDefaultHarness(merged: Record<string, unknown>): string | null {
-  const harness = merged.harness;
-  const named = isPlainObject(harness) ? harness.default : undefined;
-  if (typeof named !== 'string' || named === '') return null;
-  const harnesses = isPlainObject(merged.harnesses) ? Object.keys(merged.harnesses) : [];
-  if (harnesses.includes(named)) return null;
-  return `no harness named "${named}" is defined under harnesses${didYouMeanSuffix(named, harnesses)}`;
 }
 
 async function readLayer(file: string, required: boolean, problems: Problem[]): Promise<Layer | null> {
@@ -133,20 +122,6 @@ function resolvePaths(data: Record<string, unknown>, base: string): void {
       }
     }
   }
-}
-
-/** Mappings merge key by key; anything else from `over` replaces. */
-function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const result: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    const current = result[key];
-    result[key] = isPlainObject(current) && isPlainObject(value) ? deepMerge(current, value) : value;
-  }
-  return result;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** Points a problem at the highest-precedence file that sets the key (or its nearest parent). */

@@ -62,7 +62,9 @@ const check = z.strictObject({
   command: z.string().min(1),
   args: z.array(z.string()).default([]),
   env: envMap,
-  timeout: duration.default(600),
+  // prefault, not default: zod 4 hands a `default` value back unparsed (600 would be 600 ms); a
+  // prefault goes through `duration` as if written, so an unset timeout is 600 s.
+  timeout: duration.prefault(600),
 });
 
 /** The configuration as written in YAML (snake_case), with units already compiled. */

@@ -1,7 +1,7 @@
-import type { Budget, LoopConfig } from '../config/config.js';
-import { totalTokens } from '../memory/spent.js';
+import type { LoopConfig } from '../config/config.js';
 import type { Spent } from '../memory/spent.js';
 import type { ErrorCode } from '../errors.js';
+import { budgetCrossed } from './budget.js';
 import type { IterationOutcome, StopReason } from './outcome.js';
 import { isOutageCode, probeDelayMs, retryDelayMs } from './retry-policy.js';
 import { plural } from '../plural.js';
@@ -224,7 +224,7 @@ export function gate(
   limits: Pick<LoopConfig, 'totalTimeoutMs' | 'warnThreshold' | 'budget'>,
 ): GateResult {
   if (gateInput.stop !== null) return { kind: 'stop', reason: gateInput.stop };
-  const overBudget = budgetCrossed(state, limits.budget);
+  const overBudget = budgetCrossed(state.spent, state.iteration, limits.budget);
   if (overBudget !== null) return { kind: 'reject', code: 'E_BUDGET', reason: overBudget };
   if (state.activeMs >= limits.totalTimeoutMs) {
     return {
@@ -242,23 +242,6 @@ export function gate(
   }
   const next = state.iteration + 1;
   return { kind: 'go', warn: !state.warned && next >= Math.ceil(state.maxIterations * limits.warnThreshold) };
-}
-
-/** Which budget the task has used up, in words, or null while it is within all of them. */
-export function budgetCrossed(state: LoopState, budget: Budget): string | null {
-  const { spent } = state;
-  const after = `after ${state.iteration} iteration${state.iteration === 1 ? '' : 's'}`;
-  const tokens = totalTokens(spent);
-  if (budget.maxTokens > 0 && tokens >= budget.maxTokens) {
-    return `the task used ${tokens.toLocaleString('en-US')} tokens, its budget is ${budget.maxTokens.toLocaleString('en-US')} (max_tokens), ${after}`;
-  }
-  if (budget.maxCostUsd > 0 && spent.costUsd !== null && spent.costUsd >= budget.maxCostUsd) {
-    return `the task cost $${spent.costUsd.toFixed(4)}, its budget is $${budget.maxCostUsd.toFixed(2)} (max_cost_usd), ${after}`;
-  }
-  if (budget.maxDurationMs > 0 && spent.agentMs >= budget.maxDurationMs) {
-    return `the agent worked ${Math.round(spent.agentMs / 1000)} s on the task, its budget is ${Math.round(budget.maxDurationMs / 1000)} s (max_duration), ${after}`;
-  }
-  return null;
 }
 
 /** The next step in words, for history.jsonl, logs and reports. */

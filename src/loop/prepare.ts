@@ -14,20 +14,16 @@ import { buildPrd, parsePrd } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
 import { openSession } from '../memory/session.js';
 import type { OpenedSession } from '../memory/session.js';
-import { chooseHarness, noHarnessError } from '../task/harness-choice.js';
 import type { Task } from '../task/parse.js';
 import { prdFileOf } from '../task/prd-file.js';
 import { resolveWorkdir } from '../task/workdir.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
+import { settingError, taskSettings } from './task-settings.js';
+import type { RunOverrides } from './task-settings.js';
 
-/** What a run may override on top of the task and the config (`wiggum run`/`ralph` flags). */
-export interface RunOverrides {
-  harness?: string;
-  maxIterations?: number;
-  failFast?: boolean;
-  completionPromise?: string;
-}
+// The flags' shape lives beside the precedence it feeds; the commands import it from here.
+export type { RunOverrides } from './task-settings.js';
 
 /** A task with everything its loop needs resolved and checked. */
 export interface PreparedTask {
@@ -61,29 +57,20 @@ export interface PrepareDeps {
 export async function prepareTask(task: Task, overrides: RunOverrides, deps: PrepareDeps): Promise<PreparedTask> {
   const { config, layout, logger } = deps;
   const fm = task.frontmatter;
-  const harnessName = chooseHarness(overrides.harness, fm.harness, config.harness.defaultName)?.name;
-  if (harnessName === undefined) throw noHarnessError(basename(task.file));
-  const harness = config.harnesses[harnessName];
-  if (harness === undefined) {
-    throw new WiggumError(
-      'E_HARNESS_UNKNOWN',
-      `unknown harness "${harnessName}": the configured harnesses are ${Object.keys(config.harnesses).join(', ')}`,
-    );
-  }
-  const verify = fm.verify === undefined ? null : (config.checks[fm.verify] ?? null);
-  if (fm.verify !== undefined && verify === null)
-    throw new WiggumError('E_TASK_SCHEMA', `unknown verify check "${fm.verify}": add it under checks: in the config`);
+  const chosen = taskSettings(overrides, fm, config);
+  if (chosen.kind === 'problem') throw settingError(chosen.problem, basename(task.file));
+  const { settings } = chosen;
 
-  const workdir = await resolveWorkdir(task.id, fm.workdir, {
+  const workdir = await resolveWorkdir(task.id, settings.workdir ?? undefined, {
     vaultRoot: layout.root,
     allowedRoots: config.allowedWorkdirs,
     workspaces: layout.workspaces,
   });
-  if (fm.workdir === undefined) await mkdir(workdir, { recursive: true });
+  if (settings.workdir === null) await mkdir(workdir, { recursive: true });
 
   const prdFile = prdFileOf(task);
   const userPrd = prdFile === null ? null : await readUserPrd(prdFile);
-  const branch = fm.branch ?? userPrd?.branchName ?? null;
+  const branch = settings.branch ?? userPrd?.branchName ?? null;
   const initialPrd = (): Prd =>
     userPrd ??
     buildPrd({
@@ -123,7 +110,7 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   // when the workspace has a repository of its own (one the agent made).
   const git =
     config.git.enabled &&
-    (fm.workdir === undefined ? existsSync(join(workdir, '.git')) : await isGitRepository(workdir));
+    (settings.workdir === null ? existsSync(join(workdir, '.git')) : await isGitRepository(workdir));
   if (git && (await excludeFromGit(workdir, layout.state)))
     logger.info(`added ${layout.state} to the repository's .git/info/exclude`);
   if (git && branch !== null) {
@@ -132,23 +119,15 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   }
 
   return {
-    harness,
-    driver: driverFor(harness.kind),
+    harness: settings.harness,
+    driver: driverFor(settings.harness.kind),
     workdir,
-    maxIterations: overrides.maxIterations ?? fm.max_iterations ?? config.loop.maxIterations,
-    promise: overrides.completionPromise ?? fm.completion_promise ?? config.loop.completionPromise,
-    verify,
+    maxIterations: settings.maxIterations,
+    promise: settings.promise,
+    verify: settings.verify,
     branch,
     git,
-    loop: {
-      ...config.loop,
-      failFast: overrides.failFast ?? config.loop.failFast,
-      budget: {
-        maxTokens: fm.max_tokens ?? config.loop.budget.maxTokens,
-        maxCostUsd: fm.max_cost_usd ?? config.loop.budget.maxCostUsd,
-        maxDurationMs: fm.max_duration ?? config.loop.budget.maxDurationMs,
-      },
-    },
+    loop: settings.loop,
     session,
     harnessRecord,
   };

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { RECENT, StatusTracker } from '../../src/daemon/status.js';
-import type { TaskEntry } from '../../src/daemon/status.js';
+import type { AuthorWait, TaskEntry } from '../../src/daemon/status.js';
 import type { LoopEvent } from '../../src/loop/events.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 
@@ -33,6 +33,18 @@ const iteration: LoopEvent = {
 };
 const record = { outcome: 'continue' } as IterationRecord;
 const queue = (tracker: StatusTracker): void => tracker.queued('a', 'a.md', FILE);
+const outageWait = (harness?: string): LoopEvent => ({
+  type: 'waiting',
+  taskId: 'a',
+  untilMs: 9000,
+  why: 'outage',
+  ...(harness === undefined ? {} : { harness }),
+});
+const ended = (outcome: IterationRecord['outcome']): LoopEvent => ({
+  type: 'iteration-end',
+  taskId: 'a',
+  record: { outcome } as IterationRecord,
+});
 
 function fold(steps: Step[]): { tracker: StatusTracker; changes: number } {
   let changes = 0;
@@ -125,6 +137,50 @@ describe('what the status says of a task after what happened to it', () => {
       { phase: 'queued', failure: { message: 'ENOSPC: no space left', retryAtMs: 31_000 } },
     ],
     ['forgotten', [queue, (t) => t.forget('a')], undefined],
+    [
+      'waiting on an outage: the harness it waits on and since when',
+      [queue, started, outageWait('codex')],
+      { phase: 'waiting', waitingFor: 'outage', untilMs: 9000, outage: { harness: 'codex', sinceMs: 1000 } },
+    ],
+    [
+      "an outage wait that names no harness: the task's own",
+      [queue, started, outageWait()],
+      { outage: { harness: 'claude', sinceMs: 1000 } },
+    ],
+    [
+      'a run that fails again during the outage keeps it said',
+      [queue, started, outageWait(), iteration, ended('transient')],
+      { outage: { harness: 'claude', sinceMs: 1000 }, lastOutcome: 'transient' },
+    ],
+    [
+      'a run that gets an answer ends the outage',
+      [queue, started, outageWait(), iteration, ended('continue')],
+      { outage: undefined, lastOutcome: 'continue' },
+    ],
+    [
+      'back from a wait into an iteration: no end time',
+      [queue, started, { type: 'waiting', taskId: 'a', untilMs: 9000, why: 'retry' }, iteration],
+      { phase: 'running', untilMs: undefined },
+    ],
+    [
+      'stopped by its flag while queued: listed as stopped',
+      [queue, (t) => t.stopped('a', 'a.md', FILE)],
+      { phase: 'stopped', name: 'a.md', file: FILE },
+    ],
+    [
+      'rejected: no longer listed',
+      [
+        queue,
+        started,
+        {
+          type: 'ended',
+          taskId: 'a',
+          result: { status: 'rejected', taskId: 'a', file: '/v/Rejected/a.md', iterations: 3, reason: 'stuck' },
+        },
+      ],
+      undefined,
+    ],
+    ['a loop event for a task not listed adds nothing', [started, iteration], undefined],
   ])('%s', (_, steps, expected) => {
     const entry = entryAfter(steps);
     if (expected === undefined) expect(entry).toBeUndefined();
@@ -140,6 +196,15 @@ describe('what the status says of a task after what happened to it', () => {
 
   test('every change is said, so status.json and the Dashboard are written again', () => {
     expect(fold([queue, started, iteration]).changes).toBe(3);
+  });
+
+  test('the files waiting for their author: a change is said, the same list again is not', () => {
+    const empty: AuthorWait = { name: 'e.md', file: '/v/Approved/e.md', reason: 'empty', message: 'e.md is empty' };
+    const setWaits = (waits: AuthorWait[]) => (t: StatusTracker) => (t.waitingForAuthor = [...waits]);
+    expect(fold([setWaits([empty])]).changes).toBe(1);
+    expect(fold([setWaits([empty]), setWaits([empty])]).changes).toBe(1);
+    expect(fold([setWaits([empty]), setWaits([{ ...empty, reason: 'no-harness' }])]).changes).toBe(2);
+    expect(fold([setWaits([empty]), setWaits([])]).changes).toBe(2);
   });
 });
 

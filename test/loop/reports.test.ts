@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { ErrorCode } from '../../src/errors.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 import { NOTHING_SPENT } from '../../src/memory/spent.js';
-import { completionSummary, failureReport, fence, isAgentReported } from '../../src/loop/reports.js';
+import { completionSummary, failureReport, fence, invalidTaskReport, isAgentReported } from '../../src/loop/reports.js';
 import type { FailureFacts, LoopFacts } from '../../src/loop/reports.js';
 
 /** The two reports a finished task gets, built from plain facts: what a person reads in Done/ and Rejected/. */
@@ -82,6 +82,15 @@ describe('the failure report', () => {
     ['E_TOTAL_TIMEOUT', '`persistence_loop.timeout.total`'],
     ['E_MEMORY_CORRUPT', '`wiggum retry add-dark-mode --fresh`'],
     ['E_HARNESS_AUTH', 'log in, set its API key'],
+    ['E_HARNESS_MISSING', 'install it'],
+    ['E_BUDGET', "raise the task's `max_tokens`, `max_cost_usd` or `max_duration`"],
+    ['E_HARNESS_CONTEXT', 'shorten the task body, context.md or progress.txt'],
+    ['E_HARNESS_BILLING', 'Add credits or raise the quota'],
+    ['E_RETRIES_EXHAUSTED', 'Check it is reachable and has quota'],
+    ['E_HARNESS_USAGE_LIMIT', 'Check it is reachable and has quota'],
+    ['E_TASK_SCHEMA', '`wiggum validate FILE`'],
+    ['E_TASK_YAML', '`wiggum validate FILE`'],
+    ['E_HARNESS_EXIT', 'Fix the cause above'],
   ])('%s: what to do next names the fix and the task', (code, fix) => {
     const text = failureReport(failure({ code }));
     const next = text.slice(text.indexOf('### What to do next'));
@@ -127,6 +136,57 @@ describe('the failure report', () => {
     expect(text).toContain('| 16 | 0 |');
   });
 
+  test.each<[string, Partial<FailureFacts>, string]>([
+    ['the bound used up, in the plural', {}, '- Used all 10 iterations without completing, at 2027-01-15T08:04:10Z'],
+    ['the only iteration used up', { maxIterations: 1 }, '- Used its only iteration without completing'],
+    [
+      'a failure names its iteration',
+      { code: 'E_HARNESS_AUTH', failedIteration: 4 },
+      '- Failed in iteration 4 of at most 10, at 2027-01-15T08:04:10Z, after 250 s of work (started 2027-01-15T08:00:00Z).',
+    ],
+    [
+      'refused before any iteration ran',
+      { code: 'E_HARNESS_UNKNOWN', noMemoryYet: true, iterations: 0 },
+      '- Refused before any iteration ran, at 2027-01-15T08:04:10Z: nothing was run.',
+    ],
+    [
+      'refused before its next iteration, some done',
+      { code: 'E_WORKDIR', noMemoryYet: true, iterations: 3 },
+      '- Refused before its next iteration could run, at 2027-01-15T08:04:10Z, with 3 iterations of at most 10 done.',
+    ],
+    [
+      'refused before the first iteration: no memory yet',
+      { code: 'E_HARNESS_UNKNOWN', noMemoryYet: true, iterations: 0 },
+      '- Memory: none yet (the task was refused before its first iteration).',
+    ],
+    [
+      'the checkpoint: completed steps and the current one',
+      {},
+      '- Checkpoint: completed steps US-001; current step US-002.',
+    ],
+    [
+      'the checkpoint: nothing yet',
+      { checkpoint: { completed_steps: [], current_step: null } },
+      '- Checkpoint: completed steps none; current step none.',
+    ],
+    [
+      'the checkpoint: state data as JSON',
+      { checkpoint: { completed_steps: [], current_step: null, state_data: { phase: 'tests' } } },
+      '; state data {"phase":"tests"}.',
+    ],
+    [
+      'the log of the failing run',
+      {},
+      '- Full output of the failing run: `.wiggum/sessions/add-dark-mode/logs/0010.log`.',
+    ],
+  ])('%s', (_, change, expected) => {
+    expect(failureReport(failure(change))).toContain(expected);
+  });
+
+  test('no log of a failing run: no line for it', () => {
+    expect(failureReport(failure({ logFile: null }))).not.toContain('Full output');
+  });
+
   test('no run finished: said in words', () => {
     expect(failureReport(failure())).toContain('No iteration finished.');
   });
@@ -139,5 +199,26 @@ describe('fence', () => {
     ['five ````` inside', '``````text\nfive ````` inside\n``````'],
   ])('%s cannot break out of its block', (text, expected) => {
     expect(fence(text)).toBe(expected);
+  });
+});
+
+describe('the report of a task file that is not valid', () => {
+  test('each problem at its line, and how to send the task back', () => {
+    const text = invalidTaskReport(
+      [
+        {
+          file: 'Rejected/fix.md',
+          line: 3,
+          col: 1,
+          key: 'max_iterations',
+          message: 'max_iterations: expected a number',
+        },
+      ],
+      '2027-01-15T08:04:10Z',
+    );
+    expect(text).toContain('- Reason: the task file is not valid, so no iteration was run (E_TASK_SCHEMA).');
+    expect(text).toContain('- Rejected at 2027-01-15T08:04:10Z.');
+    expect(text).toContain('Rejected/fix.md:3:1: max_iterations: expected a number');
+    expect(text).toContain('`wiggum validate FILE`');
   });
 });

@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { compileConfig } from '../../src/config/config.js';
+import type { WiggumConfig } from '../../src/config/config.js';
+import { mergeLayers } from '../../src/config/layers.js';
+import { rawConfigSchema } from '../../src/config/schema.js';
+import { parseSafeYaml } from '../../src/yaml/safe-yaml.js';
+import { REPO_ROOT } from '../helpers/child.js';
+
+const shipped = parseSafeYaml(readFileSync(join(REPO_ROOT, 'config', 'default.yaml'), 'utf8'));
+if (!shipped.ok) throw new Error('config/default.yaml does not parse');
+const defaults = shipped.value.data;
+
+/** config/default.yaml with a vault's layer on top, checked and compiled. */
+function compiled(layer: Record<string, unknown>, sources = ['default.yaml']): WiggumConfig {
+  return compileConfig(rawConfigSchema.parse(mergeLayers([defaults, layer])), sources);
+}
+
+describe('compileConfig (the YAML as written → what every component reads)', () => {
+  test.each([
+    ['an empty dashboard: turns the page off', { vault: { dashboard: '' } }, (c: WiggumConfig) => c.dashboard, null],
+    ['a dashboard name is kept', { vault: { dashboard: 'Board.md' } }, (c: WiggumConfig) => c.dashboard, 'Board.md'],
+    [
+      'an empty harness.default → none: a task naming no harness waits',
+      { harness: { default: '' } },
+      (c: WiggumConfig) => c.harness.defaultName,
+      null,
+    ],
+    [
+      'a harness.default is kept',
+      { harness: { default: 'claude' } },
+      (c: WiggumConfig) => c.harness.defaultName,
+      'claude',
+    ],
+    [
+      "a harness's extra_args come after its args",
+      { harnesses: { mine: { kind: 'command', command: 'agent', args: ['--json'], extra_args: ['--model', 'x'] } } },
+      (c: WiggumConfig) => c.harnesses.mine,
+      { name: 'mine', kind: 'command', command: 'agent', args: ['--json', '--model', 'x'], env: {} },
+    ],
+    [
+      'a check: named by its key, its timeout in ms (10 minutes unless set)',
+      { checks: { tests: { command: 'npm', args: ['test'] }, lint: { command: 'eslint', timeout: '90s' } } },
+      (c: WiggumConfig) => c.checks,
+      {
+        tests: { name: 'tests', command: 'npm', args: ['test'], env: {}, timeoutMs: 600_000 },
+        lint: { name: 'lint', command: 'eslint', args: [], env: {}, timeoutMs: 90_000 },
+      },
+    ],
+    ['checks: emptied → none', { checks: null }, (c: WiggumConfig) => c.checks, {}],
+    [
+      'durations in ms',
+      { persistence_loop: { timeout: { per_step: '5m', total: '2h', idle: 45 }, usage_limit_max_wait: '6h' } },
+      (c: WiggumConfig) => [
+        c.loop.perIterationTimeoutMs,
+        c.loop.totalTimeoutMs,
+        c.loop.idleTimeoutMs,
+        c.loop.usageLimitMaxWaitMs,
+      ],
+      [300_000, 7_200_000, 45_000, 21_600_000],
+    ],
+    [
+      'budgets under their own names, 0 = no limit',
+      { persistence_loop: { budget: { max_tokens: 1000, max_cost_usd: 2.5, max_duration: '30m' } } },
+      (c: WiggumConfig) => c.loop.budget,
+      { maxTokens: 1000, maxCostUsd: 2.5, maxDurationMs: 1_800_000 },
+    ],
+    [
+      'daemon timings in ms',
+      { daemon: { failed_retry: '2m', drain_grace: '10s' } },
+      (c: WiggumConfig) => [c.daemon.failedRetryMs, c.daemon.drainGraceMs],
+      [120_000, 10_000],
+    ],
+    [
+      'git settings under their own names',
+      { git: { enabled: false, auto_commit: true } },
+      (c: WiggumConfig) => c.git,
+      { enabled: false, autoCommit: true },
+    ],
+  ] as const)('%s', (_name, layer, read, expected) => {
+    expect(read(compiled(layer))).toEqual(expected);
+  });
+
+  test('retriable errors: exit codes kept, patterns compiled once, case-insensitive', () => {
+    const config = compiled({
+      persistence_loop: { retry: { retriable_errors: { exit_codes: [75], patterns: ['try again later'] } } },
+    });
+    expect(config.loop.retry.retriable.exitCodes).toEqual([75]);
+    expect(config.loop.retry.retriable.patterns.map((p) => p.test('Try Again Later'))).toEqual([true]);
+  });
+
+  test('the files merged are kept in order, lowest first', () => {
+    expect(compiled({}, ['default.yaml', '/v/.wiggum/config.yaml']).sources).toEqual([
+      'default.yaml',
+      '/v/.wiggum/config.yaml',
+    ]);
+  });
+});
