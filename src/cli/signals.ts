@@ -9,10 +9,13 @@ export function onStopSignals(stop: () => void, logger: Logger): { dispose(): vo
   const handler = (signal: NodeJS.Signals): void => {
     received += 1;
     if (received === 1) {
-      logger.warn({ signal }, `${signal}: stopping the harness and checkpointing (send it again to exit at once)`);
+      logger.warn(
+        { event: 'signal.stopping', signal },
+        `${signal}: stopping the harness and checkpointing (send it again to exit at once)`,
+      );
       stop();
     } else {
-      logger.warn({ signal }, `${signal} again: exiting at once`);
+      logger.warn({ event: 'signal.forced-exit', signal }, `${signal} again: exiting at once`);
       process.exit(3);
     }
   };

@@ -29,7 +29,7 @@ export async function applyActions(actions: ReconcileAction[], target: ActionTar
       case 'stop': {
         const job = queue.byName(action.name);
         if (job !== undefined) {
-          logger.info({ taskId: job.id }, `stop flag for ${action.name}: stopping`);
+          logger.info({ event: 'task.stop-flag-seen', taskId: job.id }, `stop flag for ${action.name}: stopping`);
           const wasRunning = queue.running().some((running) => running.id === job.id);
           queue.stop(job.id, 'stop-flag');
           if (!wasRunning) tracker.stopped(job.id, job.name, job.file);
@@ -39,7 +39,10 @@ export async function applyActions(actions: ReconcileAction[], target: ActionTar
       case 'gone': {
         const job = queue.byName(action.name);
         if (job !== undefined) {
-          logger.warn({ taskId: job.id }, `${action.name} was moved or deleted: stopping it, its memory is kept`);
+          logger.warn(
+            { event: 'task.file-gone', taskId: job.id },
+            `${action.name} was moved or deleted: stopping it, its memory is kept`,
+          );
           queue.stop(job.id, 'task-gone');
           tracker.forget(job.id);
         }
@@ -50,6 +53,7 @@ export async function applyActions(actions: ReconcileAction[], target: ActionTar
         if (action.on) queue.pause();
         else queue.resume();
         logger.info(
+          { event: action.on ? 'vault.hold-started' : 'vault.hold-ended' },
           action.on
             ? 'STOP exists: nothing new starts and running tasks hold before their next iteration'
             : 'STOP removed: resuming',
