@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import type { IterationRecord } from '../../src/memory/history.js';
 import {
   INSTALL_AGENT_CLIS,
   PROMISE,
@@ -14,7 +15,6 @@ import {
   runToAuthRejection,
 } from '../helpers/agent-sandbox.js';
 import type { AgentSandbox, SandboxPaths } from '../helpers/agent-sandbox.js';
-import type { IterationRecord } from '../../src/memory/history.js';
 import * as anthropic from '../helpers/anthropic-server.js';
 import * as gemini from '../helpers/gemini-server.js';
 import * as openai from '../helpers/openai-server.js';
@@ -47,7 +47,7 @@ interface ScriptedApi {
 interface DoneRun {
   api: ScriptedApi;
   /** prd.json's path, once the first turn has read it from the prompt. */
-  prd(): string;
+  prd: () => string;
 }
 
 interface AgentCliCase {
