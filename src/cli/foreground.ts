@@ -56,13 +56,16 @@ export async function runInForeground(request: ForegroundRun): Promise<{ code: E
       installStopSignals({
         stop: (signal) => {
           request.logger.warn(
-            { signal },
+            { event: 'signal.stopping', signal },
             `${signal}: stopping the harness and checkpointing (send it again to exit at once)`,
           );
           controller.abort('interrupted');
         },
         beforeExit: (signal) => {
-          request.logger.warn({ signal }, `${signal} again: killing the agent and exiting at once`);
+          request.logger.warn(
+            { event: 'signal.forced-exit', signal },
+            `${signal} again: killing the agent and exiting at once`,
+          );
           // Its listeners signal synchronously: SIGKILL reaches the agent's group before the exit.
           killAgent.abort();
         },

@@ -105,7 +105,13 @@ async function ralphChange(
   const { file, action } = await ensureRalphTask(layout, options.change, text, unrecorded(settings, recorded));
   for (const line of switches) process.stderr.write(`wiggum: ${line}\n`);
   logger.info(
-    { change: options.change, file: relative(root, file), harness: settings.harness, harnessFrom: harnessSource },
+    {
+      event: 'ralph.loop-ready',
+      change: options.change,
+      file: relative(root, file),
+      harness: settings.harness,
+      harnessFrom: harnessSource,
+    },
     action === 'created'
       ? 'new loop'
       : action === 'updated'

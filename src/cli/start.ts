@@ -48,7 +48,10 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
     else void daemon.reload();
   };
   const onCrash = (error: unknown): void => {
-    logger?.fatal({ err: error }, 'wiggum crashed; task files are consistent and resume at the next start');
+    logger?.fatal(
+      { event: 'wiggum.crashed', err: error },
+      'wiggum crashed; task files are consistent and resume at the next start',
+    );
     process.exit(1);
   };
   process.on('SIGHUP', onHup);

@@ -81,8 +81,13 @@ async function carryOut(step: ActionStep, target: ActionTarget): Promise<void> {
       await target.enqueue(step.name, step.file);
       return;
     case 'stop-job':
-      if (step.reason === 'stop-flag') logger.info({ taskId: step.id }, `stop flag for ${step.name}: stopping`);
-      else logger.warn({ taskId: step.id }, `${step.name} was moved or deleted: stopping it, its memory is kept`);
+      if (step.reason === 'stop-flag')
+        logger.info({ event: 'task.stop-flag-seen', taskId: step.id }, `stop flag for ${step.name}: stopping`);
+      else
+        logger.warn(
+          { event: 'task.file-gone', taskId: step.id },
+          `${step.name} was moved or deleted: stopping it, its memory is kept`,
+        );
       queue.stop(step.id, step.reason);
       return;
     case 'mark-stopped':
@@ -96,6 +101,7 @@ async function carryOut(step: ActionStep, target: ActionTarget): Promise<void> {
       if (step.on) queue.pause();
       else queue.resume();
       logger.info(
+        { event: step.on ? 'vault.hold-started' : 'vault.hold-ended' },
         step.on
           ? 'STOP exists: nothing new starts and running tasks hold before their next iteration'
           : 'STOP removed: resuming',

@@ -35,7 +35,7 @@ export class AuthorWaits {
       waits.push({ name: task.name, file, reason: task.waiting, message: waitReasonText(task.waiting) });
       said.set(task.name, task.waiting);
       if (task.waiting === 'no-harness' && this.said.get(task.name) !== 'no-harness')
-        this.logger.warn({ file, reason: task.waiting }, noHarnessMessage(task.name));
+        this.logger.warn({ event: 'task.no-harness', file, reason: task.waiting }, noHarnessMessage(task.name));
     }
     this.said = said;
     return waits.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -85,7 +85,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     [layout.approved, layout.done, layout.rejected, layout.state].map((dir) => mkdir(dir, { recursive: true })),
   );
   const events = new TypedEvents<DaemonEvents>((error, event) =>
-    logger.error({ err: error, event }, 'a daemon event listener threw; the daemon goes on'),
+    logger.error(
+      { event: 'daemon.listener-failed', err: error, daemonEvent: event },
+      'a daemon event listener threw; the daemon goes on',
+    ),
   );
   // The parts whose release threw: the daemon still stops, but exits non-zero (a failed shutdown).
   const releaseFailures: string[] = [];
@@ -93,7 +96,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     (part) => events.emit('released', { part }),
     (error, part) => {
       releaseFailures.push(part);
-      logger.error({ err: error, part }, `releasing ${part} failed; shutting down the rest`);
+      logger.error(
+        { event: 'daemon.release-failed', err: error, part },
+        `releasing ${part} failed; shutting down the rest`,
+      );
     },
   );
   try {
@@ -101,18 +107,21 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     releasers.add('vault lock', () => lock.release());
     if (lock.tookOverFrom !== null)
       logger.warn(
-        { stale: lock.tookOverFrom },
+        { event: 'vault-lock.taken-over', stale: lock.tookOverFrom },
         `took over a stale lock left by pid ${lock.tookOverFrom.pid}, which is no longer running`,
       );
     // Under the lock: no other wiggum writes into these folders now.
     for (const dir of [layout.approved, layout.done, layout.rejected]) {
       const removed = sweepStaleTemps(dir);
       if (removed.length > 0)
-        logger.info({ dir, removed }, `removed ${plural(removed.length, 'temp file')} left by an interrupted write`);
+        logger.info(
+          { event: 'vault.temp-files-removed', dir, removed },
+          `removed ${plural(removed.length, 'temp file')} left by an interrupted write`,
+        );
     }
     await finishCutMoves({ layout, logger, clock: options.clock }).catch((error: unknown) =>
       logger.error(
-        { err: error },
+        { event: 'task.move-unfinished', err: error },
         'could not finish a move to Done/ or Rejected/ that a crash cut short; the file stays in Approved/ beside its twin',
       ),
     );
@@ -195,7 +204,7 @@ class Daemon implements RunningDaemon {
       (actions) => {
         events.emit('actions', { actions });
         void applyActions(actions, this.actionTarget()).catch((error: unknown) =>
-          logger.error({ err: error }, 'could not act on a change in the vault'),
+          logger.error({ event: 'daemon.change-failed', err: error }, 'could not act on a change in the vault'),
         );
       },
     );
@@ -206,7 +215,7 @@ class Daemon implements RunningDaemon {
     await this.watcher.ready;
     this.setLifecycle('running');
     this.logger.info(
-      { vault: this.layout.root, concurrency: this.config.daemon.concurrency },
+      { event: 'daemon.started', vault: this.layout.root, concurrency: this.config.daemon.concurrency },
       `watching ${this.layout.approved}`,
     );
     if (this.options.exitWhenIdle === true) this.checkIdleSoon();
@@ -238,11 +247,11 @@ class Daemon implements RunningDaemon {
     if (this.sessions.followRename(job, this.logger)) return;
     if (this.queue.add(job)) {
       this.tracker.queued(job.id, job.name, job.file);
-      this.logger.info({ taskId: job.id, file }, `queued ${name}`);
+      this.logger.info({ event: 'task.queued', taskId: job.id, file }, `queued ${name}`);
       this.events.emit('queued', { taskId: job.id, name, file });
     } else {
       this.logger.warn(
-        { taskId: job.id, file },
+        { event: 'task.waits-for-same-id', taskId: job.id, file },
         `another file with the id ${job.id} is already queued or running; ${name} waits for it`,
       );
       this.blockedById.set(job.id, [...(this.blockedById.get(job.id) ?? []), job]);
@@ -320,7 +329,7 @@ class Daemon implements RunningDaemon {
       case 'list-failing':
         return this.tracker.failed(job.id, job.name, job.file, action.reason, action.retryAtMs);
       case 'log':
-        return this.logger[action.level]({ taskId: job.id, ...action.fields }, action.message);
+        return this.logger[action.level]({ event: action.event, taskId: job.id, ...action.fields }, action.message);
       case 'note-said':
         this.said.set(job.name, (this.said.get(job.name) ?? new Set<SaidOnce>()).add(action.what));
         return;
@@ -373,18 +382,18 @@ class Daemon implements RunningDaemon {
     this.setLifecycle('draining');
     const running = this.queue.running();
     this.logger.info(
-      { running: running.length },
+      { event: 'daemon.draining', running: running.length },
       `draining (${why}): stopping ${plural(running.length, 'running task')} and checkpointing them`,
     );
     void this.releasers.releaseAll().then(() => {
       if (this.releaseFailures.length === 0) {
-        this.logger.info('stopped');
+        this.logger.info({ event: 'daemon.stopped' }, 'stopped');
         this.resolveStopped(0);
         return;
       }
       // A failed shutdown: 1, the CLI's EXIT.failed, so that systemd and scripts see it.
       this.logger.error(
-        { parts: this.releaseFailures },
+        { event: 'daemon.stopped-failed', parts: this.releaseFailures },
         `stopped, but could not release ${this.releaseFailures.join(', ')}; exiting with code 1`,
       );
       this.resolveStopped(1);
@@ -404,13 +413,13 @@ class Daemon implements RunningDaemon {
     if (await this.idleWithin(graceMs)) return;
     const left = this.queue.running().map((job) => job.id);
     this.logger.warn(
-      { graceMs, tasks: left },
+      { event: 'daemon.drain-grace-over', graceMs, tasks: left },
       `the drain grace (${elapsed(graceMs)}) ran out: killing the agents still running (SIGKILL)`,
     );
     this.killAgents.abort();
     if (await this.idleWithin(DRAIN_KILL_MARGIN_MS)) return;
     this.logger.error(
-      { graceMs, tasks: this.queue.running().map((job) => job.id) },
+      { event: 'daemon.drain-incomplete', graceMs, tasks: this.queue.running().map((job) => job.id) },
       'some tasks did not stop after their agents were killed; exiting anyway (they resume from their last checkpoint)',
     );
   }
@@ -431,6 +440,7 @@ class Daemon implements RunningDaemon {
 
   killAgentsNow(): void {
     this.logger.warn(
+      { event: 'daemon.forced-exit' },
       'exiting at once: the agents still running are killed; their tasks resume from their last checkpoint at the next start',
     );
     // The listeners signal synchronously, so SIGKILL reaches every agent's group before the caller exits.
@@ -441,7 +451,7 @@ class Daemon implements RunningDaemon {
     const checked = await checkConfig(this.options.config);
     if (!checked.ok) {
       this.logger.error(
-        { problems: checked.problems.map(formatProblem) },
+        { event: 'config.reload-refused', problems: checked.problems.map(formatProblem) },
         'SIGHUP: the new configuration is invalid; keeping the old one',
       );
       return;
@@ -451,7 +461,7 @@ class Daemon implements RunningDaemon {
     this.tracker.concurrency = checked.config.daemon.concurrency;
     this.logger.level = checked.config.log.level;
     this.logger.info(
-      { sources: checked.config.sources },
+      { event: 'config.reloaded', sources: checked.config.sources },
       'SIGHUP: configuration reloaded; running tasks keep the one they started with',
     );
   }

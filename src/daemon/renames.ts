@@ -28,7 +28,7 @@ export class RunningSessions {
     const running = job.session === undefined ? undefined : this.jobs.get(job.session);
     if (running === undefined || running.name === job.name || existsSync(running.file)) return false;
     logger.info(
-      { taskId: running.id, from: running.name, to: job.name },
+      { event: 'task.renamed', taskId: running.id, from: running.name, to: job.name },
       `${running.name} was renamed to ${job.name}: its run goes on under the new name`,
     );
     running.name = job.name;

@@ -1,5 +1,6 @@
 import { isWiggumError } from '../errors.js';
 import type { TaskRunResult } from '../loop/events.js';
+import type { LogEvent } from '../log/events.js';
 import { elapsed } from './dashboard.js';
 
 /** A task another process (`wiggum run`) is running is looked at again this often, to take it once that ends. */
@@ -21,7 +22,7 @@ export type SettleAction =
   | { kind: 'list-running-elsewhere'; pid: number }
   /** Still listed, with why and when it is tried again: a task the daemon keeps failing on is never hidden. */
   | { kind: 'list-failing'; reason: string; retryAtMs: number }
-  | { kind: 'log'; level: 'warn' | 'error'; message: string; fields: Record<string, unknown> }
+  | { kind: 'log'; level: 'warn' | 'error'; event: LogEvent; message: string; fields: Record<string, unknown> }
   /** Said in the log once: later settles of the same kind stay quiet until the task runs. */
   | { kind: 'note-said'; what: SaidOnce }
   /** The task ran here: what was said about it may be said again. */
@@ -73,7 +74,11 @@ export function settlePolicy(facts: SettleFacts): SettleAction[] {
     return [
       ...(facts.said.has('busy-elsewhere')
         ? []
-        : [log('warn', `${error.message}; it is taken here once that run ends`, { owner: error.details.owner })]),
+        : [
+            log('warn', 'task.busy-elsewhere', `${error.message}; it is taken here once that run ends`, {
+              owner: error.details.owner,
+            }),
+          ]),
       { kind: 'note-said', what: 'busy-elsewhere' },
       typeof owner?.pid === 'number' ? { kind: 'list-running-elsewhere', pid: owner.pid } : { kind: 'forget' },
       { kind: 'retry-later', delayMs: BUSY_TASK_RETRY_MS },
@@ -87,8 +92,18 @@ export function settlePolicy(facts: SettleFacts): SettleAction[] {
   const said: SettleAction[] = isWiggumError(error, 'E_TASK_UNREADABLE')
     ? facts.said.has('unreadable')
       ? []
-      : [{ kind: 'note-said', what: 'unreadable' }, log('warn', `${error.message} (every ${every})`, { err: error })]
-    : [log('error', `the loop of ${facts.name} failed unexpectedly; it is tried again in ${every}`, { err: error })];
+      : [
+          { kind: 'note-said', what: 'unreadable' },
+          log('warn', 'task.unreadable', `${error.message} (every ${every})`, { err: error }),
+        ]
+    : [
+        log(
+          'error',
+          'task.loop-failed',
+          `the loop of ${facts.name} failed unexpectedly; it is tried again in ${every}`,
+          { err: error },
+        ),
+      ];
   return [
     ...said,
     {
@@ -100,6 +115,6 @@ export function settlePolicy(facts: SettleFacts): SettleAction[] {
   ];
 }
 
-function log(level: 'warn' | 'error', message: string, fields: Record<string, unknown>): SettleAction {
-  return { kind: 'log', level, message, fields };
+function log(level: 'warn' | 'error', event: LogEvent, message: string, fields: Record<string, unknown>): SettleAction {
+  return { kind: 'log', level, event, message, fields };
 }

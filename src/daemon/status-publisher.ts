@@ -36,13 +36,13 @@ export class StatusPublisher {
     this.statusWriter = new CoalescedWriter(
       STATUS_WRITE_MS,
       () => writeFileAtomic(layout.statusFile, `${JSON.stringify(this.tracker.snapshot())}\n`),
-      (error) => logger.warn({ err: error }, 'could not write status.json'),
+      (error) => logger.warn({ event: 'status.write-failed', err: error }, 'could not write status.json'),
       clock,
     );
     this.dashboardWriter = new CoalescedWriter(
       config.daemon.dashboardDebounceMs,
       () => this.writeDashboard(),
-      (error) => logger.warn({ err: error }, 'could not write the dashboard'),
+      (error) => logger.warn({ event: 'dashboard.write-failed', err: error }, 'could not write the dashboard'),
       clock,
     );
   }

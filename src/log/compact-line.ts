@@ -18,8 +18,11 @@ export interface CompactOptions {
 
 const LABELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 const COLORS: Record<number, string> = { 10: '90', 20: '34', 30: '32', 40: '33', 50: '31', 60: '35' };
-/** Shown in the head of the line (time, level, task, iteration, message) or not at all (pid, hostname). */
-const NOT_A_FIELD = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'taskId', 'iteration']);
+/**
+ * Shown in the head of the line (time, level, task, iteration, message) or not at all: pid,
+ * hostname, and `event`, which is for programs reading the JSON lines (the message says it in words).
+ */
+const NOT_A_FIELD = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'event', 'taskId', 'iteration']);
 /** A longer field value is cut: the JSON lines of a non-terminal run keep everything. */
 const MAX_VALUE_CHARS = 160;
 /**

@@ -2,10 +2,39 @@ import { pino } from 'pino';
 import type { DestinationStream, LogFn, Logger as PinoLogger } from 'pino';
 import { compactStream } from './compact-line.js';
 import type { LiveLine } from './live-line.js';
+import type { LogEvent } from './events.js';
 import type { LogLevel } from './levels.js';
 
-export type Logger = PinoLogger;
-export type { LogLevel };
+export type { LogEvent, LogLevel };
+
+/**
+ * The fields of one log line: `event` names what happened, for programs (tests, `jq`, a log
+ * shipper) to match instead of the message, which is worded for people; the rest are its details.
+ */
+export interface LogFields {
+  event: LogEvent;
+  [key: string]: unknown;
+}
+
+/** One log call: what happened and its details, then the line a person reads. */
+export type LogMethod = (fields: LogFields, message?: string) => void;
+
+/**
+ * pino's logger as the rest of wiggum sees it: every line says its `event`, so a line without one,
+ * or with a name events.ts does not list, is a type error where it is written.
+ */
+export interface Logger {
+  /** A level name; set to change what is written from now on (SIGHUP reloads it). */
+  level: string;
+  trace: LogMethod;
+  debug: LogMethod;
+  info: LogMethod;
+  warn: LogMethod;
+  error: LogMethod;
+  fatal: LogMethod;
+  /** A logger whose every line also carries `bindings` (a task's id). */
+  child(bindings: Record<string, unknown>): Logger;
+}
 
 export interface LoggerOptions {
   level: LogLevel;

@@ -61,7 +61,7 @@ export async function finishDone(
   const ended = await endTask('done', target, write, deps);
   if (ended === null) return notEnded('done', target, facts.iterations, deps);
   deps.logger.info(
-    { iterations: facts.iterations, file: ended },
+    { event: 'task.done', iterations: facts.iterations, file: ended },
     `done after ${plural(facts.iterations, 'iteration')}`,
   );
   return { status: 'done', taskId: target.taskId, file: ended, iterations: facts.iterations };
@@ -73,7 +73,7 @@ export async function finishDone(
  */
 function notEnded(kind: 'done' | 'rejected', target: LoopFile, iterations: number, deps: EndingDeps): TaskRunResult {
   const reason = `the task ${kind === 'done' ? 'is complete' : 'was rejected'}, but its file could not be updated, so it stays in ${relative(deps.layout.root, target.file)}; fix the file (wiggum validate names the problem) and run it again to end it`;
-  deps.logger.error({ file: target.file }, reason);
+  deps.logger.error({ event: 'task.not-ended', file: target.file }, reason);
   return { status: 'interrupted', taskId: target.taskId, file: target.file, iterations, reason };
 }
 
@@ -83,7 +83,10 @@ export async function finishRejected(
   failure: FailureFacts,
   deps: EndingDeps,
 ): Promise<TaskRunResult> {
-  deps.logger.error({ code: failure.code, iterations: failure.iterations }, `rejected: ${failure.reason}`);
+  deps.logger.error(
+    { event: 'task.rejected', code: failure.code, iterations: failure.iterations },
+    `rejected: ${failure.reason}`,
+  );
   const ended = await endTask(
     'rejected',
     target,
@@ -121,20 +124,20 @@ export async function finishStopped(
     const written = await writeCheckpoint(movedTo, target.lastText, { keys: { persistence_loop: loop } }, deps).catch(
       (error: unknown) => {
         deps.logger.warn(
-          { file: movedTo, err: error },
+          { event: 'task.final-status-unwritten', file: movedTo, err: error },
           `could not write the final status into ${relative(deps.layout.root, movedTo)}; it may still say running`,
         );
         return null;
       },
     );
     deps.logger.info(
-      { iteration: iterations, reason, file: movedTo },
+      { event: 'task.moved-away', iteration: iterations, reason, file: movedTo },
       `the task file was moved to ${relative(deps.layout.root, movedTo)}: stopped${written === null ? '' : ' (status: stopped written there)'}, memory kept`,
     );
     return { status, taskId: target.taskId, file: movedTo, iterations, reason };
   }
   deps.logger.info(
-    { iteration: iterations, reason },
+    { event: reason === 'task-gone' ? 'task.stopped' : `task.${status}`, iteration: iterations, reason },
     reason === 'task-gone'
       ? 'the task file was moved or deleted: stopped, memory kept'
       : `${status} after iteration ${iterations}`,
@@ -173,7 +176,7 @@ export async function finishHalfDoneMove(
 ): Promise<TaskRunResult> {
   const file = await moveToEnd(kind, task.file, deps);
   await rm(pendingMoveMarker(deps, task.id), { force: true });
-  deps.logger.info('finished moving a task whose loop had already ended');
+  deps.logger.info({ event: 'task.move-finished' }, 'finished moving a task whose loop had already ended');
   return { status: kind, taskId: task.id, file, iterations: task.frontmatter.persistence_loop?.iteration ?? 0 };
 }
 
@@ -206,7 +209,7 @@ export async function rejectInvalid(
     await writeFileAtomic(file, Buffer.concat([bytes, Buffer.from(`\n\n${report}\n`)]));
   }
   deps.logger.error(
-    { file, problems: problems.map(formatProblem) },
+    { event: 'task.invalid', file, problems: problems.map(formatProblem) },
     'the task file is invalid: rejected without running',
   );
   const destination = await moveToEnd('rejected', file, deps);
@@ -236,7 +239,7 @@ async function endTask(
   const marker = pendingMoveMarker(deps, target.taskId);
   await writeFileAtomic(marker, `${kind}\n`).catch((error: unknown) =>
     deps.logger.warn(
-      { err: error },
+      { event: 'task.move-marker-unwritten', err: error },
       `could not write ${marker}; a crash before the move would leave the task in Approved/, where it would run again`,
     ),
   );
@@ -244,7 +247,7 @@ async function endTask(
   if (!written) {
     await rm(marker, { force: true });
     deps.logger.error(
-      { file: target.file },
+      { event: 'task.report-unwritten', file: target.file },
       `the ${kind === 'done' ? 'completion summary' : 'failure report'} could not be written; the task stays where it is`,
     );
     return null;
@@ -258,7 +261,7 @@ async function endTask(
 async function moveToEnd(kind: 'done' | 'rejected', file: string, deps: EndingDeps): Promise<string> {
   const destination = await moveWithoutClobber(file, kind === 'done' ? deps.layout.done : deps.layout.rejected);
   await rm(stopFlagFor(file), { force: true });
-  deps.logger.info({ file: destination }, `moved to ${relative(deps.layout.root, destination)}`);
+  deps.logger.info({ event: 'task.moved', file: destination }, `moved to ${relative(deps.layout.root, destination)}`);
   return destination;
 }
 

@@ -195,13 +195,19 @@ export async function runIteration(
   } finally {
     await files
       ?.absorb()
-      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'could not read the agent memory back'));
+      .catch((error: unknown) =>
+        ctx.logger.warn({ event: 'iteration.memory-unread', err: error }, 'could not read the agent memory back'),
+      );
   }
   const report = reader.finish(result);
 
   if (ctx.git && ctx.config.git.autoCommit && !result.stopped) {
     await commitLeftovers(ctx.workdir, `wiggum: iteration ${iteration} leftovers (${ctx.taskId})`).catch(
-      (error: unknown) => ctx.logger.warn({ iteration, err: error }, 'auto-commit of leftovers failed'),
+      (error: unknown) =>
+        ctx.logger.warn(
+          { event: 'iteration.auto-commit-failed', iteration, err: error },
+          'auto-commit of leftovers failed',
+        ),
     );
   }
   const gitAfter = gitBefore === null ? null : await changesSince(ctx.workdir, gitBefore).catch(() => null);
@@ -261,7 +267,7 @@ export async function runIteration(
   if (result.resources !== null) record.resources = result.resources;
   if (result.straysKilled > 0) {
     ctx.logger.info(
-      { iteration, strays: result.straysKilled },
+      { event: 'iteration.strays-ended', iteration, strays: result.straysKilled },
       `ended ${plural(result.straysKilled, 'background process', 'background processes')} the agent left running after its run`,
     );
   }
@@ -348,7 +354,7 @@ async function completionRefusal(
     ctx.processes,
   );
   ctx.logger.info(
-    { check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed },
+    { event: 'iteration.verified', check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed },
     `verify check ${ctx.verify.name} ${check.passed ? 'passed' : 'failed'}`,
   );
   return check.passed

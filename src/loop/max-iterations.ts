@@ -64,6 +64,7 @@ export function withMaxIterationsEdit(
   if (change.kind === 'same') return state;
   log.warn(
     {
+      event: 'loop.max-iterations-changed',
       iterations: state.iteration,
       maxIterations: change.kind === 'applied' ? change.maxIterations : state.maxIterations,
     },

@@ -93,16 +93,22 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
     backend: config.memory.backend,
     clock: deps.clock,
   });
-  if (session.warning !== null) logger.warn({ durable: false }, session.warning);
+  if (session.warning !== null) logger.warn({ event: 'session.not-durable', durable: false }, session.warning);
   if (session.archivedTo !== null)
-    logger.info({ archivedTo: session.archivedTo }, 'archived the previous session of this id');
+    logger.info(
+      { event: 'session.archived', archivedTo: session.archivedTo },
+      'archived the previous session of this id',
+    );
 
   const harnessRecord = session.store.paths === null ? null : join(session.store.paths.dir, 'harness.json');
   if (
     harnessRecord !== null &&
     (await killRecordedHarness(harnessRecord, config.harness.stopGraceMs, deps.processes))
   ) {
-    logger.warn('killed a harness left running by an earlier wiggum that did not stop cleanly');
+    logger.warn(
+      { event: 'harness.orphan-killed' },
+      'killed a harness left running by an earlier wiggum that did not stop cleanly',
+    );
   }
 
   // A task without a workdir works in .wiggum/workspaces/<id>/, inside the vault, and vaults are
@@ -112,10 +118,11 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
     config.git.enabled &&
     (settings.workdir === null ? existsSync(join(workdir, '.git')) : await isGitRepository(workdir));
   if (git && (await excludeFromGit(workdir, layout.state)))
-    logger.info(`added ${layout.state} to the repository's .git/info/exclude`);
+    logger.info({ event: 'git.state-excluded' }, `added ${layout.state} to the repository's .git/info/exclude`);
   if (git && branch !== null) {
     const checkout = await checkoutTaskBranch(workdir, branch);
-    if (checkout.created) logger.info({ branch, from: checkout.from }, `created branch ${branch}`);
+    if (checkout.created)
+      logger.info({ event: 'git.branch-created', branch, from: checkout.from }, `created branch ${branch}`);
   }
 
   return {

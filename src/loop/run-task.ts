@@ -156,6 +156,7 @@ async function sendBack(
   log: RunTaskDeps['logger'],
 ): Promise<Task> {
   log.info(
+    { event: 'task.sent-back' },
     `the task was moved back into Approved/ after it was ${ended === 'done' ? 'done' : 'rejected'}: it runs again, as wiggum retry would send it`,
   );
   const loop = sentBackLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));

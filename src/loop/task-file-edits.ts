@@ -37,7 +37,7 @@ export async function reloadTaskFile(
   }
   if (!read.result.ok) {
     log.warn(
-      { problems: read.result.problems.length },
+      { event: 'loop.task-unparsable', problems: read.result.problems.length },
       'the task file does not parse right now (an edit in progress?): using its last good body',
     );
     return view;
@@ -85,7 +85,7 @@ async function takeInAddedStories(task: Task, prd: Prd | null, store: MemoryStor
   await store.savePrd(updated);
   const added = updated.userStories.slice(current.userStories.length).map((story) => story.id);
   log.info(
-    { stories: added },
+    { event: 'loop.stories-added', stories: added },
     `took in ${added.length} stor${added.length === 1 ? 'y' : 'ies'} added to the task's checklist: ${added.join(', ')}`,
   );
   return updated;

@@ -26,7 +26,7 @@ export async function lockTask(locksDir: string, taskId: string, logger: Logger)
     );
     if (lock.tookOverFrom !== null)
       logger.info(
-        { taskId, stale: lock.tookOverFrom.pid },
+        { event: 'task-lock.taken-over', taskId, stale: lock.tookOverFrom.pid },
         `took over the lock of pid ${lock.tookOverFrom.pid}, which no longer runs`,
       );
     return lock;
@@ -35,7 +35,7 @@ export async function lockTask(locksDir: string, taskId: string, logger: Logger)
     const code = systemErrorCode(error);
     if (code === undefined || !UNWRITABLE.has(code)) throw error;
     logger.warn(
-      { taskId, err: error },
+      { event: 'task-lock.unwritable', taskId, err: error },
       `cannot write ${file} (${code}): running without the guard against a second run of this task`,
     );
     return null;

@@ -117,7 +117,7 @@ class TaskLoop {
     const { countedIteration, resumed } = this.plan;
     if (countedIteration !== null) {
       this.log.info(
-        { iteration: countedIteration },
+        { event: 'loop.crashed-iteration-counted', iteration: countedIteration },
         `iteration ${countedIteration} finished before a crash that kept it from the checkpoint; counting it`,
       );
     }
@@ -125,6 +125,7 @@ class TaskLoop {
     const { iteration, maxIterations } = this.state;
     this.log.info(
       {
+        event: resumed ? 'loop.resumed' : 'loop.started',
         iterations: iteration,
         maxIterations,
         harness: this.prepared.harness.name,
@@ -159,7 +160,11 @@ class TaskLoop {
       if (verdict.warn) {
         this.state = { ...this.state, warned: true };
         this.log.warn(
-          { iteration: this.state.iteration + 1, maxIterations: this.state.maxIterations },
+          {
+            event: 'loop.near-max-iterations',
+            iteration: this.state.iteration + 1,
+            maxIterations: this.state.maxIterations,
+          },
           `approaching max iterations: iteration ${this.state.iteration + 1} of ${this.state.maxIterations}`,
         );
       }
@@ -168,7 +173,7 @@ class TaskLoop {
         continue;
       }
       const held = await holdWhileExists(this.deps.layout.stopFile, this.deps.clock, this.request.signal, () => {
-        this.log.info('the vault STOP file exists: holding before the next iteration');
+        this.log.info({ event: 'loop.holding' }, 'the vault STOP file exists: holding before the next iteration');
         this.request.onEvent?.({
           type: 'waiting',
           taskId: this.ctx.taskId,
@@ -256,6 +261,7 @@ class TaskLoop {
       await store.appendHistory(record);
       this.log.info(
         {
+          event: 'iteration.ended',
           iteration: record.iteration,
           attempt: record.attempt,
           exitCode: record.exitCode,
@@ -297,6 +303,7 @@ class TaskLoop {
         if (action.kind === 'wait' && action.why === 'outage') {
           this.log.warn(
             {
+              event: 'harness.outage',
               harness,
               until: isoSeconds(action.untilMs),
               since: this.state.waitingSinceMs === null ? undefined : isoSeconds(this.state.waitingSinceMs),
@@ -342,7 +349,7 @@ class TaskLoop {
     if (pause === null) return false;
     const until = pause.untilMs;
     this.log.info(
-      { harness, until: isoSeconds(until), why: pause.why },
+      { event: 'harness.paused', harness, until: isoSeconds(until), why: pause.why },
       pause.why === 'outage'
         ? `harness ${harness} is in an outage, probed again at ${isoSeconds(until)}: waiting`
         : `harness ${harness} is at its usage limit until ${isoSeconds(until)}: waiting`,
@@ -446,7 +453,7 @@ class TaskLoop {
     const renamed = await findRenamedTaskFile(this.file, this.prepared.session.sessionId);
     if (renamed === null) return;
     this.log.info(
-      { from: basename(this.file), to: basename(renamed) },
+      { event: 'loop.rename-followed', from: basename(this.file), to: basename(renamed) },
       `the task file was renamed to ${basename(renamed)}: the run follows it`,
     );
     this.file = renamed;

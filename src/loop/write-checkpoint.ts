@@ -29,7 +29,7 @@ export async function writeCheckpoint(
       const written = await updateTaskFile(file, lastText, write);
       if (written.replacedUnreadKeys.length > 0) {
         deps.logger.warn(
-          { file, problems: written.replacedUnreadKeys.map(formatProblem) },
+          { event: 'checkpoint.keys-rewritten', file, problems: written.replacedUnreadKeys.map(formatProblem) },
           "another program had rewritten wiggum's own keys in a shape wiggum does not read; they were written again, and the rest of the file was kept",
         );
       }
@@ -40,7 +40,7 @@ export async function writeCheckpoint(
         continue;
       }
       if (isWiggumError(error, 'E_CHECKPOINT_CONFLICT') || isWiggumError(error, 'E_TASK_GONE')) {
-        deps.logger.warn({ file, code: error.code }, error.message);
+        deps.logger.warn({ event: 'checkpoint.skipped', file, code: error.code }, error.message);
         return null;
       }
       throw error;

@@ -107,7 +107,7 @@ export function watchVault(
       });
     } catch (error) {
       logger.error(
-        { err: error, folder: layout.approved },
+        { event: 'watcher.scan-failed', err: error, folder: layout.approved },
         'could not scan the Approved folder; trying again on the next file event or rescan',
       );
       return;
@@ -127,7 +127,7 @@ export function watchVault(
     for (const [name, reason] of refused) {
       if (refusedSeen.get(name) !== reason)
         logger.warn(
-          { file: join(layout.approved, name), reason },
+          { event: 'watcher.link-refused', file: join(layout.approved, name), reason },
           `${name} in Approved/ is ${linkRefusalText(reason)}`,
         );
     }
@@ -135,7 +135,7 @@ export function watchVault(
     last = snapshot;
     armCheck(result.nextCheckAtMs);
     if (result.actions.length > 0) {
-      logger.debug({ actions: result.actions }, 'vault reconciled');
+      logger.debug({ event: 'watcher.reconciled', actions: result.actions }, 'vault reconciled');
       guarded('onActions', () => onActions(result.actions));
     }
     guarded('onReconcile', () =>
@@ -146,7 +146,10 @@ export function watchVault(
     try {
       await reconcileOnce();
     } catch (error) {
-      logger.error({ err: error }, 'reconciling the vault failed; trying again on the next file event or rescan');
+      logger.error(
+        { event: 'watcher.reconcile-failed', err: error },
+        'reconciling the vault failed; trying again on the next file event or rescan',
+      );
     }
   });
 
@@ -154,7 +157,10 @@ export function watchVault(
     try {
       call();
     } catch (error) {
-      logger.error({ err: error }, `${what} threw while handling vault changes; the watcher goes on`);
+      logger.error(
+        { event: 'watcher.listener-failed', err: error },
+        `${what} threw while handling vault changes; the watcher goes on`,
+      );
     }
   }
 
@@ -201,12 +207,15 @@ export function watchVault(
     ) {
       // One file the daemon may not read (or watch): the folder's own watch still sees it come,
       // go and change mode, so nothing degrades; the run says what is wrong with the file.
-      logger.debug({ path, code }, 'cannot watch a file in Approved/ itself; the folder watch covers it');
+      logger.debug(
+        { event: 'watcher.file-unwatchable', path, code },
+        'cannot watch a file in Approved/ itself; the folder watch covers it',
+      );
       onFileEvent();
       return;
     }
     if (degraded) {
-      logger.warn({ err: error, code }, 'file watcher error');
+      logger.warn({ event: 'watcher.error', err: error, code }, 'file watcher error');
       return;
     }
     degraded = true;
@@ -216,7 +225,7 @@ export function watchVault(
     );
     const hint = code === 'ENOSPC' ? ' (the inotify watch limit: raise fs.inotify.max_user_watches)' : '';
     logger.warn(
-      { err: error, code, rescanIntervalMs },
+      { event: 'watcher.degraded', err: error, code, rescanIntervalMs },
       `file watcher failed${hint}; Approved/ is now rescanned every ${rescanIntervalMs} ms instead`,
     );
     const old = periodic;
@@ -270,7 +279,11 @@ export function watchVault(
       periodic.abort();
       checkTimer?.controller.abort();
       checkTimer = null;
-      await source?.close().catch((error: unknown) => logger.warn({ err: error }, 'closing the file watcher failed'));
+      await source
+        ?.close()
+        .catch((error: unknown) =>
+          logger.warn({ event: 'watcher.close-failed', err: error }, 'closing the file watcher failed'),
+        );
       // Let a reconciliation under way finish (it delivers nothing once closed).
       await reconcile();
     },

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
+import { isEvent } from '../helpers/log-events.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 
@@ -28,8 +29,7 @@ describe('a Done task runs again', () => {
     daemons.push(daemon);
     await daemon.ready();
     vault.task('again', DEMO);
-    const ended = (line: { msg: string; taskId?: string }): boolean =>
-      line.taskId === 'again' && line.msg.startsWith('done after');
+    const ended = isEvent('task.done', { taskId: 'again' });
     await daemon.waitForLog(ended, 'the first run to end');
     expect(historyLines(vault, 'again')).toBe(2);
     renameSync(join(vault.layout.done, 'again.md'), join(vault.layout.approved, 'again.md'));
@@ -38,7 +38,7 @@ describe('a Done task runs again', () => {
     expect(historyLines(vault, 'again')).toBe(3);
     expect(readdirSync(vault.layout.done)).toEqual(['again.md']);
     expect(readdirSync(vault.layout.approved)).toEqual([]);
-    expect(daemon.lines.some((line) => line.msg.includes('moved back into Approved/ after it was done'))).toBe(true);
+    expect(daemon.lines.some(isEvent('task.sent-back', { taskId: 'again' }))).toBe(true);
   });
 
   test('wiggum retry ID sends a Done task back (keeping its memory); --fresh archives the memory', async () => {

@@ -13,6 +13,7 @@ import { describe, expect, test } from 'vitest';
 import { linkRefusalText } from '../../src/vault/links.js';
 import { CLI, outputOf, runCli, spawn } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
+import { isEventOn } from '../helpers/log-events.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
@@ -61,8 +62,8 @@ describe('every file in Approved/ is run or said', () => {
     await daemon.ready();
     await daemon.waitForLog((line) => line.reason === 'hard-link' && line.file === twin, 'the refusal in the log');
     vault.task('probe', TASK);
-    await daemon.waitForLog((line) => line.taskId === 'probe' && line.msg.startsWith('done after'), 'the probe task');
-    expect(daemon.lines.some((line) => line.msg.startsWith('queued twin.md'))).toBe(false);
+    await daemon.waitForEvent('task.done', { taskId: 'probe' });
+    expect(daemon.lines.some(isEventOn('task.queued', 'twin.md'))).toBe(false);
     const status = await runCli(['status', '--vault', vault.root]);
     expect(linesOf(status.stdout, 'twin')).toEqual([
       `waiting for you (not run until fixed): | twin: ${linkRefusalText('hard-link')}`,
@@ -102,10 +103,7 @@ describe('every file in Approved/ is run or said', () => {
 
     const daemon = start(vault);
     await daemon.ready();
-    await daemon.waitForLog(
-      (line) => line.taskId === 'fg' && line.msg.includes('already being run by another wiggum'),
-      'the daemon to find it locked',
-    );
+    await daemon.waitForEvent('task.busy-elsewhere', { taskId: 'fg' });
     await waitFor(
       async () =>
         linesOf((await runCli(['status', '--vault', vault.root])).stdout, 'fg').some((line) =>
@@ -161,10 +159,7 @@ describe('every file in Approved/ is run or said', () => {
     mkdirSync(join(vault.root, 'Later'));
     const later = join(vault.root, 'Later', 'away.md');
     renameSync(file, later);
-    await daemon.waitForLog(
-      (line) => line.taskId === 'away' && line.msg.startsWith('the task file was moved to Later/away.md: stopped'),
-      'the stop',
-    );
+    await daemon.waitForEvent('task.moved-away', { taskId: 'away', file: later });
     expect(readFileSync(later, 'utf8')).toMatch(/^ {2}status: stopped$/m);
     expect(readdirSync(vault.layout.approved).filter((name) => name.endsWith('.md'))).toEqual([]);
   });

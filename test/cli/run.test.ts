@@ -146,7 +146,7 @@ describe('wiggum run', () => {
     const again = await runCli(['run', file, '--no-stream']);
     expect(again.code).toBe(0);
     expect(isRunning(orphan)).toBe(false);
-    expect(again.stderr).toContain('killed a harness left running');
+    expect(again.stderr).toContain('"event":"harness.orphan-killed"');
     const done = join(vault.layout.done, 'crash.md');
     expect(loopOf(done)).toMatchObject({
       status: 'done',

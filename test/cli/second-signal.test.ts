@@ -23,7 +23,7 @@ test('wiggum start: a second SIGTERM during the drain kills every agent at once 
   );
 
   daemon.kill('SIGTERM');
-  await daemon.waitForLog((line) => line.msg.startsWith('draining ('), 'the drain to begin');
+  await daemon.waitForEvent('daemon.draining');
   daemon.kill('SIGTERM');
 
   expect(await daemon.exited).toEqual({ code: 3, signal: null });

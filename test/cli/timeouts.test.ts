@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parseTask } from '../../src/task/parse.js';
 import { runCli } from '../helpers/child.js';
+import { isEvent } from '../helpers/log-events.js';
 import { startStubbornTask } from '../helpers/stubborn-agent.js';
 import { drainedAfterEach } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
@@ -149,11 +150,7 @@ describe('daemon.drain_grace bounds the drain', () => {
       const exit = await daemon.drain();
       expect(exit).toEqual({ code: 0, signal: null });
       // The kill came from the drain grace, not from stop_grace (10 s), which the daemon did not wait out.
-      expect(
-        daemon.lines.some((line) =>
-          line.msg.includes('the drain grace (2s) ran out: killing the agents still running'),
-        ),
-      ).toBe(true);
+      expect(daemon.lines.some(isEvent('daemon.drain-grace-over', { graceMs: 2000 }))).toBe(true);
       expect(pids.filter((pid) => isRunning(pid))).toEqual([]);
       const [run] = historyOf(vault.layout.sessions, 'stubborn');
       expect(run).toMatchObject({ iteration: 1, signal: 'SIGKILL', outcome: 'stopped', action: 'stop' });

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { isEvent } from '../helpers/log-events.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault, TestVaultOptions } from '../helpers/vault.js';
 import { waitFor } from '../helpers/wait.js';
@@ -29,8 +30,7 @@ const mdIn = (folder: string): string[] =>
   readdirSync(folder)
     .filter((name) => name.endsWith('.md'))
     .sort();
-const isDone = (id: string) => (line: { msg: string; taskId?: string }) =>
-  line.taskId === id && line.msg.startsWith('done after');
+const isDone = (id: string) => isEvent('task.done', { taskId: id });
 const PROBE = '---\ntitle: probe\n---\n- [ ] S-1 one\n';
 
 /** The saves of a note typed in an editor: a growing frontmatter and body. The last one is complete. */
@@ -64,9 +64,7 @@ describe('notes written in place in Approved/', () => {
     expect(readdirSync(vault.marks)).toEqual(['run-1']);
     expect(readFileSync(join(vault.marks, 'run-1'), 'utf8')).toContain('FINAL CONTENT');
     expect(readdirSync(vault.layout.sessions)).toEqual([id]);
-    expect(daemon.lines.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('queued '))).toHaveLength(
-      1,
-    );
+    expect(daemon.lines.filter(isEvent('task.queued'))).toHaveLength(1);
   }
 
   test('Obsidian: Untitled.md created empty, saved as typed, then renamed: runs once, with its final content, under its final name', async () => {
@@ -149,7 +147,7 @@ describe('a task that names no harness, in a vault with no harness.default', () 
     });
     const noh = join(vault.layout.approved, 'noh.md');
     writeFileSync(noh, '---\ntitle: noh\n---\n# noh\n\n- [ ] S-1 do it\n');
-    const said = await daemon.waitForLog((line) => line.file === noh, 'the log to say why noh waits');
+    const said = await daemon.waitForEvent('task.no-harness', { file: noh });
     expect(said.msg).toMatch(/^noh\.md names no harness .*`harness: NAME`.*harness\.default in \.wiggum\/config\.yaml/);
     // A task that names its harness runs meanwhile, and its file events make the daemon look again.
     vault.task('probe', '---\ntitle: probe\nharness: fake\n---\n- [ ] S-1 one\n');
@@ -204,21 +202,13 @@ describe('a running task renamed by its author', () => {
     const file = vault.task('ren-a', '---\ntitle: ren\n---\n- [ ] S-1 one\n- [ ] S-2 two\n- [ ] S-3 three\n');
     await waitFor(() => existsSync(join(vault.marks, 'run-2')), 'the second iteration to start');
     renameSync(file, join(vault.layout.approved, 'ren-b.md'));
-    await daemon.waitForLog(
-      (line) => typeof line.msg === 'string' && line.msg.startsWith('ren-a.md was renamed to ren-b.md'),
-      'the daemon to follow the rename',
-    );
+    await daemon.waitForEvent('task.renamed', { taskId: 'ren-a', from: 'ren-a.md', to: 'ren-b.md' });
     writeFileSync(join(gates, 'go-2'), '');
-    await daemon.waitForLog(
-      (line) => line.taskId === 'ren-a' && typeof line.msg === 'string' && line.msg.startsWith('done after'),
-      'the run to end',
-    );
+    await daemon.waitForEvent('task.done', { taskId: 'ren-a' });
     expect(mdIn(vault.layout.done)).toEqual(['ren-b.md']);
     expect(readdirSync(vault.layout.sessions)).toEqual(['ren-a']);
     expect(readdirSync(vault.marks).sort()).toEqual(['run-1', 'run-2', 'run-3']);
-    expect(daemon.lines.filter((line) => typeof line.msg === 'string' && line.msg.startsWith('queued '))).toHaveLength(
-      1,
-    );
+    expect(daemon.lines.filter(isEvent('task.queued'))).toHaveLength(1);
     expect(readFileSync(join(vault.layout.done, 'ren-b.md'), 'utf8')).toMatch(/^ {2}iteration: 3$/m);
   });
 });

@@ -16,6 +16,7 @@ import { parseTask } from '../../src/task/parse.js';
 import { CLI, REPO_ROOT, runCli, spawn } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
+import { isEvent, isEventOn } from '../helpers/log-events.js';
 import { isRunning } from '../helpers/process-state.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
@@ -40,8 +41,7 @@ function loopOf(file: string): Record<string, unknown> {
 
 const doneCount = (vault: TestVault): number =>
   readdirSync(vault.layout.done).filter((name) => name.endsWith('.md')).length;
-const isDone = (id: string) => (line: { msg: string; taskId?: string }) =>
-  line.taskId === id && line.msg.startsWith('done after');
+const isDone = (id: string) => isEvent('task.done', { taskId: id });
 
 describe('the daemon', () => {
   test('runs a dropped task to Done/, writes Dashboard.md and status.json, drains on SIGTERM with exit 0', async () => {
@@ -123,7 +123,7 @@ describe('the daemon', () => {
       const daemon = start(vault);
       for (let i = 0; i < 150; i += 1) vault.task(`late-${i}`, TASK);
       // Each task done moves the wait on; only two minutes with none done fails it.
-      await daemon.waitForCount((line) => line.msg.startsWith('done after'), 200, 'tasks done');
+      await daemon.waitForCount(isEvent('task.done'), 200, 'tasks done');
       expect(doneCount(vault)).toBe(200);
       expect(readdirSync(vault.layout.approved)).toEqual([]);
       const runsPerTask = readdirSync(vault.layout.sessions).map((id) =>
@@ -131,7 +131,7 @@ describe('the daemon', () => {
       );
       expect(runsPerTask).toHaveLength(200);
       expect(runsPerTask.every((runs) => runs === 1)).toBe(true);
-      const queued = daemon.lines.filter((line) => line.msg.startsWith('queued '));
+      const queued = daemon.lines.filter(isEvent('task.queued'));
       expect(new Set(queued.map((line) => line.taskId)).size).toBe(200);
       expect(queued).toHaveLength(200);
     },
@@ -145,10 +145,7 @@ describe('the daemon', () => {
     const file = vault.task('pausable', TASK);
     await waitForFile(join(vault.marks, 'run-2'));
     writeFileSync(join(vault.layout.approved, 'pausable.stop'), '');
-    await daemon.waitForLog(
-      (line) => line.taskId === 'pausable' && line.msg.startsWith('stopped after iteration 1'),
-      'the task to stop',
-    );
+    await daemon.waitForEvent('task.stopped', { taskId: 'pausable', reason: 'stop-flag', iteration: 1 });
     expect(loopOf(file)).toMatchObject({ status: 'stopped', iteration: 1 });
     const status = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
       tasks: { id: string; phase: string }[];
@@ -170,7 +167,7 @@ describe('the daemon', () => {
     vault.task('by-cli', TASK);
     await waitForFile(join(vault.marks, 'run-1'));
     expect((await runCli(['stop', 'by-cli', '--vault', vault.root])).code).toBe(0);
-    await daemon.waitForLog((line) => line.taskId === 'by-cli' && line.msg.startsWith('stopped after'), 'the stop');
+    await daemon.waitForEvent('task.stopped', { taskId: 'by-cli', reason: 'stop-flag' });
     expect((await runCli(['resume', 'by-cli', '--vault', vault.root])).code).toBe(0);
     await daemon.waitForLog(isDone('by-cli'), 'the task to finish');
   });
@@ -183,7 +180,7 @@ describe('the daemon', () => {
     await waitForFile(join(vault.marks, 'run-1'));
     expect((await runCli(['context', 'add', 'guided', 'USE-TABS-NOTE', '--vault', vault.root])).code).toBe(0);
     writeFileSync(join(vault.layout.approved, 'guided.stop'), '');
-    await daemon.waitForLog((line) => line.taskId === 'guided' && line.msg.startsWith('stopped after'), 'the stop');
+    await daemon.waitForEvent('task.stopped', { taskId: 'guided', reason: 'stop-flag' });
     rmSync(join(vault.layout.approved, 'guided.stop'));
     await daemon.waitForLog(isDone('guided'), 'the task to finish');
     expect(readFileSync(join(vault.marks, 'run-2'), 'utf8')).toContain('USE-TABS-NOTE');
@@ -215,7 +212,7 @@ describe('the daemon', () => {
     const daemon = start(vault);
     await daemon.ready();
     vault.task('held', TASK);
-    await daemon.waitForLog((line) => line.msg.startsWith('queued held.md'), 'the task to be queued');
+    await daemon.waitForLog(isEventOn('task.queued', 'held.md'), 'the task to be queued');
     const status = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as { held: boolean };
     expect(status.held).toBe(true);
     expect(readdirSync(vault.marks)).toEqual([]);
@@ -254,7 +251,7 @@ describe('the daemon', () => {
     await first.exited;
     expect(existsSync(vault.layout.lockFile)).toBe(true);
     const second = start(vault);
-    await second.waitForLog((line) => line.msg.startsWith('took over a stale lock'), 'the stale lock to be taken over');
+    await second.waitForEvent('vault-lock.taken-over');
     await second.waitForLog(isDone('phoenix'), 'the task to finish');
     expect(historyOf(vault.layout.sessions, 'phoenix').map((r) => r.iteration)).toEqual([1, 2]);
   });
@@ -293,10 +290,7 @@ describe('the daemon', () => {
     const run = spawn(process.execPath, [CLI, 'run', file, '--no-stream'], { stdio: 'ignore' });
     await waitForFile(join(vault.marks, 'run-1'));
     const daemon = start(vault);
-    await daemon.waitForLog(
-      (line) => line.taskId === 'foreground' && /already being run by another wiggum/.test(line.msg),
-      'the daemon to see the other owner',
-    );
+    await daemon.waitForEvent('task.busy-elsewhere', { taskId: 'foreground' });
     expect(existsSync(join(vault.marks, 'run-2'))).toBe(false);
     run.kill('SIGTERM');
     await new Promise((resolve) => run.once('exit', resolve));
@@ -345,13 +339,10 @@ describe('the daemon', () => {
     const daemon = start(vault);
     await daemon.ready();
     symlinkSync(outside, join(vault.layout.approved, 'link.md'));
-    await daemon.waitForLog(
-      (line) => line.msg.startsWith('link.md in Approved/ is a symbolic link, not run'),
-      'the refusal',
-    );
+    await daemon.waitForLog(isEventOn('watcher.link-refused', 'link.md'), 'the refusal');
     vault.task('probe', TASK);
     await daemon.waitForLog(isDone('probe'), 'the probe task');
-    expect(daemon.lines.some((line) => line.msg.startsWith('queued link.md'))).toBe(false);
+    expect(daemon.lines.some(isEventOn('task.queued', 'link.md'))).toBe(false);
     expect(readFileSync(outside, 'utf8')).toBe(TASK);
     expect(existsSync(join(vault.layout.sessions, 'link'))).toBe(false);
   });
@@ -363,10 +354,7 @@ describe('the daemon', () => {
     const file = vault.task('doomed', TASK);
     await waitForFile(join(vault.marks, 'run-2'));
     rmSync(file);
-    await daemon.waitForLog(
-      (line) => line.taskId === 'doomed' && line.msg.startsWith('the task file was moved or deleted: stopped'),
-      'the task to stop',
-    );
+    await daemon.waitForEvent('task.stopped', { taskId: 'doomed', reason: 'task-gone' });
     expect(existsSync(join(vault.layout.sessions, 'doomed', 'prd.json'))).toBe(true);
     // Its agent was stopped with it: nothing is left running in the task's session.
     expect(existsSync(join(vault.layout.sessions, 'doomed', 'harness.json'))).toBe(false);
@@ -389,7 +377,7 @@ describe('the daemon', () => {
     );
     // Stop the hung first run; the resumed run reads the edited body.
     writeFileSync(join(vault.layout.approved, 'edited.stop'), '');
-    await daemon.waitForLog((line) => line.taskId === 'edited' && line.msg.startsWith('stopped after'), 'the stop');
+    await daemon.waitForEvent('task.stopped', { taskId: 'edited', reason: 'stop-flag' });
     rmSync(join(vault.layout.approved, 'edited.stop'));
     await daemon.waitForLog(isDone('edited'), 'the task to finish');
     const done = readFileSync(join(vault.layout.done, 'edited.md'), 'utf8');
@@ -408,11 +396,11 @@ describe('the daemon', () => {
     // half file well past its settle time, and still has not taken it.
     vault.task('probe', TASK);
     await daemon.waitForLog(isDone('probe'), 'the probe task');
-    expect(daemon.lines.some((line) => line.msg.startsWith('queued slow.md'))).toBe(false);
+    expect(daemon.lines.some(isEventOn('task.queued', 'slow.md'))).toBe(false);
     writeFileSync(file, '---\ntitle: Written slowly\nmax_iterations: 3\n---\nbody\n');
     await daemon.waitForLog(isDone('slow'), 'the completed file to run');
     expect(readdirSync(vault.layout.rejected)).toEqual([]);
-    expect(daemon.lines.filter((line) => line.msg.startsWith('queued slow.md'))).toHaveLength(1);
+    expect(daemon.lines.filter(isEventOn('task.queued', 'slow.md'))).toHaveLength(1);
   });
 
   test('editor-style atomic saves of a running task neither restart, cancel nor double it', async () => {
@@ -433,9 +421,15 @@ describe('the daemon', () => {
     rmSync(join(vault.layout.approved, '.saved.md.swp'));
     rmSync(join(vault.layout.approved, 'saved.md~'));
     writeFileSync(join(vault.layout.approved, 'saved.stop'), '');
-    await daemon.waitForLog((line) => line.taskId === 'saved' && line.msg.startsWith('stopped after'), 'the stop');
-    expect(daemon.lines.filter((line) => line.msg.startsWith('queued saved.md'))).toHaveLength(1);
-    expect(daemon.lines.some((line) => line.taskId === 'saved' && /moved or deleted/.test(line.msg))).toBe(false);
+    await daemon.waitForEvent('task.stopped', { taskId: 'saved', reason: 'stop-flag' });
+    expect(daemon.lines.filter(isEventOn('task.queued', 'saved.md'))).toHaveLength(1);
+    expect(
+      daemon.lines.some(
+        (line) =>
+          isEvent('task.file-gone', { taskId: 'saved' })(line) ||
+          isEvent('task.stopped', { taskId: 'saved', reason: 'task-gone' })(line),
+      ),
+    ).toBe(false);
     expect(readFileSync(file, 'utf8')).toContain('edited twice');
   });
 
@@ -447,13 +441,10 @@ describe('the daemon', () => {
     const good = readFileSync(configFile, 'utf8');
     writeFileSync(configFile, `${good}\ndaemon:\n  concurrency: nope\n`);
     daemon.kill('SIGHUP');
-    await daemon.waitForLog(
-      (line) => line.msg.startsWith('SIGHUP: the new configuration is invalid'),
-      'the bad config to be refused',
-    );
+    await daemon.waitForEvent('config.reload-refused');
     writeFileSync(configFile, `${good}\ndaemon:\n  concurrency: 7\n`);
     daemon.kill('SIGHUP');
-    await daemon.waitForLog((line) => line.msg.startsWith('SIGHUP: configuration reloaded'), 'the reload');
+    await daemon.waitForEvent('config.reloaded');
     await waitFor(
       () =>
         existsSync(vault.layout.statusFile) &&
@@ -478,7 +469,7 @@ describe('the daemon', () => {
     );
     const { pid } = JSON.parse(readFileSync(record, 'utf8')) as { pid: number };
     daemon.kill('SIGTERM');
-    await daemon.waitForLog((line) => line.msg.startsWith('draining'), 'the drain');
+    await daemon.waitForEvent('daemon.draining');
     daemon.kill('SIGTERM');
     expect((await daemon.exited).code).toBe(3);
     // The harness ignored SIGTERM, but not the SIGKILL sent before the forced exit.
@@ -496,6 +487,6 @@ describe('the daemon', () => {
     const lines = daemon.rawStdout.split('\n').filter((line) => line !== '');
     expect(lines.length).toBeGreaterThan(2);
     for (const line of lines) expect(line).toMatch(/^<[2-7]>\{"level":/);
-    expect(lines.find((line) => line.includes('"msg":"watching'))).toMatch(/^<6>/);
+    expect(lines.find((line) => line.includes('"event":"daemon.started"'))).toMatch(/^<6>/);
   });
 });

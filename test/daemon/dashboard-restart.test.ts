@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
+import { isEvent } from '../helpers/log-events.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 import { waitFor } from '../helpers/wait.js';
@@ -16,8 +17,7 @@ function start(vault: TestVault): DaemonProcess {
   return daemon;
 }
 
-const isDone = (id: string) => (line: { msg: string; taskId?: string }) =>
-  line.taskId === id && line.msg.startsWith('done after');
+const isDone = (id: string) => isEvent('task.done', { taskId: id });
 
 describe('Dashboard.md across a restart', () => {
   test('recently finished still lists a task done before the restart, below one done after it', async () => {

@@ -128,9 +128,7 @@ describe('the daemon in process: one lifecycle, typed events', () => {
     const settled = daemon.events.next('settled', (event) => event.taskId === 'observed');
     vault.task('observed', TASK);
     expect((await settled).result?.status).toBe('done');
-    expect(lines.some((line) => line.msg.startsWith('a daemon event listener threw') && line.event === 'queued')).toBe(
-      true,
-    );
+    expect(lines.some((line) => line.event === 'daemon.listener-failed' && line.daemonEvent === 'queued')).toBe(true);
     await drained(daemon);
   });
 });

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
-import type { DaemonLine } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
+import { isEvent } from '../helpers/log-events.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
@@ -50,7 +50,7 @@ async function outageVault(agent: string, loop: Record<string, unknown>): Promis
   return vault;
 }
 
-const outageLine = (line: DaemonLine): boolean => line.msg.includes('(an outage)');
+const outageLine = isEvent('harness.outage');
 const ids = ['o1', 'o2', 'o3'];
 
 describe('an outage of a harness', () => {

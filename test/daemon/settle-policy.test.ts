@@ -43,6 +43,7 @@ describe('settlePolicy: what follows a run', () => {
         {
           kind: 'log',
           level: 'warn',
+          event: 'task.busy-elsewhere',
           message: 'the task is running in another process (pid 4242); it is taken here once that run ends',
           fields: { owner: { pid: 4242, host: 'h' } },
         },
@@ -81,6 +82,7 @@ describe('settlePolicy: what follows a run', () => {
         {
           kind: 'log',
           level: 'error',
+          event: 'task.loop-failed',
           message: 'the loop of a-task.md failed unexpectedly; it is tried again in 1m00s',
           fields: { err: new WiggumError('E_TASK_NOT_FOUND', 'gone') },
         },
@@ -93,7 +95,13 @@ describe('settlePolicy: what follows a run', () => {
       { error: unreadable },
       [
         { kind: 'note-said', what: 'unreadable' },
-        { kind: 'log', level: 'warn', message: `${unreadable.message} (every 1m00s)`, fields: { err: unreadable } },
+        {
+          kind: 'log',
+          level: 'warn',
+          event: 'task.unreadable',
+          message: `${unreadable.message} (every 1m00s)`,
+          fields: { err: unreadable },
+        },
         { kind: 'list-failing', reason: unreadable.message, retryAtMs: NOW + FAILED_RETRY_MS },
         { kind: 'retry-later', delayMs: FAILED_RETRY_MS },
       ],
@@ -113,6 +121,7 @@ describe('settlePolicy: what follows a run', () => {
         {
           kind: 'log',
           level: 'error',
+          event: 'task.loop-failed',
           message: 'the loop of a-task.md failed unexpectedly; it is tried again in 1m00s',
           fields: { err: bug },
         },
@@ -127,6 +136,7 @@ describe('settlePolicy: what follows a run', () => {
         {
           kind: 'log',
           level: 'error',
+          event: 'task.loop-failed',
           message: 'the loop of a-task.md failed unexpectedly; it is tried again in 5s',
           fields: { err: 'boom' },
         },

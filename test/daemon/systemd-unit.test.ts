@@ -83,7 +83,7 @@ describe('systemd/wiggum.service', () => {
     daemon.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => daemon.once('exit', (code) => resolve(code)));
 
-    await waitFor(() => stdout.includes('"msg":"watching '), 'the daemon to be ready');
+    await waitFor(() => stdout.includes('"event":"daemon.started"'), 'the daemon to be ready');
     writeFileSync(
       join(vault, 'Approved', '.unit.md.tmp'),
       '---\ntitle: Under the unit\nharness: demo\ndemo:\n  delay: 10ms\n---\n- [ ] S-1 one\n',
@@ -96,6 +96,7 @@ describe('systemd/wiggum.service', () => {
     expect(stderr).toBe('');
     const lines = stdout.split('\n').filter((line) => line !== '');
     for (const line of lines) expect(line).toMatch(/^<[2-7]>\{"level":/);
-    expect(lines.some((line) => line.includes('"msg":"done after 1 iteration"'))).toBe(true);
+    const records = lines.map((line) => JSON.parse(line.replace(/^<\d>/, '')) as Record<string, unknown>);
+    expect(records).toContainEqual(expect.objectContaining({ event: 'task.done', iterations: 1 }));
   });
 });

@@ -4,6 +4,8 @@ import type { Logger } from '../../src/log/logger.js';
 export interface LogLine {
   level: number;
   msg: string;
+  /** What happened (docs/logging.md): what tests look for. */
+  event?: string;
   [key: string]: unknown;
 }
 

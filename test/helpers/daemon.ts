@@ -1,11 +1,15 @@
 import { spawn } from 'node:child_process';
 import { afterEach } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
+import type { LogEvent } from '../../src/log/events.js';
 import { CLI, requireBuild } from './child.js';
+import { isEvent } from './log-events.js';
 
 export interface DaemonLine {
   level: number;
   msg: string;
+  /** What happened (docs/logging.md): what tests wait on. */
+  event?: string;
   taskId?: string;
   [key: string]: unknown;
 }
@@ -75,6 +79,11 @@ export class DaemonProcess {
     return this.until(() => this.lines.find(match), what, guardMs);
   }
 
+  /** Resolves with the first line saying `event` happened with each of `fields` (`{ taskId }`). */
+  waitForEvent(event: LogEvent, fields: Record<string, unknown> = {}, guardMs = 60_000): Promise<DaemonLine> {
+    return this.waitForLog(isEvent(event, fields), `${event} ${JSON.stringify(fields)}`, guardMs);
+  }
+
   /**
    * Resolves once `count` lines match. Fails only when no further line has matched for `stallMs`
    * (or the daemon exits first): a busy machine gets there later, a stuck daemon still fails.
@@ -117,7 +126,7 @@ export class DaemonProcess {
           new Error(
             `gave up waiting for ${what}; stderr: ${this.stderr}; last lines: ${this.lines
               .slice(-5)
-              .map((l) => l.msg)
+              .map((l) => `${String(l.event)}: ${l.msg}`)
               .join(' | ')}`,
           ),
         );
@@ -139,7 +148,7 @@ export class DaemonProcess {
   }
 
   ready(): Promise<DaemonLine> {
-    return this.waitForLog((line) => line.msg.startsWith('watching '), 'the daemon to be ready');
+    return this.waitForEvent('daemon.started');
   }
 
   /**

@@ -4,7 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { WiggumError } from '../../src/errors.js';
 import { compactStream, formatCompactLine } from '../../src/log/compact-line.js';
 import type { CompactOptions } from '../../src/log/compact-line.js';
-import type { Logger } from '../../src/log/logger.js';
+// pino's own logger: these lines are about rendering any record, with or without an `event`.
+import type { Logger } from 'pino';
 
 const VAULT = '/srv/vaults/main';
 
@@ -189,6 +190,18 @@ describe('compact log lines', () => {
       },
       { details: false, width: 80 },
       'ERROR migrate-billing-db  rejected: the billing database refused the …',
+    ],
+    [
+      'the event is left to the JSON lines: the message says it in words',
+      { level: 30, time: TIME, event: 'task.queued', taskId: 'a', msg: 'queued a.md' },
+      { details: false, width: 100 },
+      'INFO  a  queued a.md',
+    ],
+    [
+      'even at debug, where every other field shows',
+      { level: 30, time: TIME, event: 'task.queued', taskId: 'a', msg: 'queued a.md', file: 'Approved/a.md' },
+      { details: true },
+      'INFO  a  queued a.md  file=Approved/a.md',
     ],
     [
       'a width that says nothing (0) cuts nothing',

@@ -346,7 +346,7 @@ describe('failures', () => {
     );
     const ran = await run(vault, vault.task('endless', TASK));
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_MAX_ITERATIONS', iterations: 5 });
-    const warnings = ran.logs.filter((line) => line.level === 40 && line.msg.startsWith('approaching max iterations'));
+    const warnings = ran.logs.filter((line) => line.level === 40 && line.event === 'loop.near-max-iterations');
     expect(warnings.map((line) => line.iteration)).toEqual([4]);
     for (const part of [
       '## Failure report',
@@ -447,9 +447,7 @@ describe('input and endings', () => {
     renameSync(first.result.file, back);
     const second = await run(vault, back);
     expect(second.result).toMatchObject({ status: 'done', iterations: 1, file: join(vault.layout.done, 'again.md') });
-    expect(second.logs.some((line) => String(line.msg).includes('moved back into Approved/ after it was done'))).toBe(
-      true,
-    );
+    expect(second.logs.some((line) => line.event === 'task.sent-back')).toBe(true);
     // The memory carried over: one more run, with every story already passing, printed the promise
     // after the same words as the first run's (quoted in the summary the prompt shows) and was believed.
     expect(second.history).toHaveLength(3);
@@ -522,7 +520,7 @@ describe('a crash between the history line and the checkpoint', () => {
     );
     const resumed = await run(vault, back);
     expect(resumed.result.status).toBe('done');
-    expect(resumed.logs.some((l) => l.msg.includes('finished before a crash'))).toBe(true);
+    expect(resumed.logs.some((l) => l.event === 'loop.crashed-iteration-counted' && l.iteration === 2)).toBe(true);
     expect(resumed.history.map((r) => r.iteration)).toEqual([1, 2, 3]);
   });
 });

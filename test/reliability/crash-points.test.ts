@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { REPO_ROOT } from '../helpers/child.js';
 import { DaemonProcess } from '../helpers/daemon.js';
+import { isEvent } from '../helpers/log-events.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import { findingsOf, harnessesOf, problemCount } from '../helpers/vault-findings.js';
@@ -56,7 +57,8 @@ async function untilDone(daemon: DaemonProcess, root: string): Promise<void> {
   await daemon
     .waitForLog(
       (line) =>
-        line.msg.startsWith('moved to Done/') || line.msg === 'finished moving a task whose loop had already ended',
+        (isEvent('task.moved')(line) && line.file === join(root, 'Done', 'crash.md')) ||
+        isEvent('task.move-finished')(line),
       'the move logged',
       GUARD_MS,
     )

@@ -2,6 +2,7 @@ import { existsSync, linkSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DaemonProcess } from '../helpers/daemon.js';
+import { isEvent } from '../helpers/log-events.js';
 import { makeVault } from '../helpers/vault.js';
 
 const ENDED =
@@ -25,7 +26,7 @@ describe('a move to Done/ cut by a crash between its link and its unlink', () =>
     expect(existsSync(ended)).toBe(false);
     expect(readFileSync(join(vault.layout.done, 'ended.md'), 'utf8')).toBe(ENDED);
     expect(statSync(join(vault.layout.done, 'ended.md')).nlink).toBe(1);
-    expect(daemon.lines.some((line) => line.msg === 'finished moving a task whose loop had already ended')).toBe(true);
+    expect(daemon.lines.some(isEvent('task.move-finished'))).toBe(true);
     expect(readFileSync(other, 'utf8')).toBe(RUNNING);
     expect(statSync(other).nlink).toBe(2);
   });

@@ -75,7 +75,7 @@ describe('harness faults through the daemon', () => {
     await waitForFile(join(vault.marks, 'run-1'));
     const flag = join(vault.layout.approved, 'faulty.stop');
     writeFileSync(flag, '');
-    await daemon.waitForLog((line) => line.msg.startsWith('stopped'), 'the task stopped');
+    await daemon.waitForEvent('task.stopped', { taskId: 'faulty' });
     // The harness ignored SIGTERM: it was killed after the grace, and nothing of it is left.
     await waitFor(() => harnessesOf(vault.root).length === 0, 'the stubborn harness gone', 10_000);
     for (let run = 1; run <= 6; run += 1) writeFileSync(join(gates, `go-${run}`), '');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/child.js';
 import { DaemonProcess } from '../helpers/daemon.js';
 import type { DaemonLine, RunAs } from '../helpers/daemon.js';
+import { isEvent } from '../helpers/log-events.js';
 import { stageBuildFor } from '../helpers/staged-build.js';
 import type { StagedBuild } from '../helpers/staged-build.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -135,9 +136,7 @@ describe('permission errors', () => {
     expect(JSON.stringify(said)).toContain('give the wiggum user read access');
     // One unreadable file does not degrade the watching of the whole folder, and is not a failure of the daemon.
     expect(
-      daemon.lines.filter(
-        (line) => line.msg.startsWith('file watcher failed') || line.msg.includes('failed unexpectedly'),
-      ),
+      daemon.lines.filter((line) => isEvent('watcher.degraded')(line) || isEvent('task.loop-failed')(line)),
     ).toEqual([]);
     expect(daemon.child.exitCode).toBeNull();
     expect(existsSync(file)).toBe(true);

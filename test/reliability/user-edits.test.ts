@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DaemonProcess } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
+import { isEvent } from '../helpers/log-events.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
@@ -79,9 +80,7 @@ const cases: Case[] = [
     then: async (vault, daemon) => {
       // Stopped, or already done before the flag was seen (ending a task removes its flag).
       await waitFor(
-        () =>
-          daemon.lines.some((line) => line.msg.startsWith('stopped')) ||
-          existsSync(join(vault.layout.done, 'edited.md')),
+        () => daemon.lines.some(isEvent('task.stopped')) || existsSync(join(vault.layout.done, 'edited.md')),
         'the task stopped or done',
       );
       rmSync(join(vault.layout.approved, 'edited.stop'), { force: true });
@@ -125,7 +124,7 @@ describe('the user changes a task at each point of its life', () => {
       vault.task('edited', TASK);
       const daemon = DaemonProcess.start(vault.root);
       if (point === 'queued') {
-        await daemon.waitForLog((line) => line.msg.startsWith('queued edited.md'), 'the task queued');
+        await daemon.waitForEvent('task.queued', { taskId: 'edited' });
         act(vault);
         rmSync(join(vault.root, 'STOP'));
       } else {

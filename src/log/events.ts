@@ -1,0 +1,97 @@
+/**
+ * What a log line says happened, as a stable machine-readable name: the JSON line carries it as its
+ * `event` field, so a program (a test, a log shipper, `jq`) matches `"event":"task.done"` instead of
+ * the message, whose wording is for people and may change. Named `<subject>.<what happened>`, in the
+ * past tense or as a state entered. docs/logging.md says what each one means; a test holds the two
+ * lists equal.
+ */
+export const LOG_EVENTS = [
+  // the daemon's own lifecycle
+  'daemon.started',
+  'daemon.draining',
+  'daemon.drain-grace-over',
+  'daemon.drain-incomplete',
+  'daemon.forced-exit',
+  'daemon.stopped',
+  'daemon.stopped-failed',
+  'daemon.listener-failed',
+  'daemon.release-failed',
+  'daemon.change-failed',
+  'config.reloaded',
+  'config.reload-refused',
+  'vault-lock.taken-over',
+  'vault.temp-files-removed',
+  'vault.hold-started',
+  'vault.hold-ended',
+  'status.write-failed',
+  'dashboard.write-failed',
+  'signal.stopping',
+  'signal.forced-exit',
+  'wiggum.crashed',
+  // a task as the daemon sees it
+  'task.queued',
+  'task.waits-for-same-id',
+  'task.no-harness',
+  'task.stop-flag-seen',
+  'task.file-gone',
+  'task.renamed',
+  'task.busy-elsewhere',
+  'task.unreadable',
+  'task.loop-failed',
+  // the watcher of Approved/
+  'watcher.scan-failed',
+  'watcher.link-refused',
+  'watcher.reconciled',
+  'watcher.reconcile-failed',
+  'watcher.listener-failed',
+  'watcher.file-unwatchable',
+  'watcher.error',
+  'watcher.degraded',
+  'watcher.close-failed',
+  // one task's run, before its loop
+  'session.not-durable',
+  'session.archived',
+  'harness.orphan-killed',
+  'git.state-excluded',
+  'git.branch-created',
+  'task-lock.taken-over',
+  'task-lock.unwritable',
+  'task.sent-back',
+  'ralph.loop-ready',
+  // the loop
+  'loop.started',
+  'loop.resumed',
+  'loop.crashed-iteration-counted',
+  'loop.near-max-iterations',
+  'loop.holding',
+  'loop.rename-followed',
+  'loop.max-iterations-changed',
+  'loop.task-unparsable',
+  'loop.stories-added',
+  'harness.outage',
+  'harness.paused',
+  'iteration.ended',
+  'iteration.strays-ended',
+  'iteration.memory-unread',
+  'iteration.auto-commit-failed',
+  'iteration.verified',
+  'checkpoint.keys-rewritten',
+  'checkpoint.skipped',
+  // how a task ends
+  'task.done',
+  'task.rejected',
+  'task.invalid',
+  'task.stopped',
+  'task.interrupted',
+  'task.not-ended',
+  'task.moved-away',
+  'task.final-status-unwritten',
+  'task.report-unwritten',
+  'task.move-marker-unwritten',
+  'task.moved',
+  'task.move-finished',
+  'task.move-unfinished',
+] as const;
+
+/** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */
+export type LogEvent = (typeof LOG_EVENTS)[number];
