@@ -249,6 +249,11 @@ try {
           pass: c.noneLost && c.noneTwice && r.tasksPerSecond >= BUDGET.throughputPerS,
         },
       });
+      rows.push({
+        figure: 'daemon CPU per task done, throughput run (reference)',
+        unit: 'ms',
+        stats: single(r.cpuMsPerTask),
+      });
       rows.push({ figure: 'daemon RSS during throughput (samples)', unit: 'MB', stats: r.rss });
       rows.push({
         figure: 'daemon peak RSS (VmHWM), throughput run',

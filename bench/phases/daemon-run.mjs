@@ -88,7 +88,8 @@ export async function pickup({ n, warmup, maxMs = Infinity, minN = n, nodeArgs =
  * finished by then (the row says so and fails). Checked after the daemon has stopped: every task is
  * in Done/ or still in Approved/ (none lost, none in Rejected/), and runs.log (one line per harness
  * run) names each task in Done/ exactly once and no task twice. The daemon's RSS is sampled every
- * 250 ms; VmHWM is its peak over the whole run.
+ * 250 ms; VmHWM is its peak over the whole run. The daemon's CPU time (start-up included) is divided
+ * by the tasks done.
  */
 export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
   const vault = daemonVault('throughput');
@@ -128,6 +129,8 @@ export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
     const finished = doneCount === tasks;
     const elapsedMs = finished ? lastDoneAt - t0 : performance.now() - t0;
     const { hwmMb } = daemon.memory();
+    // CPU per task is steadier than the rate on a shared machine: other processes take wall time, not this.
+    const cpuMs = daemon.cpuMs();
     await daemon.stop(30_000);
     stopped = true;
 
@@ -165,6 +168,7 @@ export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
       elapsedMs,
       writeAllMs,
       tasksPerSecond: doneCount / (elapsedMs / 1000),
+      cpuMsPerTask: cpuMs / Math.max(1, doneCount),
       check,
       rss: summarize(rss),
       hwmMb,
