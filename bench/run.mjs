@@ -19,7 +19,7 @@ import { spawnTrue } from './phases/floors.mjs';
 import { checkpointWrite, stateInspection } from './phases/in-process.mjs';
 import { loopOverhead } from './phases/loop.mjs';
 import { naiveLoop } from './phases/naive.mjs';
-import { pickup, throughput } from './phases/daemon-run.mjs';
+import { pickup, throughput, throughputFloor } from './phases/daemon-run.mjs';
 import { vault10k } from './phases/vault10k.mjs';
 
 const ALL = ['checkpoint', 'inspect', 'loop', 'naive', 'status', 'pickup', 'throughput'];
@@ -230,6 +230,8 @@ try {
   }
   if (only.has('throughput')) {
     await phase('throughput', 'throughput, 1,000 tasks', async () => {
+      const floor = await throughputFloor({ tasks: 1000, concurrency: 4 });
+      results.phases.throughputFloor = floor;
       // Capped so the whole bench stays under 3 minutes; tasks left in Approved/ are counted too.
       const r = await throughput({
         tasks: 1000,
