@@ -252,6 +252,17 @@ try {
         },
       });
       rows.push({
+        figure: 'floor: 4 workers spawn the agent, rename to Done/',
+        unit: 'task/s',
+        stats: { n: floor.tasks, p50: NaN, p95: NaN, p99: NaN, max: NaN },
+        value: floor.tasksPerSecond.toFixed(1),
+      });
+      rows.push({
+        figure: 'throughput ÷ its floor (reference)',
+        unit: '×',
+        stats: single(r.tasksPerSecond / floor.tasksPerSecond),
+      });
+      rows.push({
         figure: 'daemon CPU per task done, throughput run (reference)',
         unit: 'ms',
         stats: single(r.cpuMsPerTask),
