@@ -260,7 +260,8 @@ try {
       rows.push({
         figure: 'throughput ÷ its floor (reference)',
         unit: '×',
-        stats: single(r.tasksPerSecond / floor.tasksPerSecond),
+        stats: { n: 1, p50: NaN, p95: NaN, p99: NaN, max: NaN },
+        value: (r.tasksPerSecond / floor.tasksPerSecond).toFixed(2),
       });
       rows.push({
         figure: 'daemon CPU per task done, throughput run (reference)',
