@@ -25,7 +25,7 @@ try {
   });
   const c = r.check;
   console.log(
-    `[${values.experiments || 'baseline'}] ${c.doneAtCap}/${r.tasks} done in ${(r.elapsedMs / 1000).toFixed(1)} s: ${r.tasksPerSecond.toFixed(1)} task/s; ` +
+    `[${values.experiments || 'baseline'}] ${c.doneAtCap}/${r.tasks} done in ${(r.elapsedMs / 1000).toFixed(1)} s: ${r.tasksPerSecond.toFixed(1)} task/s, daemon CPU ${r.cpuMsPerTask.toFixed(1)} ms/task; ` +
       `none lost ${c.noneLost}, none twice ${c.noneTwice}, all once ${c.allOnce}; peak RSS ${r.hwmMb.toFixed(0)} MB`,
   );
 } finally {

@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { releaseGroup, trackGroup } from './cleanup.mjs';
 import { sleep } from './stats.mjs';
 
+/** USER_HZ, the unit of /proc/PID/stat's times: 100 on every Linux this runs on (`getconf CLK_TCK`). */
+const CLOCK_TICKS_PER_S = 100;
+
 export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 
 export class Daemon {
@@ -72,6 +75,15 @@ export class Daemon {
     const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
     const kb = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
     return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+  }
+
+  /** CPU time the daemon process has used so far (user + system, from /proc/PID/stat), in ms. */
+  cpuMs() {
+    const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold spaces; utime is field 14.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1000) / CLOCK_TICKS_PER_S;
   }
 
   /** SIGTERM (drain), then SIGKILL to the whole group if it has not exited in `graceMs`. */

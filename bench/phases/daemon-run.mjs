@@ -1,5 +1,6 @@
 // Through the real daemon (`wiggum start`): pickup latency, and throughput of 1,000 tasks.
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../lib/cleanup.mjs';
 import { Daemon } from '../lib/daemon.mjs';
@@ -88,7 +89,8 @@ export async function pickup({ n, warmup, maxMs = Infinity, minN = n, nodeArgs =
  * finished by then (the row says so and fails). Checked after the daemon has stopped: every task is
  * in Done/ or still in Approved/ (none lost, none in Rejected/), and runs.log (one line per harness
  * run) names each task in Done/ exactly once and no task twice. The daemon's RSS is sampled every
- * 250 ms; VmHWM is its peak over the whole run.
+ * 250 ms; VmHWM is its peak over the whole run. The daemon's CPU time (start-up included) is divided
+ * by the tasks done.
  */
 export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
   const vault = daemonVault('throughput');
@@ -128,6 +130,8 @@ export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
     const finished = doneCount === tasks;
     const elapsedMs = finished ? lastDoneAt - t0 : performance.now() - t0;
     const { hwmMb } = daemon.memory();
+    // CPU per task is steadier than the rate on a shared machine: other processes take wall time, not this.
+    const cpuMs = daemon.cpuMs();
     await daemon.stop(30_000);
     stopped = true;
 
@@ -165,11 +169,57 @@ export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
       elapsedMs,
       writeAllMs,
       tasksPerSecond: doneCount / (elapsedMs / 1000),
+      cpuMsPerTask: cpuMs / Math.max(1, doneCount),
       check,
       rss: summarize(rss),
+      rssTimeline: rss,
       hwmMb,
     };
   } finally {
     if (!stopped) await daemon.stop(30_000);
   }
+}
+
+/**
+ * The floor of the throughput figure, measured just before it: the same task files and the same
+ * agent, driven by the least a runner can do. `concurrency` workers take the files in name order;
+ * each writes a fresh prd.json, spawns the agent (its output read to the end) and renames the task
+ * file into Done/. No parse, no lock, no checkpoint, no fsync, no watcher: what is left is spawning,
+ * reaping and moving on this machine, at this moment.
+ */
+export async function throughputFloor({ tasks, concurrency }) {
+  const vault = daemonVault('throughput-floor');
+  const agent = join(vault.root, 'bench-agent.sh');
+  const names = Array.from({ length: tasks }, (_, i) => `tp-${String(i).padStart(4, '0')}.md`);
+  for (let i = 0; i < tasks; i += 1) writeFileSync(join(vault.approved, names[i]), taskText(i, { stories: 3 }));
+  const prd = JSON.stringify({ userStories: [1, 2, 3].map((n) => ({ id: `US-00${n}`, passes: false })) });
+  let next = 0;
+  const worker = async (w) => {
+    const prdFile = join(vault.root, `prd-${w}.json`);
+    while (next < names.length) {
+      const name = names[next++];
+      writeFileSync(prdFile, prd);
+      await new Promise((resolve, reject) => {
+        const child = spawn(agent, [], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: {
+            ...process.env,
+            BENCH_MARKS: vault.marks,
+            WIGGUM_TASK_ID: name.slice(0, -3),
+            WIGGUM_PRD: prdFile,
+            WIGGUM_PROMISE: 'COMPLETE',
+          },
+        });
+        child.stdout.resume();
+        child.stderr.resume();
+        child.once('error', reject);
+        child.once('close', resolve);
+      });
+      renameSync(join(vault.approved, name), join(vault.done, name));
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
+  const elapsedMs = performance.now() - t0;
+  return { tasks, concurrency, elapsedMs, tasksPerSecond: tasks / (elapsedMs / 1000) };
 }

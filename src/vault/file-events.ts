@@ -1,8 +1,8 @@
-import { watch as watchFolder } from 'node:fs';
-import type { FSWatcher as FolderWatcher } from 'node:fs';
+import { Dirent, watch as watchFolder } from 'node:fs';
+import type { FSWatcher as FolderWatcher, Stats } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { watch } from 'chokidar';
+import { FSWatcher } from 'chokidar';
 import { isStopFlagName, isTaskFileName } from './names.js';
 
 /** The paths file events are wanted for. */
@@ -46,13 +46,14 @@ export function createFileEventSource(paths: WatchedPaths): FileEventSource {
     errorListeners.forEach((listener) => listener(wrapped));
   };
 
-  const chokidar = watch(paths.approved, {
+  const chokidar = new ListingByTypeWatcher({
     depth: 0,
     followSymlinks: false,
     ignoreInitial: true,
     // chokidar asks about the watched folder itself (and its parent while it does not exist) too.
     ignored: (path: string) => !isWatchedPath(path, paths),
   });
+  chokidar.add(paths.approved);
   chokidar.on('all', changed);
   chokidar.on('error', failed);
 
@@ -77,6 +78,50 @@ export function createFileEventSource(paths: WatchedPaths): FileEventSource {
       rootWatch?.close();
       await chokidar.close();
     },
+  };
+}
+
+type ListingOptions = NonNullable<Parameters<FSWatcher['_readdirp']>[1]>;
+type ListingFilter = NonNullable<ListingOptions['fileFilter']>;
+
+/**
+ * chokidar, with a cheaper listing of a folder. chokidar lists Approved/ again on every event in it
+ * (each checkpoint write, each move to Done/), lstats every entry of it (readdirp with `alwaysStat`,
+ * which it offers no option to turn off) and runs each through its filters, though all the listing
+ * is for is to find entries that came or went: with 1,000 tasks queued, that took half of the
+ * daemon's CPU (docs/performance.md). Here the listing takes each entry's type from readdir, and an
+ * entry chokidar already watches passes the filters at once, as it did when it was added (they
+ * depend on its name and type only). An entry new to chokidar is filtered, then lstat'ed before it
+ * is watched, as before. The one check lost is read permission by mode: an unreadable file is now
+ * watched, that watch fails with EACCES, and watchVault takes the error for a hint about a file in
+ * Approved/. Both methods are in chokidar's type declarations, so an upgrade that changes them
+ * fails the typecheck.
+ */
+class ListingByTypeWatcher extends FSWatcher {
+  override _readdirp(root: string, options?: ListingOptions): ReturnType<FSWatcher['_readdirp']> {
+    const watched = this._getWatchedDir(root);
+    const known = (name: string): boolean => watched.has(name) === true;
+    const listing: ListingOptions = { ...options, alwaysStat: false };
+    if (options?.fileFilter !== undefined) listing.fileFilter = typeAsStats(options.fileFilter, known);
+    if (options?.directoryFilter !== undefined) listing.directoryFilter = typeAsStats(options.directoryFilter, known);
+    return super._readdirp(root, listing);
+  }
+
+  override _hasReadPermissions(stats: Stats): boolean {
+    // A listed entry carries its Dirent (see typeAsStats): whether it can be read shows when it is watched.
+    return stats instanceof Dirent || super._hasReadPermissions(stats);
+  }
+}
+
+/**
+ * chokidar's filters and its listing read `entry.stats`; in a listing without stats, the Dirent
+ * answers for it. A known entry skips the filter (chokidar's path handling per entry).
+ */
+function typeAsStats(filter: ListingFilter, known: (name: string) => boolean): ListingFilter {
+  if (typeof filter !== 'function') return filter;
+  return (entry) => {
+    entry.stats ??= entry.dirent as unknown as Stats;
+    return known(entry.basename) || filter(entry);
   };
 }
 
