@@ -7,6 +7,7 @@ import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
 import type { HostChild, ProcessHost } from './process-host.js';
 import { RUN_MARKER_VARIABLE, newRunMarker } from './process-tree.js';
+import type { RunPids } from './process-tree.js';
 import { spawnFailure } from './spawn-error.js';
 import { killStrays } from './stray-kill.js';
 import { meterRun } from './tree-usage.js';
@@ -164,6 +165,8 @@ export async function runProcess(spec: ProcessSpec, host: ProcessHost = systemPr
   const attempt = { command: spec.command, cwd: spec.cwd, configKey: spec.configKey };
   const marker = newRunMarker();
   spec.onMarker?.(marker);
+  // Before the spawn: every process of the run gets its pid after this reading (pid-window.ts).
+  const pidsBefore = host.processTable.pidCounters();
   let child: HostChild;
   try {
     child = host.spawn(spec.command, spec.args, { cwd: spec.cwd, env: { ...spec.env, [RUN_MARKER_VARIABLE]: marker } });
@@ -175,13 +178,14 @@ export async function runProcess(spec: ProcessSpec, host: ProcessHost = systemPr
     const [cause] = (await once(child, 'error')) as [unknown];
     return finish({ spawnError: spawnFailure(attempt, cause) });
   }
-  return finish(await supervise(child, { pgid: child.pid, marker }, spec, log, host));
+  const run = pidsBefore === null ? null : { leaderPid: child.pid, before: pidsBefore };
+  return finish(await supervise(child, { pgid: child.pid, marker, run }, spec, log, host));
 }
 
 /** Everything between a successful spawn and an empty process group with no strays. */
 async function supervise(
   child: HostChild,
-  { pgid, marker }: { pgid: number; marker: string },
+  { pgid, marker, run }: { pgid: number; marker: string; run: RunPids | null },
   spec: ProcessSpec,
   log: CappedLog | null,
   host: ProcessHost,
@@ -259,7 +263,7 @@ async function supervise(
   if (spec.kill?.aborted === true) onKill();
   else spec.kill?.addEventListener('abort', onKill, { once: true });
   spec.onSpawn?.(pgid, marker);
-  const meter = meterRun(marker, host.processTable);
+  const meter = meterRun(marker, host.processTable, run);
   // No look at spawn: the leader has only just exec'd, so it would show nothing worth its cost
   // (a look reads every process's environment, about 1.5 ms, which an agent that answers at once
   // would pay on every run).
@@ -285,7 +289,7 @@ async function supervise(
   if (leftoverKilled) meter.sample();
   await (state.stopping ?? (leftoverKilled ? killProcessGroup(pgid, graceMs(), host) : null));
   // The group is empty: this last sample holds only the strays, and is the first look for them.
-  const straysKilled = await killStrays(marker, graceMs(), host, meter.sample());
+  const straysKilled = await killStrays(marker, graceMs(), host, meter.sample(), run);
   await drainOutput(streams, outputClosed, host);
   // Kept until here: a kill while leftovers of the group wait out their grace ends them too.
   spec.kill?.removeEventListener('abort', onKill);
