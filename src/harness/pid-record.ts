@@ -1,4 +1,5 @@
-import { readFile, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { writeFileAtomic, writeFileAtomicSync } from '../store/atomic-write.js';
 import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
@@ -48,8 +49,14 @@ export function recordHarnessMarker(file: string, marker: string): void {
   }
 }
 
-export async function clearHarnessRecord(file: string): Promise<void> {
-  await rm(file, { force: true });
+export function clearHarnessRecord(file: string): Promise<void> {
+  // Synchronous: one unlink after every run, where a thread-pool round trip costs more.
+  try {
+    rmSync(file, { force: true });
+    return Promise.resolve();
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
 }
 
 /**

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { closeSync, fsync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
 import { WiggumError, systemErrorCode } from '../errors.js';
+
+const fsyncAsync = promisify(fsync);
 
 export interface AtomicWriteOptions {
   /** File mode for a new file; an existing file keeps its own mode. */
@@ -26,20 +29,28 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const mode = modeFor(path, options.mode);
   const temp = tempPathFor(path);
+  const durable = options.durable !== false;
+  // Open, write, close and rename are synchronous (microseconds on a small file, where each
+  // thread-pool round trip of an async call cost more); only the fsyncs, which wait on the disk,
+  // leave the event loop (npm run bench: loop overhead).
   try {
-    const handle = await open(temp, 'wx', mode);
+    const fd = openSync(temp, 'wx', mode);
     try {
-      await handle.writeFile(data);
-      if (options.durable !== false) await handle.sync();
+      writeAll(fd, data);
+      if (durable) await fsyncAsync(fd);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
-    await rename(temp, path);
+    renameSync(temp, path);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // the temp file may never have been created
+    }
     throw writeError(path, error);
   }
-  if (options.durable !== false) await syncDirectory(dirname(path));
+  if (durable) await syncDirectory(dirname(path));
 }
 
 /** The same as {@link writeFileAtomic}, for the last writes of a forced exit. */
@@ -56,7 +67,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
   try {
     const fd = openSync(temp, 'wx', existingMode ?? options.mode ?? 0o644);
     try {
-      writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      writeAll(fd, data);
       if (options.durable !== false) fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -95,12 +106,18 @@ export async function writeNewFileDurably(path: string, data: string | Uint8Arra
 
 /** Makes a rename or unlink in `directory` durable. */
 export async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, 'r');
+  const fd = openSync(directory, 'r');
   try {
-    await handle.sync();
+    await fsyncAsync(fd);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+/** write(2) may write less than asked (a full disk says so on the next call): it is called until all is written. */
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
 }
 
 /** Temp names start with a dot and end in `.tmp`, so the vault watcher and editors ignore them. */
