@@ -252,8 +252,17 @@ class TaskLoop {
       this.history.push(record);
       // A record that cannot be kept (the disk full, the folder unwritable) ends this run before
       // the checkpoint counts the iteration: the task resumes from its last checkpoint and runs the
-      // iteration again, so history and checkpoint never disagree.
-      await store.appendHistory(record);
+      // iteration again, so history and checkpoint never disagree. When a checkpoint follows, the
+      // line's fsync runs beside the checkpoint's, whose rename waits for it (one disk wait less
+      // per iteration); otherwise the line is durable before anything else happens.
+      const historyKept = store.appendHistory(record);
+      const action = decision.action;
+      const checkpointFollows =
+        action.kind === 'retry' ||
+        action.kind === 'wait' ||
+        (action.kind === 'continue' && this.state.iteration % this.deps.config.loop.checkpointInterval === 0);
+      if (checkpointFollows) historyKept.catch(() => undefined);
+      else await historyKept;
       this.log.info(
         {
           iteration: record.iteration,
@@ -272,7 +281,6 @@ class TaskLoop {
       );
       this.request.onEvent?.({ type: 'iteration-end', taskId: this.ctx.taskId, record });
 
-      const action = decision.action;
       if (action.kind === 'done') return this.done();
       if (action.kind === 'reject') return this.reject(rejection(action, run.outcome), record.iteration);
       if (action.kind === 'stop') return this.stop(action.reason);
@@ -282,7 +290,10 @@ class TaskLoop {
         action.kind === 'wait' ? 'waiting' : 'running',
         record,
         action.kind === 'wait' ? action : undefined,
+        historyKept,
       );
+      // Awaited again for its error, had the checkpoint not been written (the file gone or mid-edit).
+      await historyKept;
       if (action.kind === 'retry' || action.kind === 'wait') {
         const now = this.deps.clock.now();
         // A backoff is a duration (exactly the policy's delay); a usage limit ends at a time.
@@ -383,17 +394,19 @@ class TaskLoop {
     };
   }
 
+  /** `after`: the history line this checkpoint counts, which must be durable before it shows. */
   private async checkpoint(
     status: LoopStatus,
     record?: IterationRecord,
     wait?: { untilMs: number; why: WaitCause },
+    after?: Promise<void>,
   ): Promise<void> {
     await this.follow();
     const keys = checkpointData(this.checkpointKeys(status, record, undefined, wait));
     const text = await writeCheckpoint(
       this.file,
       this.lastText,
-      { keys: { state: 'Approved', persistence_loop: keys } },
+      { keys: { state: 'Approved', persistence_loop: keys }, ...(after === undefined ? {} : { after }) },
       this.endingDeps(),
     );
     if (text === null) return;

@@ -15,6 +15,12 @@ export interface AtomicWriteOptions {
    * so a power loss may lose the write. For records whose loss is harmless. Default true.
    */
   durable?: boolean;
+  /**
+   * A write that must be durable before this one can be seen (a history line before the checkpoint
+   * that counts it): the rename waits for it, while the two fsyncs run side by side. If it fails,
+   * nothing is renamed and its error is thrown.
+   */
+  renameAfter?: Promise<void>;
 }
 
 /**
@@ -41,6 +47,7 @@ export async function writeFileAtomic(
     } finally {
       closeSync(fd);
     }
+    await options.renameAfter;
     renameSync(temp, path);
   } catch (error) {
     try {
