@@ -1,5 +1,4 @@
-import { rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { writeFileAtomic, writeFileAtomicSync } from '../store/atomic-write.js';
 import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
@@ -49,14 +48,8 @@ export function recordHarnessMarker(file: string, marker: string): void {
   }
 }
 
-export function clearHarnessRecord(file: string): Promise<void> {
-  // Synchronous: one unlink after every run, where a thread-pool round trip costs more.
-  try {
-    rmSync(file, { force: true });
-    return Promise.resolve();
-  } catch (error) {
-    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-  }
+export async function clearHarnessRecord(file: string): Promise<void> {
+  await rm(file, { force: true });
 }
 
 /**

@@ -34,6 +34,13 @@ const SAMPLE_MS = 500;
  */
 const FIRST_SAMPLES_MS = [50, 100, 200];
 
+/**
+ * The reason the timers of a finished run are cancelled with, made once: `abort()` without one
+ * builds a DOMException and its stack trace on every run, which the profile of a quick agent's
+ * loop showed (nothing reads it: the cancelled sleeps' rejections are ignored).
+ */
+const TIMERS_CANCELLED = new Error('the run is over: its timers are cancelled');
+
 /** One command to run as its own process group, with its output captured. */
 export interface ProcessSpec {
   command: string;
@@ -277,7 +284,7 @@ async function supervise(
 
   const [exitCode, signal] = await leaderExit;
   state.leaderExited = true;
-  timers.abort();
+  timers.abort(TIMERS_CANCELLED);
   spec.signal?.removeEventListener('abort', onAbort);
   // Once killing is asked for, nothing left of the run gets a grace.
   const graceMs = (): number => (spec.kill?.aborted === true ? 0 : spec.stopGraceMs);
@@ -321,7 +328,7 @@ async function drainOutput(streams: Readable[], closed: Promise<unknown>, host: 
       () => false,
     ),
   ]);
-  giveUp.abort();
+  giveUp.abort(TIMERS_CANCELLED);
   if (late) {
     for (const stream of streams) stream.destroy();
     await closed;

@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { promisify } from 'node:util';
+import { closeSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { WiggumError, systemErrorCode } from '../errors.js';
-
-const fsyncAsync = promisify(fsync);
 
 export interface AtomicWriteOptions {
   /** File mode for a new file; an existing file keeps its own mode. */
@@ -35,29 +32,21 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const mode = modeFor(path, options.mode);
   const temp = tempPathFor(path);
-  const durable = options.durable !== false;
-  // Open, write, close and rename are synchronous (microseconds on a small file, where each
-  // thread-pool round trip of an async call cost more); only the fsyncs, which wait on the disk,
-  // leave the event loop (npm run bench: loop overhead).
   try {
-    const fd = openSync(temp, 'wx', mode);
+    const handle = await open(temp, 'wx', mode);
     try {
-      writeAll(fd, data);
-      if (durable) await fsyncAsync(fd);
+      await handle.writeFile(data);
+      if (options.durable !== false) await handle.sync();
     } finally {
-      closeSync(fd);
+      await handle.close();
     }
     await options.renameAfter;
-    renameSync(temp, path);
+    await rename(temp, path);
   } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // the temp file may never have been created
-    }
+    await unlink(temp).catch(() => undefined);
     throw writeError(path, error);
   }
-  if (durable) await syncDirectory(dirname(path));
+  if (options.durable !== false) await syncDirectory(dirname(path));
 }
 
 /** The same as {@link writeFileAtomic}, for the last writes of a forced exit. */
@@ -74,7 +63,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
   try {
     const fd = openSync(temp, 'wx', existingMode ?? options.mode ?? 0o644);
     try {
-      writeAll(fd, data);
+      writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
       if (options.durable !== false) fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -113,18 +102,12 @@ export async function writeNewFileDurably(path: string, data: string | Uint8Arra
 
 /** Makes a rename or unlink in `directory` durable. */
 export async function syncDirectory(directory: string): Promise<void> {
-  const fd = openSync(directory, 'r');
+  const handle = await open(directory, 'r');
   try {
-    await fsyncAsync(fd);
+    await handle.sync();
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
-}
-
-/** write(2) may write less than asked (a full disk says so on the next call): it is called until all is written. */
-function writeAll(fd: number, data: string | Uint8Array): void {
-  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-  for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
 }
 
 /** Temp names start with a dot and end in `.tmp`, so the vault watcher and editors ignore them. */
