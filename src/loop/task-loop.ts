@@ -80,6 +80,12 @@ class TaskLoop {
   private gitState: GitState | null = null;
   private lastStderr = '';
   private readonly pauses: HarnessPauses;
+  /**
+   * The folder fsync of the last checkpoint that counted an iteration, not waited for when it was
+   * written: the next agent runs meanwhile, and the next history line or ending waits for it, so
+   * the history is never more than one iteration ahead of a durable checkpoint (resume-plan.ts).
+   */
+  private checkpointSynced: Promise<void> | null = null;
 
   constructor(
     task: Task,
@@ -255,6 +261,7 @@ class TaskLoop {
       // iteration again, so history and checkpoint never disagree. When a checkpoint follows, the
       // line's fsync runs beside the checkpoint's, whose rename waits for it (one disk wait less
       // per iteration); otherwise the line is durable before anything else happens.
+      await this.checkpointDurable();
       const historyKept = store.appendHistory(record);
       const action = decision.action;
       const checkpointFollows =
@@ -394,7 +401,10 @@ class TaskLoop {
     };
   }
 
-  /** `after`: the history line this checkpoint counts, which must be durable before it shows. */
+  /**
+   * `after`: the history line this checkpoint counts, which must be durable before it shows; such a
+   * checkpoint's folder fsync is waited for later (checkpointSynced).
+   */
   private async checkpoint(
     status: LoopStatus,
     record?: IterationRecord,
@@ -406,7 +416,10 @@ class TaskLoop {
     const text = await writeCheckpoint(
       this.file,
       this.lastText,
-      { keys: { state: 'Approved', persistence_loop: keys }, ...(after === undefined ? {} : { after }) },
+      {
+        keys: { state: 'Approved', persistence_loop: keys },
+        ...(after === undefined ? {} : { after, deferFolderSync: (synced) => this.deferSync(synced) }),
+      },
       this.endingDeps(),
     );
     if (text === null) return;
@@ -417,6 +430,18 @@ class TaskLoop {
       iteration: keys.iteration,
       maxIterations: keys.max_iterations,
     });
+  }
+
+  private deferSync(synced: Promise<void>): void {
+    // Handled when awaited (checkpointDurable); until then its failure must not be an unhandled rejection.
+    synced.catch(() => undefined);
+    this.checkpointSynced = synced;
+  }
+
+  private async checkpointDurable(): Promise<void> {
+    const synced = this.checkpointSynced;
+    this.checkpointSynced = null;
+    await synced;
   }
 
   private endingDeps(): EndingDeps {
@@ -466,12 +491,14 @@ class TaskLoop {
   }
 
   private async done(): Promise<TaskRunResult> {
+    await this.checkpointDurable();
     await this.follow();
     const loop = checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' }));
     return finishDone(this.target(), loop, this.facts(), this.endingDeps(), this.deps.config.loop.tickChecklist);
   }
 
   private async reject(error: WiggumError, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
+    await this.checkpointDurable();
     const { code, message: reason } = error;
     await this.follow();
     const lastRecord = this.history.at(-1);
@@ -511,6 +538,7 @@ class TaskLoop {
   }
 
   private async stop(reason: StopReason): Promise<TaskRunResult> {
+    await this.checkpointDurable();
     await this.follow();
     // A file moved out of Approved/ is no longer the loop's to run, but it must not keep saying
     // `status: running` where it went: its final state is written there (stopped, memory kept).

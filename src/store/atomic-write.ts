@@ -18,6 +18,11 @@ export interface AtomicWriteOptions {
    * nothing is renamed and its error is thrown.
    */
   renameAfter?: Promise<void>;
+  /**
+   * Called with the folder's fsync (which makes the rename durable) instead of waiting for it: the
+   * caller waits for it before whatever must not be durable before this write is.
+   */
+  deferFolderSync?: (synced: Promise<void>) => void;
 }
 
 /**
@@ -46,7 +51,12 @@ export async function writeFileAtomic(
     await unlink(temp).catch(() => undefined);
     throw writeError(path, error);
   }
-  if (options.durable !== false) await syncDirectory(dirname(path));
+  if (options.durable === false) return;
+  if (options.deferFolderSync === undefined) await syncDirectory(dirname(path));
+  else
+    options.deferFolderSync(
+      syncDirectory(dirname(path)).catch((error: unknown) => Promise.reject(writeError(path, error))),
+    );
 }
 
 /** The same as {@link writeFileAtomic}, for the last writes of a forced exit. */

@@ -19,6 +19,8 @@ export interface TaskFileWrite {
   tick?: string[];
   /** A write that must be durable before the new text shows (see AtomicWriteOptions.renameAfter). */
   after?: Promise<void>;
+  /** See AtomicWriteOptions.deferFolderSync. */
+  deferFolderSync?: (synced: Promise<void>) => void;
 }
 
 export interface TaskFileWritten {
@@ -83,7 +85,10 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
       );
     }
     if (!unchangedSince(file, read.stat)) continue;
-    await writeFileAtomic(file, next, write.after === undefined ? {} : { renameAfter: write.after });
+    await writeFileAtomic(file, next, {
+      ...(write.after === undefined ? {} : { renameAfter: write.after }),
+      ...(write.deferFolderSync === undefined ? {} : { deferFolderSync: write.deferFolderSync }),
+    });
     return { task: reparsed.task, merged: read.text !== lastText, replacedUnreadKeys: current.unreadOwnedKeys ?? [] };
   }
   throw new WiggumError(

@@ -41,6 +41,16 @@ describe('writeFileAtomic', () => {
     expect(readdirSync(dir)).toEqual(['task.md']);
   });
 
+  test('deferFolderSync: the new text shows at once, and the folder fsync is handed over to be waited for', async () => {
+    const file = join(tempDir(), 'task.md');
+    writeFileSync(file, 'checkpoint 1');
+    const handedOver: Promise<void>[] = [];
+    await writeFileAtomic(file, 'checkpoint 2', { deferFolderSync: (synced) => handedOver.push(synced) });
+    expect(readFileSync(file, 'utf8')).toBe('checkpoint 2');
+    expect(handedOver).toHaveLength(1);
+    await expect(handedOver[0]).resolves.toBeUndefined();
+  });
+
   test('keeps the mode of the file it replaces', async () => {
     const file = join(tempDir(), 'a.md');
     writeFileSync(file, 'x');
