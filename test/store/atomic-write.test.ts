@@ -18,13 +18,20 @@ describe('writeFileAtomic', () => {
     const dir = tempDir();
     const file = join(dir, 'task.md');
     writeFileSync(file, 'checkpoint 1');
+    // A thenable, so the test sees the moment the write starts waiting on it (after its own fsync).
     let keep = (): void => undefined;
-    const historyKept = new Promise<void>((resolve) => {
-      keep = resolve;
+    let waiting = (): void => undefined;
+    const reached = new Promise<void>((resolve) => {
+      waiting = resolve;
     });
+    const historyKept = {
+      then(resolve: () => void) {
+        keep = resolve;
+        waiting();
+      },
+    } as unknown as Promise<void>;
     const written = writeFileAtomic(file, 'checkpoint 2', { renameAfter: historyKept });
-    // Its fsync done, the write waits on the other one: the old text is still what a reader sees.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await reached;
     expect(readFileSync(file, 'utf8')).toBe('checkpoint 1');
     keep();
     await written;
