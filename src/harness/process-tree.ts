@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, readdirSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, readlinkSync } from 'node:fs';
 import { systemErrorCode } from '../errors.js';
+import { inPidWindow, parsePidCounters, runPidWindow } from './pid-window.js';
+import type { PidCounters, PidWindow } from './pid-window.js';
 
 /**
  * The environment variable that marks every process of one run. Children inherit it, including the
@@ -33,14 +35,23 @@ export interface MarkedProcess {
   peakRssBytes: number;
 }
 
+/** A run's leader and the pid counters just before it was spawned: its processes got their pids since. */
+export interface RunPids {
+  leaderPid: number;
+  before: PidCounters;
+}
+
 /** What run-process needs of the machine's process table: find a run's processes, and signal one. */
 export interface ProcessTable {
   /**
    * Every live process whose environment holds exactly `RUN_MARKER_VARIABLE=marker`, other than
    * wiggum itself. Zombies are dead and are left out. null when there is no process table to look
-   * in (not Linux, /proc not mounted): nothing about the run can be measured then.
+   * in (not Linux, /proc not mounted): nothing about the run can be measured then. With `run`, only
+   * the processes whose pids were handed out since its spawn are read (pid-window.ts).
    */
-  findMarked(marker: string): MarkedProcess[] | null;
+  findMarked(marker: string, run?: RunPids | null): MarkedProcess[] | null;
+  /** The pid counters now, read just before a spawn; null when they cannot be read (then every look reads all). */
+  pidCounters(): PidCounters | null;
   /** Sends `signal` to one process; one that is gone, or that we may not signal, is not an error. */
   signal(pid: number, signal: NodeJS.Signals): void;
 }
@@ -54,7 +65,8 @@ const MS_PER_CLOCK_TICK = 1000 / 100;
 
 /** The real one: /proc on Linux, kill(2). */
 export const systemProcessTable: ProcessTable = {
-  findMarked: (marker) => (process.platform === 'linux' ? scanProc(marker) : null),
+  findMarked: (marker, run) => (process.platform === 'linux' ? scanProc(marker, run ?? null) : null),
+  pidCounters: () => (process.platform === 'linux' && procIsOurs() ? readPidCounters() : null),
   signal: (pid, signal) => {
     // kill(0) and kill(-1) would reach our own group or every process: never from a bad pid.
     if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) return;
@@ -75,14 +87,18 @@ export const systemProcessTable: ProcessTable = {
  */
 const OUR_OWN_FAILURES = new Set(['EMFILE', 'ENFILE', 'ENOMEM']);
 
-function scanProc(marker: string): MarkedProcess[] | null {
+function scanProc(marker: string, run: RunPids | null): MarkedProcess[] | null {
   const entry = Buffer.from(`${RUN_MARKER_VARIABLE}=${marker}`);
   const found: MarkedProcess[] = [];
   try {
-    for (const name of readdirSync('/proc')) {
+    const names = readdirSync('/proc');
+    // Read after the listing, so every process listed got its pid before the counters were read.
+    const window = run === null ? null : pidWindowOf(run);
+    for (const name of names) {
       if (!/^\d+$/.test(name)) continue;
       const pid = Number(name);
       if (pid === process.pid) continue;
+      if (window !== null && !inPidWindow(window, pid)) continue;
       try {
         if (!holdsEntry(readProcFile(`/proc/${pid}/environ`), entry)) continue;
         const marked = readMarked(pid);
@@ -152,4 +168,48 @@ function readMarked(pid: number): MarkedProcess | null {
 function statusKilobytes(status: string, name: string): number {
   const match = new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status);
   return match === null ? 0 : Number(match[1]);
+}
+
+function pidWindowOf(run: RunPids): PidWindow | null {
+  const now = readPidCounters();
+  return now === null ? null : runPidWindow(run.leaderPid, run.before, now, pidMax());
+}
+
+function readPidCounters(): PidCounters | null {
+  try {
+    return parsePidCounters(readFileSync('/proc/stat', 'latin1'), readFileSync('/proc/loadavg', 'latin1'));
+  } catch {
+    return null;
+  }
+}
+
+let cachedPidMax: number | null = null;
+
+/** /proc/sys/kernel/pid_max; 0 (no window is ever trusted) when it cannot be read. */
+function pidMax(): number {
+  if (cachedPidMax === null) {
+    try {
+      cachedPidMax = Number(readFileSync('/proc/sys/kernel/pid_max', 'latin1').trim()) || 0;
+    } catch {
+      cachedPidMax = 0;
+    }
+  }
+  return cachedPidMax;
+}
+
+let procOurs: boolean | null = null;
+
+/**
+ * Whether the /proc mounted here shows our own pid namespace: /proc/loadavg counts pids in ours,
+ * the listing shows the mount's, and a window is only sound when the two are the same.
+ */
+function procIsOurs(): boolean {
+  if (procOurs === null) {
+    try {
+      procOurs = readlinkSync('/proc/self') === String(process.pid);
+    } catch {
+      procOurs = false;
+    }
+  }
+  return procOurs;
 }

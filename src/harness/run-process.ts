@@ -7,6 +7,7 @@ import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
 import type { HostChild, ProcessHost } from './process-host.js';
 import { RUN_MARKER_VARIABLE, newRunMarker } from './process-tree.js';
+import type { RunPids } from './process-tree.js';
 import { spawnFailure } from './spawn-error.js';
 import { killStrays } from './stray-kill.js';
 import { meterRun } from './tree-usage.js';
@@ -32,6 +33,13 @@ const SAMPLE_MS = 500;
  * has exited.
  */
 const FIRST_SAMPLES_MS = [50, 100, 200];
+
+/**
+ * The reason the timers of a finished run are cancelled with, made once: `abort()` without one
+ * builds a DOMException and its stack trace on every run, which the profile of a quick agent's
+ * loop showed (nothing reads it: the cancelled sleeps' rejections are ignored).
+ */
+const TIMERS_CANCELLED = new Error('the run is over: its timers are cancelled');
 
 /** One command to run as its own process group, with its output captured. */
 export interface ProcessSpec {
@@ -164,6 +172,8 @@ export async function runProcess(spec: ProcessSpec, host: ProcessHost = systemPr
   const attempt = { command: spec.command, cwd: spec.cwd, configKey: spec.configKey };
   const marker = newRunMarker();
   spec.onMarker?.(marker);
+  // Before the spawn: every process of the run gets its pid after this reading (pid-window.ts).
+  const pidsBefore = host.processTable.pidCounters();
   let child: HostChild;
   try {
     child = host.spawn(spec.command, spec.args, { cwd: spec.cwd, env: { ...spec.env, [RUN_MARKER_VARIABLE]: marker } });
@@ -175,13 +185,14 @@ export async function runProcess(spec: ProcessSpec, host: ProcessHost = systemPr
     const [cause] = (await once(child, 'error')) as [unknown];
     return finish({ spawnError: spawnFailure(attempt, cause) });
   }
-  return finish(await supervise(child, { pgid: child.pid, marker }, spec, log, host));
+  const run = pidsBefore === null ? null : { leaderPid: child.pid, before: pidsBefore };
+  return finish(await supervise(child, { pgid: child.pid, marker, run }, spec, log, host));
 }
 
 /** Everything between a successful spawn and an empty process group with no strays. */
 async function supervise(
   child: HostChild,
-  { pgid, marker }: { pgid: number; marker: string },
+  { pgid, marker, run }: { pgid: number; marker: string; run: RunPids | null },
   spec: ProcessSpec,
   log: CappedLog | null,
   host: ProcessHost,
@@ -259,7 +270,7 @@ async function supervise(
   if (spec.kill?.aborted === true) onKill();
   else spec.kill?.addEventListener('abort', onKill, { once: true });
   spec.onSpawn?.(pgid, marker);
-  const meter = meterRun(marker, host.processTable);
+  const meter = meterRun(marker, host.processTable, run);
   // No look at spawn: the leader has only just exec'd, so it would show nothing worth its cost
   // (a look reads every process's environment, about 1.5 ms, which an agent that answers at once
   // would pay on every run).
@@ -273,7 +284,7 @@ async function supervise(
 
   const [exitCode, signal] = await leaderExit;
   state.leaderExited = true;
-  timers.abort();
+  timers.abort(TIMERS_CANCELLED);
   spec.signal?.removeEventListener('abort', onAbort);
   // Once killing is asked for, nothing left of the run gets a grace.
   const graceMs = (): number => (spec.kill?.aborted === true ? 0 : spec.stopGraceMs);
@@ -285,7 +296,7 @@ async function supervise(
   if (leftoverKilled) meter.sample();
   await (state.stopping ?? (leftoverKilled ? killProcessGroup(pgid, graceMs(), host) : null));
   // The group is empty: this last sample holds only the strays, and is the first look for them.
-  const straysKilled = await killStrays(marker, graceMs(), host, meter.sample());
+  const straysKilled = await killStrays(marker, graceMs(), host, meter.sample(), run);
   await drainOutput(streams, outputClosed, host);
   // Kept until here: a kill while leftovers of the group wait out their grace ends them too.
   spec.kill?.removeEventListener('abort', onKill);
@@ -317,7 +328,7 @@ async function drainOutput(streams: Readable[], closed: Promise<unknown>, host: 
       () => false,
     ),
   ]);
-  giveUp.abort();
+  giveUp.abort(TIMERS_CANCELLED);
   if (late) {
     for (const stream of streams) stream.destroy();
     await closed;

@@ -1,6 +1,6 @@
 import { KILL_CONFIRM_MS, POLL_MS } from './process-group.js';
 import type { ProcessHost } from './process-host.js';
-import type { MarkedProcess } from './process-tree.js';
+import type { MarkedProcess, RunPids } from './process-tree.js';
 
 /** What killing a run's strays needs: the process table and the clock its waits sleep on. */
 export type StrayHost = Pick<ProcessHost, 'processTable' | 'clock' | 'monotonicNow'>;
@@ -15,20 +15,22 @@ export type StrayHost = Pick<ProcessHost, 'processTable' | 'clock' | 'monotonicN
  * the phase they are found in. Signals go by pid right after the look that found the process, so
  * a pid reused in between (microseconds) is the only way to hit a process that is not ours.
  * `firstLook`: the caller's own look at the table (`findMarked(marker)`) taken just now, used
- * instead of a new one. Returns how many distinct processes were signalled.
+ * instead of a new one. `run`: the run's leader and pid counters at its spawn, so that a look reads
+ * only the processes started since. Returns how many distinct processes were signalled.
  */
 export async function killStrays(
   marker: string,
   graceMs: number,
   host: StrayHost,
   firstLook?: MarkedProcess[] | null,
+  run: RunPids | null = null,
 ): Promise<number> {
   const signalled = new Set<string>();
   const terminated = new Set<string>();
   let look = firstLook;
   /** Signals what is left (SIGTERM once per process, SIGKILL on every look); returns whether anything was. */
   const sweep = (signal: 'SIGTERM' | 'SIGKILL'): boolean => {
-    const left = (look !== undefined ? look : host.processTable.findMarked(marker)) ?? [];
+    const left = (look !== undefined ? look : host.processTable.findMarked(marker, run)) ?? [];
     look = undefined;
     for (const stray of left) {
       const identity = `${stray.pid}@${stray.startTicks}`;

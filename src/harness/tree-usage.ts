@@ -1,4 +1,4 @@
-import type { MarkedProcess, ProcessTable } from './process-tree.js';
+import type { MarkedProcess, ProcessTable, RunPids } from './process-tree.js';
 
 /** What a run's whole process tree used, as far as samples of it could tell. */
 export interface ResourceUsage {
@@ -110,13 +110,13 @@ export interface RunMeter {
   usage(): ResourceUsage | null;
 }
 
-export function meterRun(marker: string, table: ProcessTable): RunMeter {
+export function meterRun(marker: string, table: ProcessTable, run: RunPids | null = null): RunMeter {
   const tally = new TreeUsage();
   // One failed look (no /proc, or out of file descriptors for a moment) loses that sample only.
   let measured = false;
   return {
     sample: () => {
-      const found = table.findMarked(marker);
+      const found = table.findMarked(marker, run);
       if (found !== null) {
         measured = true;
         tally.add(found);

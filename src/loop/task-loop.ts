@@ -80,6 +80,12 @@ class TaskLoop {
   private gitState: GitState | null = null;
   private lastStderr = '';
   private readonly pauses: HarnessPauses;
+  /**
+   * The folder fsync of the last checkpoint that counted an iteration, not waited for when it was
+   * written: the next agent runs meanwhile, and the next history line or ending waits for it, so
+   * the history is never more than one iteration ahead of a durable checkpoint (resume-plan.ts).
+   */
+  private checkpointSynced: Promise<void> | null = null;
 
   constructor(
     task: Task,
@@ -257,8 +263,18 @@ class TaskLoop {
       this.history.push(record);
       // A record that cannot be kept (the disk full, the folder unwritable) ends this run before
       // the checkpoint counts the iteration: the task resumes from its last checkpoint and runs the
-      // iteration again, so history and checkpoint never disagree.
-      await store.appendHistory(record);
+      // iteration again, so history and checkpoint never disagree. When a checkpoint follows, the
+      // line's fsync runs beside the checkpoint's, whose rename waits for it (one disk wait less
+      // per iteration); otherwise the line is durable before anything else happens.
+      await this.checkpointDurable();
+      const historyKept = store.appendHistory(record);
+      const action = decision.action;
+      const checkpointFollows =
+        action.kind === 'retry' ||
+        action.kind === 'wait' ||
+        (action.kind === 'continue' && this.state.iteration % this.deps.config.loop.checkpointInterval === 0);
+      if (checkpointFollows) historyKept.catch(() => undefined);
+      else await historyKept;
       this.log.info(
         {
           event: 'iteration.ended',
@@ -278,7 +294,6 @@ class TaskLoop {
       );
       this.request.onEvent?.({ type: 'iteration-end', taskId: this.ctx.taskId, record });
 
-      const action = decision.action;
       if (action.kind === 'done') return this.done();
       if (action.kind === 'reject') return this.reject(rejection(action, run.outcome), record.iteration);
       if (action.kind === 'stop') return this.stop(action.reason);
@@ -288,7 +303,10 @@ class TaskLoop {
         action.kind === 'wait' ? 'waiting' : 'running',
         record,
         action.kind === 'wait' ? action : undefined,
+        historyKept,
       );
+      // Awaited again for its error, had the checkpoint not been written (the file gone or mid-edit).
+      await historyKept;
       if (action.kind === 'retry' || action.kind === 'wait') {
         const now = this.deps.clock.now();
         // A backoff is a duration (exactly the policy's delay); a usage limit ends at a time.
@@ -390,17 +408,25 @@ class TaskLoop {
     };
   }
 
+  /**
+   * `after`: the history line this checkpoint counts, which must be durable before it shows; such a
+   * checkpoint's folder fsync is waited for later (checkpointSynced).
+   */
   private async checkpoint(
     status: LoopStatus,
     record?: IterationRecord,
     wait?: { untilMs: number; why: WaitCause },
+    after?: Promise<void>,
   ): Promise<void> {
     await this.follow();
     const keys = checkpointData(this.checkpointKeys(status, record, undefined, wait));
     const text = await writeCheckpoint(
       this.file,
       this.lastText,
-      { keys: { state: 'Approved', persistence_loop: keys } },
+      {
+        keys: { state: 'Approved', persistence_loop: keys },
+        ...(after === undefined ? {} : { after, deferFolderSync: (synced) => this.deferSync(synced) }),
+      },
       this.endingDeps(),
     );
     if (text === null) return;
@@ -411,6 +437,18 @@ class TaskLoop {
       iteration: keys.iteration,
       maxIterations: keys.max_iterations,
     });
+  }
+
+  private deferSync(synced: Promise<void>): void {
+    // Handled when awaited (checkpointDurable); until then its failure must not be an unhandled rejection.
+    synced.catch(() => undefined);
+    this.checkpointSynced = synced;
+  }
+
+  private async checkpointDurable(): Promise<void> {
+    const synced = this.checkpointSynced;
+    this.checkpointSynced = null;
+    await synced;
   }
 
   private endingDeps(): EndingDeps {
@@ -460,12 +498,14 @@ class TaskLoop {
   }
 
   private async done(): Promise<TaskRunResult> {
+    await this.checkpointDurable();
     await this.follow();
     const loop = checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' }));
     return finishDone(this.target(), loop, this.facts(), this.endingDeps(), this.deps.config.loop.tickChecklist);
   }
 
   private async reject(error: WiggumError, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
+    await this.checkpointDurable();
     const { code, message: reason } = error;
     await this.follow();
     const lastRecord = this.history.at(-1);
@@ -505,6 +545,7 @@ class TaskLoop {
   }
 
   private async stop(reason: StopReason): Promise<TaskRunResult> {
+    await this.checkpointDurable();
     await this.follow();
     // A file moved out of Approved/ is no longer the loop's to run, but it must not keep saying
     // `status: running` where it went: its final state is written there (stopped, memory kept).

@@ -12,6 +12,17 @@ export interface AtomicWriteOptions {
    * so a power loss may lose the write. For records whose loss is harmless. Default true.
    */
   durable?: boolean;
+  /**
+   * A write that must be durable before this one can be seen (a history line before the checkpoint
+   * that counts it): the rename waits for it, while the two fsyncs run side by side. If it fails,
+   * nothing is renamed and its error is thrown.
+   */
+  renameAfter?: Promise<void>;
+  /**
+   * Called with the folder's fsync (which makes the rename durable) instead of waiting for it: the
+   * caller waits for it before whatever must not be durable before this write is.
+   */
+  deferFolderSync?: (synced: Promise<void>) => void;
 }
 
 /**
@@ -34,12 +45,18 @@ export async function writeFileAtomic(
     } finally {
       await handle.close();
     }
+    await options.renameAfter;
     await rename(temp, path);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw writeError(path, error);
   }
-  if (options.durable !== false) await syncDirectory(dirname(path));
+  if (options.durable === false) return;
+  if (options.deferFolderSync === undefined) await syncDirectory(dirname(path));
+  else
+    options.deferFolderSync(
+      syncDirectory(dirname(path)).catch((error: unknown) => Promise.reject(writeError(path, error))),
+    );
 }
 
 /** The same as {@link writeFileAtomic}, for the last writes of a forced exit. */

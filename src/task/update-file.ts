@@ -17,6 +17,10 @@ export interface TaskFileWrite {
   section?: string;
   /** Ids of checklist stories to tick (`- [ ]` → `- [x]`): the ones passing when a task is done. */
   tick?: string[];
+  /** A write that must be durable before the new text shows (see AtomicWriteOptions.renameAfter). */
+  after?: Promise<void>;
+  /** See AtomicWriteOptions.deferFolderSync. */
+  deferFolderSync?: (synced: Promise<void>) => void;
 }
 
 export interface TaskFileWritten {
@@ -81,7 +85,10 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
       );
     }
     if (!unchangedSince(file, read.stat)) continue;
-    await writeFileAtomic(file, next);
+    await writeFileAtomic(file, next, {
+      ...(write.after === undefined ? {} : { renameAfter: write.after }),
+      ...(write.deferFolderSync === undefined ? {} : { deferFolderSync: write.deferFolderSync }),
+    });
     return { task: reparsed.task, merged: read.text !== lastText, replacedUnreadKeys: current.unreadOwnedKeys ?? [] };
   }
   throw new WiggumError(

@@ -142,6 +142,19 @@ describe.runIf(process.platform === 'linux')('the processes of a run, found by i
     expect(sleep?.peakRssBytes).toBeGreaterThanOrEqual(sleep?.rssBytes ?? 0);
     expect(systemProcessTable.findMarked('no-run-has-this-marker')).toEqual([]);
   });
+
+  test('given the pid counters read before a spawn, a look reads only the processes started since', () => {
+    const marker = 'run-7a2e';
+    const older = bystander({ [RUN_MARKER_VARIABLE]: marker });
+    const before = systemProcessTable.pidCounters();
+    expect(before).not.toBeNull();
+    if (before === null) return;
+    const leader = bystander({ [RUN_MARKER_VARIABLE]: marker });
+    const child = bystander({ [RUN_MARKER_VARIABLE]: marker });
+    const pids = (found: { pid: number }[] | null): number[] => (found ?? []).map((one) => one.pid).sort();
+    expect(pids(systemProcessTable.findMarked(marker))).toEqual([older, leader, child].sort());
+    expect(pids(systemProcessTable.findMarked(marker, { leaderPid: leader, before }))).toEqual([leader, child].sort());
+  });
 });
 
 describe.runIf(process.platform === 'linux')('what a run used', () => {

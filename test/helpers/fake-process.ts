@@ -94,6 +94,8 @@ export function fakeProcessTable(): FakeProcessTable {
       table.looks += 1;
       return table.marked === null ? null : [...table.marked];
     },
+    // No counters: every look reads the whole (fake) table.
+    pidCounters: () => null,
     signal: (pid, signal) => {
       table.signalled.push({ pid, signal });
       if (signal === 'SIGTERM' && table.ignoringTerm.has(pid)) return;

@@ -1,7 +1,7 @@
-import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { isWiggumError } from '../../src/errors.js';
+import { WiggumError, isWiggumError } from '../../src/errors.js';
 import { writeFileAtomic, writeFileAtomicSync } from '../../src/store/atomic-write.js';
 import { appendJsonLine, readJsonLines } from '../../src/store/json-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -12,6 +12,50 @@ describe('writeFileAtomic', () => {
     await writeFileAtomic(file, 'one');
     await writeFileAtomic(file, 'two');
     expect(readFileSync(file, 'utf8')).toBe('two');
+  });
+
+  test('renameAfter: the new text shows only once the write it waits for is done', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'task.md');
+    writeFileSync(file, 'checkpoint 1');
+    // A thenable, so the test sees the moment the write starts waiting on it (after its own fsync).
+    let keep = (): void => undefined;
+    let waiting = (): void => undefined;
+    const reached = new Promise<void>((resolve) => {
+      waiting = resolve;
+    });
+    const historyKept = {
+      then(resolve: () => void) {
+        keep = resolve;
+        waiting();
+      },
+    } as unknown as Promise<void>;
+    const written = writeFileAtomic(file, 'checkpoint 2', { renameAfter: historyKept });
+    await reached;
+    expect(readFileSync(file, 'utf8')).toBe('checkpoint 1');
+    keep();
+    await written;
+    expect(readFileSync(file, 'utf8')).toBe('checkpoint 2');
+  });
+
+  test('renameAfter: when the write it waits for fails, nothing shows and its error is thrown', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'task.md');
+    writeFileSync(file, 'checkpoint 1');
+    const failed = new WiggumError('E_WRITE', 'could not write history.jsonl');
+    await expect(writeFileAtomic(file, 'checkpoint 2', { renameAfter: Promise.reject(failed) })).rejects.toBe(failed);
+    expect(readFileSync(file, 'utf8')).toBe('checkpoint 1');
+    expect(readdirSync(dir)).toEqual(['task.md']);
+  });
+
+  test('deferFolderSync: the new text shows at once, and the folder fsync is handed over to be waited for', async () => {
+    const file = join(tempDir(), 'task.md');
+    writeFileSync(file, 'checkpoint 1');
+    const handedOver: Promise<void>[] = [];
+    await writeFileAtomic(file, 'checkpoint 2', { deferFolderSync: (synced) => handedOver.push(synced) });
+    expect(readFileSync(file, 'utf8')).toBe('checkpoint 2');
+    expect(handedOver).toHaveLength(1);
+    await expect(handedOver[0]).resolves.toBeUndefined();
   });
 
   test('keeps the mode of the file it replaces', async () => {
