@@ -37,6 +37,9 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const mode = modeFor(path, options.mode);
   const temp = tempPathFor(path);
+  // Awaited only after this write's own fsync: marked handled now, so that its failure meanwhile is
+  // not an unhandled rejection (which the daemon treats as a crash); the await below still throws it.
+  if (options.renameAfter instanceof Promise) options.renameAfter.catch(() => undefined);
   try {
     const handle = await open(temp, 'wx', mode);
     try {
@@ -53,10 +56,12 @@ export async function writeFileAtomic(
   }
   if (options.durable === false) return;
   if (options.deferFolderSync === undefined) await syncDirectory(dirname(path));
-  else
-    options.deferFolderSync(
-      syncDirectory(dirname(path)).catch((error: unknown) => Promise.reject(writeError(path, error))),
-    );
+  else {
+    const synced = syncDirectory(dirname(path)).catch((error: unknown) => Promise.reject(writeError(path, error)));
+    // The caller waits for it later; until then its failure must not count as unhandled.
+    synced.catch(() => undefined);
+    options.deferFolderSync(synced);
+  }
 }
 
 /** The same as {@link writeFileAtomic}, for the last writes of a forced exit. */

@@ -81,6 +81,8 @@ describe('killRecordedHarness and the processes that left the group', () => {
       });
       onTestFinished(() => void job.kill('SIGKILL'));
       const exited = once(job, 'exit');
+      // Until its exec, the child's /proc environ is still node's, without the marker.
+      await once(job, 'spawn');
       const file = join(tempDir(), 'harness.json');
       await recordHarness(file, 999_999_999, marker); // the leader is long gone
       expect(await killRecordedHarness(file, 200)).toBe(true);
