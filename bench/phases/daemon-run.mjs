@@ -1,7 +1,7 @@
 // Through the real daemon (`wiggum start`): pickup latency, and throughput of 1,000 tasks.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { tempDir } from '../lib/cleanup.mjs';
 import { Daemon } from '../lib/daemon.mjs';
 import { daemonConfig, makeVault, taskText, writeBenchAgent } from '../lib/fixtures.mjs';
@@ -46,7 +46,7 @@ export async function pickup({ n, warmup, maxMs = Infinity, minN = n, nodeArgs =
   const vault = daemonVault('pickup');
   const daemon = Daemon.start(vault.root, { logDir: tempDir('pickup-log'), nodeArgs });
   try {
-    await daemon.waitForLog(/"msg":"watching /);
+    await daemon.waitForLog(/"event":"daemon.started"/);
     await sleep(500);
     const latencies = [];
     const dropped = new Map();
@@ -70,8 +70,8 @@ export async function pickup({ n, warmup, maxMs = Infinity, minN = n, nodeArgs =
     const watcher = [];
     const runner = [];
     for (const line of daemon.lines()) {
-      const match = /^queued (.+\.md)$/.exec(line.msg ?? '');
-      const drop = match === null ? undefined : dropped.get(match[1]);
+      if (line.event !== 'task.queued' || typeof line.file !== 'string') continue;
+      const drop = dropped.get(basename(line.file));
       if (drop === undefined) continue;
       watcher.push(logTime(line) - drop.t0);
       runner.push(drop.t1 - logTime(line));
@@ -101,7 +101,7 @@ export async function throughput({ tasks, concurrency, capMs, nodeArgs = [] }) {
   });
   let stopped = false;
   try {
-    await daemon.waitForLog(/"msg":"watching /);
+    await daemon.waitForLog(/"event":"daemon.started"/);
     await sleep(500);
     const texts = Array.from({ length: tasks }, (_, i) => taskText(i, { stories: 3 }));
     const rss = [];

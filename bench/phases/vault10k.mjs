@@ -105,7 +105,7 @@ async function idleDaemon(vault, { statusN, statusWarmup, statusMaxMs, nodeArgs 
   const startedAt = performance.now();
   const daemon = Daemon.start(vault.root, { logDir, nodeArgs });
   try {
-    await daemon.waitForLog(/"msg":"watching /, 60_000);
+    await daemon.waitForLog(/"event":"daemon.started"/, 60_000);
     const statusFile = join(vault.root, '.wiggum', 'status.json');
     let queuedMs = null;
     for (let waited = 0; waited < 60_000; waited += 50) {
