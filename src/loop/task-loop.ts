@@ -86,6 +86,11 @@ class TaskLoop {
    * the history is never more than one iteration ahead of a durable checkpoint (resume-plan.ts).
    */
   private checkpointSynced: Promise<void> | null = null;
+  /**
+   * The checkpoint of the last iteration while the next agent runs (see `checkpointBehind`): awaited,
+   * with its error, before anything else reads or writes the task file or the history.
+   */
+  private checkpointWriting: Promise<void> | null = null;
 
   constructor(
     task: Task,
@@ -114,6 +119,8 @@ class TaskLoop {
     try {
       return await this.loop();
     } finally {
+      // A loop that ends by an exception leaves no write of its task file behind it.
+      await this.checkpointWriting?.catch(() => undefined);
       this.pauses.forget(this.prepared.harness.name, this.ctx.taskId);
     }
   }
@@ -192,6 +199,9 @@ class TaskLoop {
         continue;
       }
       await this.follow();
+      // While the last checkpoint is being written, the file may show the text before or after its
+      // rename: the user's edits are read either way, and the checkpoint sets the text it wrote.
+      const writing = this.checkpointWriting !== null;
       const view = await reloadTaskFile(this.file, this.view(), this.ctx.store, this.log);
       if (view === null) return this.stop('task-gone');
       const bound = withMaxIterationsEdit(
@@ -204,7 +214,8 @@ class TaskLoop {
         },
         this.log,
       );
-      ({ body: this.body, text: this.lastText, prd: this.prd, fileMax: this.fileMax } = view);
+      ({ body: this.body, prd: this.prd, fileMax: this.fileMax } = view);
+      if (!writing) this.lastText = view.text;
       // The user's edit of max_iterations takes effect before this iteration, which the gate checks again.
       if (bound !== this.state) {
         this.state = bound;
@@ -230,6 +241,8 @@ class TaskLoop {
         if (this.prepared.harnessRecord !== null)
           await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
       }
+      // The last checkpoint, written behind this run, is renamed before the file is read again.
+      await this.checkpointWritten();
       // Stories the user added while the agent ran: a completion claim cannot cover them.
       await this.follow();
       const after = await storiesAddedDuringRun(this.file, { ...this.view(), prd: run.prd }, this.ctx.store, this.log);
@@ -298,6 +311,10 @@ class TaskLoop {
       if (action.kind === 'reject') return this.reject(rejection(action, run.outcome), record.iteration);
       if (action.kind === 'stop') return this.stop(action.reason);
       if (action.kind === 'continue' && this.state.iteration % this.deps.config.loop.checkpointInterval !== 0) continue;
+      if (action.kind === 'continue') {
+        this.checkpointBehind(record, historyKept);
+        continue;
+      }
       if (action.kind === 'wait') this.pauses.pause(harness, action.untilMs, action.why);
       await this.checkpoint(
         action.kind === 'wait' ? 'waiting' : 'running',
@@ -418,8 +435,10 @@ class TaskLoop {
     wait?: { untilMs: number; why: WaitCause },
     after?: Promise<void>,
   ): Promise<void> {
-    await this.follow();
+    // Taken now: the loop goes on while a checkpoint written behind the next agent waits for its fsyncs.
     const keys = checkpointData(this.checkpointKeys(status, record, undefined, wait));
+    await this.checkpointWritten();
+    await this.follow();
     const text = await writeCheckpoint(
       this.file,
       this.lastText,
@@ -445,7 +464,29 @@ class TaskLoop {
     this.checkpointSynced = synced;
   }
 
+  /**
+   * The checkpoint of an iteration that goes straight on, written while the next agent runs: its
+   * history line is already written (in the page cache, so a kill -9 keeps it, and a resume counts
+   * it: resume-plan.ts), and the checkpoint's rename still waits for that line's fsync and its own.
+   * The next agent no longer waits for those fsyncs; whatever follows its run (the next history
+   * line, an ending, another checkpoint) waits for this one (`checkpointDurable`). After a power loss
+   * the record of at most this one iteration is lost, and the iteration runs again.
+   */
+  private checkpointBehind(record: IterationRecord, historyKept: Promise<void>): void {
+    const written = this.checkpoint('running', record, undefined, historyKept).then(() => historyKept);
+    // Handled when awaited (checkpointWritten); until then its failure must not be an unhandled rejection.
+    written.catch(() => undefined);
+    this.checkpointWriting = written;
+  }
+
+  private async checkpointWritten(): Promise<void> {
+    const writing = this.checkpointWriting;
+    this.checkpointWriting = null;
+    await writing;
+  }
+
   private async checkpointDurable(): Promise<void> {
+    await this.checkpointWritten();
     const synced = this.checkpointSynced;
     this.checkpointSynced = null;
     await synced;
