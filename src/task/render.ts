@@ -106,7 +106,7 @@ const LOOP_KEY_ORDER: (keyof PersistenceLoopData)[] = [
 ];
 
 /** The block under `persistence_loop:`, lists and state data in compact flow style. */
-function renderBlock(loop: PersistenceLoopData, indent: number, eol: string): string {
+export function renderBlock(loop: PersistenceLoopData, indent: number, eol: string): string {
   const ordered: Record<string, unknown> = {};
   for (const key of LOOP_KEY_ORDER) {
     const value = loop[key];
