@@ -1,5 +1,5 @@
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { writeFileAtomic, writeFileAtomicSync } from '../store/atomic-write.js';
 import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
 import type { GroupHost, ProcessHost } from './process-host.js';
@@ -27,24 +27,45 @@ export type RecoveryHost = GroupHost & Partial<Pick<ProcessHost, 'processTable'>
  * power loss under a supervisor that does not kill the group), the harness's process group
  * survives, and so does whatever left the group carrying the run's `marker`; the next run of the
  * task kills both before starting another agent in the same workdir.
+ *
+ * Written over the marker's record (recordHarnessMarker) in one write at its start, never
+ * truncated first: a kill lands before or after that write, and either record finds the harness.
+ * Padded to at least the marker record's length, so no byte of it is left after the JSON.
+ * Not fsynced: after a power loss the harness is gone too. Never throws.
  */
 export async function recordHarness(file: string, pid: number, marker: string | null = null): Promise<void> {
   const record: HarnessRecord = { pid, startTicks: processStartTicks(pid), marker };
-  // Never torn, but not fsynced: after a power loss the harness is gone too.
-  await writeFileAtomic(file, `${JSON.stringify(record)}\n`, { durable: false });
+  const markerLength = marker === null ? 0 : recordText({ pid: null, startTicks: null, marker }).length;
+  writeRecord(file, recordText(record, markerLength), false);
+  return Promise.resolve();
 }
 
 /**
- * The marker alone, written synchronously just before the spawn: a wiggum killed between the spawn
- * and `recordHarness` still leaves what finds the harness (every process of a run carries its
- * marker). Never throws: without a record the run goes on, as it did before records existed.
+ * The marker alone, written just before the spawn: a wiggum killed between the spawn and
+ * `recordHarness` still leaves what finds the harness (every process of a run carries its
+ * marker). Written in place, no temp file and rename: no agent runs yet, so a kill halfway through
+ * loses nothing. Never throws: without a record the run goes on, as it did before records existed.
  */
 export function recordHarnessMarker(file: string, marker: string): void {
-  const record: HarnessRecord = { pid: null, startTicks: null, marker };
+  writeRecord(file, recordText({ pid: null, startTicks: null, marker }), true);
+}
+
+function recordText(record: HarnessRecord, atLeast = 0): string {
+  return `${JSON.stringify(record).padEnd(atLeast - 1)}\n`;
+}
+
+/** One write at the file's start; `truncate` empties it first. A symlink is not followed. */
+function writeRecord(file: string, text: string, truncate: boolean): void {
   try {
-    writeFileAtomicSync(file, `${JSON.stringify(record)}\n`, { durable: false });
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (truncate ? constants.O_TRUNC : 0);
+    const fd = openSync(file, flags, 0o644);
+    try {
+      writeSync(fd, text, 0);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
-    // The session folder is unwritable: the pid record will fail the same way, and say nothing either.
+    // The session folder is unwritable: the run goes on without a record, and says nothing either.
   }
 }
 
