@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
@@ -66,6 +66,23 @@ function writeRecord(file: string, text: string, truncate: boolean): void {
     }
   } catch {
     // The session folder is unwritable: the run goes on without a record, and says nothing either.
+  }
+}
+
+/**
+ * Says "no harness running" after a run, keeping the file for the next run's record: emptying it
+ * costs less than removing it and creating it again. An empty record is read as none. Never throws.
+ */
+export function emptyHarnessRecord(file: string): void {
+  try {
+    const fd = openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW);
+    try {
+      ftruncateSync(fd, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // No record (the session folder unwritable): nothing to empty.
   }
 }
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, relative } from 'node:path';
 import { WiggumError, isWiggumError } from '../errors.js';
 import { describeErrorChain, secretValues } from './error-chain.js';
-import { clearHarnessRecord } from '../harness/pid-record.js';
+import { clearHarnessRecord, emptyHarnessRecord } from '../harness/pid-record.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
 import { throughRunLink } from '../memory/run-link.js';
@@ -121,6 +121,7 @@ class TaskLoop {
     } finally {
       // A loop that ends by an exception leaves no write of its task file behind it.
       await this.checkpointWriting?.catch(() => undefined);
+      await this.removeHarnessRecord();
       this.pauses.forget(this.prepared.harness.name, this.ctx.taskId);
     }
   }
@@ -238,8 +239,7 @@ class TaskLoop {
         if (isWiggumError(error, 'E_MEMORY_CORRUPT')) return this.reject(error);
         throw error;
       } finally {
-        if (this.prepared.harnessRecord !== null)
-          await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
+        if (this.prepared.harnessRecord !== null) emptyHarnessRecord(this.prepared.harnessRecord);
       }
       // The last checkpoint, written behind this run, is renamed before the file is read again.
       await this.checkpointWritten();
@@ -458,6 +458,12 @@ class TaskLoop {
     });
   }
 
+  /** The harness record is emptied after each run (no record: nothing to kill), removed when the loop ends. */
+  private async removeHarnessRecord(): Promise<void> {
+    if (this.prepared.harnessRecord !== null)
+      await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
+  }
+
   private deferSync(synced: Promise<void>): void {
     // Handled when awaited (checkpointDurable); until then its failure must not be an unhandled rejection.
     synced.catch(() => undefined);
@@ -540,6 +546,7 @@ class TaskLoop {
 
   private async done(): Promise<TaskRunResult> {
     await this.checkpointDurable();
+    await this.removeHarnessRecord();
     await this.follow();
     const loop = checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' }));
     return finishDone(this.target(), loop, this.facts(), this.endingDeps(), this.deps.config.loop.tickChecklist);
@@ -547,6 +554,7 @@ class TaskLoop {
 
   private async reject(error: WiggumError, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
     await this.checkpointDurable();
+    await this.removeHarnessRecord();
     const { code, message: reason } = error;
     await this.follow();
     const lastRecord = this.history.at(-1);
@@ -587,6 +595,7 @@ class TaskLoop {
 
   private async stop(reason: StopReason): Promise<TaskRunResult> {
     await this.checkpointDurable();
+    await this.removeHarnessRecord();
     await this.follow();
     // A file moved out of Approved/ is no longer the loop's to run, but it must not keep saying
     // `status: running` where it went: its final state is written there (stopped, memory kept).

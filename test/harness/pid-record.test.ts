@@ -3,7 +3,12 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { killRecordedHarness, recordHarness, recordHarnessMarker } from '../../src/harness/pid-record.js';
+import {
+  emptyHarnessRecord,
+  killRecordedHarness,
+  recordHarness,
+  recordHarnessMarker,
+} from '../../src/harness/pid-record.js';
 import { RUN_MARKER_VARIABLE } from '../../src/harness/process-tree.js';
 import { createFakeProcess, fakeHost } from '../helpers/fake-process.js';
 import type { FakeProcess } from '../helpers/fake-process.js';
@@ -120,6 +125,17 @@ describe('the record written over the marker record, in place', () => {
     await recordHarness(file, pid, 'marker-of-this-run');
     const record = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; marker: string };
     expect(record).toMatchObject({ pid, marker: 'marker-of-this-run' });
+  });
+
+  test('an emptied record (the run over) names nothing to kill, and the next marker record fills it', async () => {
+    const agent = createFakeProcess('exit');
+    const host = fakeHost(agent);
+    const file = recordOf(agent);
+    emptyHarnessRecord(file);
+    expect(await killRecordedHarness(file, 1_000, host)).toBe(false);
+    expect(host.signals).toEqual([]);
+    recordHarnessMarker(file, 'next-run');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ pid: null, startTicks: null, marker: 'next-run' });
   });
 
   test('the next marker record replaces a longer record whole', async () => {
