@@ -1,5 +1,5 @@
 import { closeSync, constants, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
 import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
 import type { GroupHost, ProcessHost } from './process-host.js';
@@ -36,8 +36,17 @@ export type RecoveryHost = GroupHost & Partial<Pick<ProcessHost, 'processTable'>
 export async function recordHarness(file: string, pid: number, marker: string | null = null): Promise<void> {
   const record: HarnessRecord = { pid, startTicks: processStartTicks(pid), marker };
   const markerLength = marker === null ? 0 : recordText({ pid: null, startTicks: null, marker }).length;
-  writeRecord(file, recordText(record, markerLength), false);
-  return Promise.resolve();
+  // On the thread pool: the agent runs meanwhile, and a disk under contention does not stall the loop.
+  try {
+    const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+    try {
+      await handle.write(recordText(record, markerLength), 0);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // The session folder is unwritable: the run goes on without a record, and says nothing either.
+  }
 }
 
 /**
@@ -47,17 +56,17 @@ export async function recordHarness(file: string, pid: number, marker: string | 
  * loses nothing. Never throws: without a record the run goes on, as it did before records existed.
  */
 export function recordHarnessMarker(file: string, marker: string): void {
-  writeRecord(file, recordText({ pid: null, startTicks: null, marker }), true);
+  writeRecord(file, recordText({ pid: null, startTicks: null, marker }));
 }
 
 function recordText(record: HarnessRecord, atLeast = 0): string {
   return `${JSON.stringify(record).padEnd(atLeast - 1)}\n`;
 }
 
-/** One write at the file's start; `truncate` empties it first. A symlink is not followed. */
-function writeRecord(file: string, text: string, truncate: boolean): void {
+/** One write into an emptied file. A symlink is not followed. */
+function writeRecord(file: string, text: string): void {
   try {
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (truncate ? constants.O_TRUNC : 0);
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_TRUNC;
     const fd = openSync(file, flags, 0o644);
     try {
       writeSync(fd, text, 0);
