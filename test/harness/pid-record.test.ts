@@ -127,7 +127,7 @@ describe('the record written over the marker record, in place', () => {
     expect(record).toMatchObject({ pid, marker: 'marker-of-this-run' });
   });
 
-  test('an emptied record (the run over) names nothing to kill, and the next marker record fills it', async () => {
+  test('an emptied record (the run over) names nothing to kill, and the next marker record replaces it', async () => {
     const agent = createFakeProcess('exit');
     const host = fakeHost(agent);
     const file = recordOf(agent);
