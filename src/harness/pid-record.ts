@@ -1,5 +1,5 @@
-import { readFile, rm } from 'node:fs/promises';
-import { writeFileAtomic, writeFileAtomicSync } from '../store/atomic-write.js';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { open, readFile, rm } from 'node:fs/promises';
 import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
 import type { GroupHost, ProcessHost } from './process-host.js';
@@ -23,28 +23,69 @@ interface HarnessRecord {
 export type RecoveryHost = GroupHost & Partial<Pick<ProcessHost, 'processTable'>>;
 
 /**
+ * Every record is written at the file's start as one write of the same length (padded with spaces;
+ * a record is about 100 bytes), never truncated first: a kill lands before or after that one write
+ * (under a page at offset 0, copied whole or not at all), and what it leaves is one whole record.
+ */
+const RECORD_BYTES = 256;
+
+/**
  * Remembers the running harness in the session folder. If wiggum itself is killed (kill -9,
  * power loss under a supervisor that does not kill the group), the harness's process group
  * survives, and so does whatever left the group carrying the run's `marker`; the next run of the
  * task kills both before starting another agent in the same workdir.
+ *
+ * Written over the marker's record (recordHarnessMarker): either of the two finds the harness.
+ * Not fsynced: after a power loss the harness is gone too. Never throws.
  */
 export async function recordHarness(file: string, pid: number, marker: string | null = null): Promise<void> {
-  const record: HarnessRecord = { pid, startTicks: processStartTicks(pid), marker };
-  // Never torn, but not fsynced: after a power loss the harness is gone too.
-  await writeFileAtomic(file, `${JSON.stringify(record)}\n`, { durable: false });
+  const text = recordText({ pid, startTicks: processStartTicks(pid), marker });
+  // On the thread pool: the agent runs meanwhile, and a disk under contention does not stall the loop.
+  try {
+    const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
+    try {
+      await handle.write(text, 0);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // The session folder is unwritable: the run goes on without a record, and says nothing either.
+  }
 }
 
 /**
- * The marker alone, written synchronously just before the spawn: a wiggum killed between the spawn
- * and `recordHarness` still leaves what finds the harness (every process of a run carries its
+ * The marker alone, written just before the spawn: a wiggum killed between the spawn and
+ * `recordHarness` still leaves what finds the harness (every process of a run carries its
  * marker). Never throws: without a record the run goes on, as it did before records existed.
  */
 export function recordHarnessMarker(file: string, marker: string): void {
-  const record: HarnessRecord = { pid: null, startTicks: null, marker };
+  writeRecordSync(file, recordText({ pid: null, startTicks: null, marker }), true);
+}
+
+/**
+ * Says "no harness running" after a run (a record with neither pid nor marker), keeping the file for
+ * the next run's record: overwriting it costs less than removing it and creating it again, or than
+ * truncating it. Never throws.
+ */
+export function emptyHarnessRecord(file: string): void {
+  writeRecordSync(file, recordText({ pid: null, startTicks: null, marker: null }), false);
+}
+
+function recordText(record: HarnessRecord): string {
+  return `${JSON.stringify(record).padEnd(RECORD_BYTES - 1)}\n`;
+}
+
+/** One write at the file's start. A symlink is not followed. */
+function writeRecordSync(file: string, text: string, create: boolean): void {
   try {
-    writeFileAtomicSync(file, `${JSON.stringify(record)}\n`, { durable: false });
+    const fd = openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | (create ? constants.O_CREAT : 0), 0o644);
+    try {
+      writeSync(fd, text, 0);
+    } finally {
+      closeSync(fd);
+    }
   } catch {
-    // The session folder is unwritable: the pid record will fail the same way, and say nothing either.
+    // The session folder is unwritable, or (emptying) no record: the run goes on without one.
   }
 }
 

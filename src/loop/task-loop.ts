@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, relative } from 'node:path';
 import { WiggumError, isWiggumError } from '../errors.js';
 import { describeErrorChain, secretValues } from './error-chain.js';
-import { clearHarnessRecord } from '../harness/pid-record.js';
+import { clearHarnessRecord, emptyHarnessRecord } from '../harness/pid-record.js';
 import type { Logger } from '../log/logger.js';
 import type { IterationRecord } from '../memory/history.js';
 import { throughRunLink } from '../memory/run-link.js';
@@ -86,6 +86,11 @@ class TaskLoop {
    * the history is never more than one iteration ahead of a durable checkpoint (resume-plan.ts).
    */
   private checkpointSynced: Promise<void> | null = null;
+  /**
+   * The checkpoint of the last iteration while the next agent runs (see `checkpointBehind`): awaited,
+   * with its error, before anything else reads or writes the task file or the history.
+   */
+  private checkpointWriting: Promise<void> | null = null;
 
   constructor(
     task: Task,
@@ -114,6 +119,9 @@ class TaskLoop {
     try {
       return await this.loop();
     } finally {
+      // A loop that ends by an exception leaves no write of its task file behind it.
+      await this.checkpointWriting?.catch(() => undefined);
+      await this.removeHarnessRecord();
       this.pauses.forget(this.prepared.harness.name, this.ctx.taskId);
     }
   }
@@ -192,6 +200,9 @@ class TaskLoop {
         continue;
       }
       await this.follow();
+      // While the last checkpoint is being written, the file may show the text before or after its
+      // rename: the user's edits are read either way, and the checkpoint sets the text it wrote.
+      const writing = this.checkpointWriting !== null;
       const view = await reloadTaskFile(this.file, this.view(), this.ctx.store, this.log);
       if (view === null) return this.stop('task-gone');
       const bound = withMaxIterationsEdit(
@@ -204,7 +215,8 @@ class TaskLoop {
         },
         this.log,
       );
-      ({ body: this.body, text: this.lastText, prd: this.prd, fileMax: this.fileMax } = view);
+      ({ body: this.body, prd: this.prd, fileMax: this.fileMax } = view);
+      if (!writing) this.lastText = view.text;
       // The user's edit of max_iterations takes effect before this iteration, which the gate checks again.
       if (bound !== this.state) {
         this.state = bound;
@@ -227,9 +239,10 @@ class TaskLoop {
         if (isWiggumError(error, 'E_MEMORY_CORRUPT')) return this.reject(error);
         throw error;
       } finally {
-        if (this.prepared.harnessRecord !== null)
-          await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
+        if (this.prepared.harnessRecord !== null) emptyHarnessRecord(this.prepared.harnessRecord);
       }
+      // The last checkpoint, written behind this run, is renamed before the file is read again.
+      await this.checkpointWritten();
       // Stories the user added while the agent ran: a completion claim cannot cover them.
       await this.follow();
       const after = await storiesAddedDuringRun(this.file, { ...this.view(), prd: run.prd }, this.ctx.store, this.log);
@@ -298,6 +311,10 @@ class TaskLoop {
       if (action.kind === 'reject') return this.reject(rejection(action, run.outcome), record.iteration);
       if (action.kind === 'stop') return this.stop(action.reason);
       if (action.kind === 'continue' && this.state.iteration % this.deps.config.loop.checkpointInterval !== 0) continue;
+      if (action.kind === 'continue') {
+        this.checkpointBehind(record, historyKept);
+        continue;
+      }
       if (action.kind === 'wait') this.pauses.pause(harness, action.untilMs, action.why);
       await this.checkpoint(
         action.kind === 'wait' ? 'waiting' : 'running',
@@ -418,8 +435,10 @@ class TaskLoop {
     wait?: { untilMs: number; why: WaitCause },
     after?: Promise<void>,
   ): Promise<void> {
-    await this.follow();
+    // Taken now: the loop goes on while a checkpoint written behind the next agent waits for its fsyncs.
     const keys = checkpointData(this.checkpointKeys(status, record, undefined, wait));
+    await this.checkpointWritten();
+    await this.follow();
     const text = await writeCheckpoint(
       this.file,
       this.lastText,
@@ -439,13 +458,41 @@ class TaskLoop {
     });
   }
 
+  /** The harness record is emptied after each run (no record: nothing to kill), removed when the loop ends. */
+  private async removeHarnessRecord(): Promise<void> {
+    if (this.prepared.harnessRecord !== null)
+      await clearHarnessRecord(this.prepared.harnessRecord).catch(() => undefined);
+  }
+
   private deferSync(synced: Promise<void>): void {
     // Handled when awaited (checkpointDurable); until then its failure must not be an unhandled rejection.
     synced.catch(() => undefined);
     this.checkpointSynced = synced;
   }
 
+  /**
+   * The checkpoint of an iteration that goes straight on, written while the next agent runs: its
+   * history line is already written (in the page cache, so a kill -9 keeps it, and a resume counts
+   * it: resume-plan.ts), and the checkpoint's rename still waits for that line's fsync and its own.
+   * The next agent no longer waits for those fsyncs; whatever follows its run (the next history
+   * line, an ending, another checkpoint) waits for this one (`checkpointDurable`). After a power loss
+   * the record of at most this one iteration is lost, and the iteration runs again.
+   */
+  private checkpointBehind(record: IterationRecord, historyKept: Promise<void>): void {
+    const written = this.checkpoint('running', record, undefined, historyKept).then(() => historyKept);
+    // Handled when awaited (checkpointWritten); until then its failure must not be an unhandled rejection.
+    written.catch(() => undefined);
+    this.checkpointWriting = written;
+  }
+
+  private async checkpointWritten(): Promise<void> {
+    const writing = this.checkpointWriting;
+    this.checkpointWriting = null;
+    await writing;
+  }
+
   private async checkpointDurable(): Promise<void> {
+    await this.checkpointWritten();
     const synced = this.checkpointSynced;
     this.checkpointSynced = null;
     await synced;
@@ -499,6 +546,7 @@ class TaskLoop {
 
   private async done(): Promise<TaskRunResult> {
     await this.checkpointDurable();
+    await this.removeHarnessRecord();
     await this.follow();
     const loop = checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' }));
     return finishDone(this.target(), loop, this.facts(), this.endingDeps(), this.deps.config.loop.tickChecklist);
@@ -506,6 +554,7 @@ class TaskLoop {
 
   private async reject(error: WiggumError, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
     await this.checkpointDurable();
+    await this.removeHarnessRecord();
     const { code, message: reason } = error;
     await this.follow();
     const lastRecord = this.history.at(-1);
@@ -546,6 +595,7 @@ class TaskLoop {
 
   private async stop(reason: StopReason): Promise<TaskRunResult> {
     await this.checkpointDurable();
+    await this.removeHarnessRecord();
     await this.follow();
     // A file moved out of Approved/ is no longer the loop's to run, but it must not keep saying
     // `status: running` where it went: its final state is written there (stopped, memory kept).

@@ -26,12 +26,21 @@ export class DiskMemoryStore implements MemoryStore {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * prd.json as last parsed: read twice an iteration, and unchanged by most runs. Still read from
+   * disk every time; only the same bytes skip the parse and the schema (the loop never modifies a Prd).
+   */
+  private lastPrd: { text: string; prd: Prd } | null = null;
+
   // Reads are synchronous (small files; see readMemoryText) behind the store's async interface.
   loadPrd(): Promise<Prd> {
     return settled(() => {
       const text = readMemoryText(this.paths.prd);
       if (text === null) throw missingFile(this.paths.prd, 'the story list of this session');
-      return parsePrd(text, this.paths.prd);
+      if (this.lastPrd?.text === text) return this.lastPrd.prd;
+      const prd = parsePrd(text, this.paths.prd);
+      this.lastPrd = { text, prd };
+      return prd;
     });
   }
 

@@ -125,10 +125,17 @@ export async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
-/** Temp names start with a dot and end in `.tmp`, so the vault watcher and editors ignore them. */
+/**
+ * Temp names start with a dot and end in `.tmp`, so the vault watcher and editors ignore them. The
+ * 8 hex digits count up from a random start drawn once per process (a random draw per write cost
+ * more than the write's own calls): unique within the process, and unlike a reused pid's leftovers.
+ */
 export function tempPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  tempCount = (tempCount + 1) >>> 0;
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${tempCount.toString(16).padStart(8, '0')}.tmp`);
 }
+
+let tempCount = randomBytes(4).readUInt32BE(0);
 
 function modeFor(path: string, requested: number | undefined): number {
   try {

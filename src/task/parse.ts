@@ -82,6 +82,19 @@ export function parseTask(file: string, text: string, options: ParseOptions = {}
   return remembered(`r${file}\u0000${text}`, () => parseTaskText(file, text, true));
 }
 
+/**
+ * Remembers `task` as the parse of its text, for a text wiggum has just derived together with its
+ * parse (task/spliced-task.ts): the next read of those bytes then costs no parse.
+ */
+export function rememberParse(task: Task): void {
+  remember(`${task.file}\u0000${task.text}`, { ok: true, task });
+}
+
+function remember(key: string, result: ParseResult): void {
+  memo.set(key, result);
+  if (memo.size > MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+}
+
 function remembered(key: string, parse: () => ParseResult): ParseResult {
   const known = memo.get(key);
   if (known !== undefined) {
@@ -91,8 +104,7 @@ function remembered(key: string, parse: () => ParseResult): ParseResult {
     return known;
   }
   const result = parse();
-  memo.set(key, result);
-  if (memo.size > MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+  remember(key, result);
   return result;
 }
 

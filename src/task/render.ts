@@ -105,8 +105,19 @@ const LOOP_KEY_ORDER: (keyof PersistenceLoopData)[] = [
   'checkpoint',
 ];
 
+/** The last block rendered: a checkpoint renders it for its text, then again to derive its parse (spliced-task.ts). */
+let lastBlock: { loop: PersistenceLoopData; indent: number; eol: string; text: string } | null = null;
+
 /** The block under `persistence_loop:`, lists and state data in compact flow style. */
-function renderBlock(loop: PersistenceLoopData, indent: number, eol: string): string {
+export function renderBlock(loop: PersistenceLoopData, indent: number, eol: string): string {
+  if (lastBlock !== null && lastBlock.loop === loop && lastBlock.indent === indent && lastBlock.eol === eol)
+    return lastBlock.text;
+  const text = renderBlockText(loop, indent, eol);
+  lastBlock = { loop, indent, eol, text };
+  return text;
+}
+
+function renderBlockText(loop: PersistenceLoopData, indent: number, eol: string): string {
   const ordered: Record<string, unknown> = {};
   for (const key of LOOP_KEY_ORDER) {
     const value = loop[key];

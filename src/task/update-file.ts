@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { WiggumError, isWiggumError } from '../errors.js';
 import type { Task } from './parse.js';
-import { parseTask } from './parse.js';
+import { parseTask, rememberParse } from './parse.js';
+import { splicedTask } from './spliced-task.js';
 import { formatProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
 import { readTaskFileSync } from './read.js';
@@ -74,7 +75,11 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
       next = next.slice(0, bodyStart) + tickChecklistLines(next.slice(bodyStart), lines);
     }
     if (write.section !== undefined) next = appendSection(next, write.section, current.layout.eol);
-    const reparsed = parseTask(file, next);
+    // A checkpoint alone (no tick, no section) changes only wiggum's keys: its parse is derived.
+    const spliced =
+      write.tick === undefined && write.section === undefined ? splicedTask(current, write.keys, next) : null;
+    if (spliced !== null) rememberParse(spliced);
+    const reparsed = spliced === null ? parseTask(file, next) : { ok: true as const, task: spliced };
     if (!reparsed.ok) {
       throw new WiggumError(
         'E_INTERNAL',

@@ -1,9 +1,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { killRecordedHarness, recordHarness, recordHarnessMarker } from '../../src/harness/pid-record.js';
+import {
+  emptyHarnessRecord,
+  killRecordedHarness,
+  recordHarness,
+  recordHarnessMarker,
+} from '../../src/harness/pid-record.js';
 import { RUN_MARKER_VARIABLE } from '../../src/harness/process-tree.js';
 import { createFakeProcess, fakeHost } from '../helpers/fake-process.js';
 import type { FakeProcess } from '../helpers/fake-process.js';
@@ -108,4 +113,37 @@ describe('killRecordedHarness and the processes that left the group', () => {
       expect(existsSync(file)).toBe(false);
     },
   );
+});
+
+describe('the record written over the marker record, in place', () => {
+  // A pid of two digits with no process behind it: its record is two characters shorter than the marker's.
+  const shortPid = Array.from({ length: 89 }, (_, index) => index + 11).find((pid) => !existsSync(`/proc/${pid}`));
+  test.runIf(process.platform === 'linux' && shortPid !== undefined).each([
+    { name: 'a record shorter than the marker record', pid: shortPid! },
+    { name: 'a record longer than the marker record', pid: 4_194_303 },
+  ])('$name: the file holds exactly one record, the new one', async ({ pid }) => {
+    const file = join(tempDir(), 'harness.json');
+    recordHarnessMarker(file, 'marker-of-this-run');
+    await recordHarness(file, pid, 'marker-of-this-run');
+    const record = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; marker: string };
+    expect(record).toMatchObject({ pid, marker: 'marker-of-this-run' });
+  });
+
+  test('an emptied record (the run over) names nothing to kill, and the next marker record replaces it', async () => {
+    const agent = createFakeProcess('exit');
+    const host = fakeHost(agent);
+    const file = recordOf(agent);
+    emptyHarnessRecord(file);
+    expect(await killRecordedHarness(file, 1_000, host)).toBe(false);
+    expect(host.signals).toEqual([]);
+    recordHarnessMarker(file, 'next-run');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ pid: null, startTicks: null, marker: 'next-run' });
+  });
+
+  test('the next marker record replaces a longer record whole', async () => {
+    const file = join(tempDir(), 'harness.json');
+    await recordHarness(file, 4_194_303, 'a-much-longer-marker-from-the-run-before');
+    recordHarnessMarker(file, 'short');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ pid: null, startTicks: null, marker: 'short' });
+  });
 });

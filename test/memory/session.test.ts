@@ -129,6 +129,18 @@ describe('a new session', () => {
     await rejection(store.appendHistory({ ...record(3), iteration: -1 }), 'E_INTERNAL');
     expect(await store.loadHistory()).toHaveLength(2);
   });
+
+  test('prd.json is read from disk every time: the same bytes give the same Prd, an agent’s edit is seen, a corrupt file refused', async () => {
+    const vault = tempDir();
+    const { store } = await openSession(options(vault));
+    const first = await store.loadPrd();
+    expect(await store.loadPrd()).toBe(first);
+    const edited: Prd = { ...first, userStories: first.userStories.map((story) => ({ ...story, passes: true })) };
+    writeFileSync(store.paths!.prd, JSON.stringify(edited));
+    expect(await store.loadPrd()).toEqual(edited);
+    writeFileSync(store.paths!.prd, '{"userStories": [');
+    await rejection(store.loadPrd(), 'E_MEMORY_CORRUPT');
+  });
 });
 
 describe('resume', () => {
