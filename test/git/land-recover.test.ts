@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { recoverLanding, writeLandingIntent } from '../../src/git/land-intent.js';
@@ -6,7 +7,9 @@ import type { LandingIntent, LandingRecovery, LandingRepoState } from '../../src
 import { landMerge } from '../../src/git/land-merge.js';
 import { resumeLanding } from '../../src/git/land-recover.js';
 import { git, gitRepo } from '../helpers/git-repo.js';
+import { REPO_ROOT, killHard, requireBuild } from '../helpers/child.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { waitForFile } from '../helpers/wait.js';
 
 const INTENT: LandingIntent = {
   version: 1,
@@ -138,6 +141,39 @@ describe('resumeLanding on real repositories', () => {
       newBase,
     });
     expect(git(repo, 'status', '--porcelain')).toBe('');
+  });
+
+  test('kill -9 of a process landing while the check runs on the merged result: the next start undoes it, landing again finishes it', async () => {
+    requireBuild();
+    const { repo, intentFile, newBase } = repoWithTask();
+    writeFileSync(join(repo, 'user.txt'), "the user's\n");
+    git(repo, 'add', 'user.txt');
+    git(repo, 'commit', '--quiet', '-m', 'user');
+    const userCommit = git(repo, 'rev-parse', 'main');
+    const marker = join(tempDir('wiggum-marker-'), 'verifying');
+    const child = spawn(
+      process.execPath,
+      [join(REPO_ROOT, 'test', 'fixtures', 'land-child.mjs'), repo, 'task', 'main', intentFile, marker],
+      {
+        stdio: 'ignore',
+      },
+    );
+    await waitForFile(marker);
+    await killHard(child);
+    const scratch = readFileSync(marker, 'utf8');
+    expect(existsSync(scratch)).toBe(true);
+    expect(git(repo, 'rev-parse', 'main')).toBe(userCommit);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+
+    expect((await resumeLanding(intentFile))?.recovery).toMatchObject({ action: 'undo', removeScratch: true });
+    expect(existsSync(scratch)).toBe(false);
+    expect(await landMerge({ repo, branch: 'task', base: 'main', intentFile })).toMatchObject({
+      kind: 'landed',
+      how: 'merge-commit',
+    });
+    expect(git(repo, 'rev-list', '--parents', '-n1', 'main').split(' ').slice(1)).toEqual([userCommit, newBase]);
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
   });
 
   test('no intent: nothing to do', async () => {
