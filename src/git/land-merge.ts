@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -19,7 +20,7 @@ export interface LandMergeOptions {
   verify?: (dir: string) => Promise<VerifyResult>;
   /** Where the landing intent is kept while the landing is under way (see land-intent.ts). */
   intentFile: string;
-  /** The scratch worktree's path; default `<git common dir>/wiggum-land/<branch>`. */
+  /** The scratch worktree's path; default `<git common dir>/wiggum-land/<branch>-<hash>`. */
   scratchDir?: string;
   /** How often a base that moved between merge and update is merged again; default 3. */
   attempts?: number;
@@ -220,11 +221,9 @@ async function mergeCommit(
 
 async function defaultScratch(repo: string, branch: string): Promise<string> {
   const common = (await gitOk(repo, ['rev-parse', '--git-common-dir'], 'finding the repository')).trim();
-  return join(
-    isAbsolute(common) ? common : resolve(repo, common),
-    'wiggum-land',
-    branch.replace(/[^A-Za-z0-9._-]/g, '-'),
-  );
+  // The hash keeps `a/b` and `a-b`, landing at the same time, apart.
+  const name = `${branch.replace(/[^A-Za-z0-9._-]/g, '-')}-${createHash('sha1').update(branch).digest('hex').slice(0, 8)}`;
+  return join(isAbsolute(common) ? common : resolve(repo, common), 'wiggum-land', name);
 }
 
 /**

@@ -126,6 +126,58 @@ describe('landMerge', () => {
     expect(readFileSync(join(repo, 'work.txt'), 'utf8')).toBe("the user's own untracked file\n");
   });
 
+  test('two tasks rewrite one line: the first lands, the second conflicts, resolves in its worktree, then lands', async () => {
+    const { repo, intentFile } = repoWithTask();
+    const worktrees = tempDir('wiggum-task-wts-');
+    for (const [task, line] of [
+      ['one', 'two by one'],
+      ['two', 'two by two'],
+    ] as const) {
+      git(repo, 'worktree', 'add', '--quiet', '-b', task, join(worktrees, task), 'main');
+      commitIn(join(worktrees, task), 'shared.txt', `one\n${line}\nthree\n`);
+    }
+    expect(await landMerge({ repo, branch: 'one', base: 'main', intentFile })).toMatchObject({
+      kind: 'landed',
+      how: 'ff',
+    });
+    const conflict = await landMerge({ repo, branch: 'two', base: 'main', intentFile });
+    expect(conflict).toMatchObject({
+      kind: 'conflict',
+      files: ['shared.txt'],
+      baseCommit: git(repo, 'rev-parse', 'one'),
+    });
+
+    // What the agent does with the story it is sent back with, in its own worktree.
+    const two = join(worktrees, 'two');
+    try {
+      git(two, 'merge', '--quiet', conflict.kind === 'conflict' ? conflict.baseCommit : 'main');
+    } catch {
+      // the conflict, as expected
+    }
+    writeFileSync(join(two, 'shared.txt'), 'one\ntwo: resolved\nthree\n');
+    git(two, 'add', 'shared.txt');
+    git(two, 'commit', '--quiet', '--no-edit');
+
+    expect(await landMerge({ repo, branch: 'two', base: 'main', intentFile })).toMatchObject({
+      kind: 'landed',
+      how: 'ff',
+    });
+    expect(git(repo, 'show', 'main:shared.txt')).toBe('one\ntwo: resolved\nthree');
+    expect(git(repo, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('one\ntwo: resolved\nthree\n');
+  });
+
+  test("an untracked file out of the merge's way does not stop the checkout from following, and stays", async () => {
+    const { repo, intentFile } = repoWithTask();
+    writeFileSync(join(repo, 'notes.txt'), 'my notes\n');
+    expect(await landMerge({ repo, branch: 'task', base: 'main', intentFile })).toMatchObject({
+      kind: 'landed',
+      followed: [repo],
+    });
+    expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('my notes\n');
+    expect(git(repo, 'status', '--porcelain')).toBe('?? notes.txt');
+  });
+
   test('a branch already in the base lands as up-to-date without changing anything', async () => {
     const { repo, intentFile } = repoWithTask();
     git(repo, 'merge', '--quiet', '--ff-only', 'task');
