@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { git, gitOk } from './git.js';
+import { serialPerRepository } from './repo-serial.js';
 
 /** One entry of `git worktree list --porcelain`. */
 export interface WorktreeEntry {
@@ -10,8 +11,11 @@ export interface WorktreeEntry {
   branch: string | null;
 }
 
+/** Serialized with `worktree add`/`remove` (repo-serial.ts): a listing during an add can fail. */
 export async function listWorktrees(repo: string): Promise<WorktreeEntry[]> {
-  const out = await gitOk(repo, ['worktree', 'list', '--porcelain'], 'listing worktrees');
+  const out = await serialPerRepository(repo, () =>
+    gitOk(repo, ['worktree', 'list', '--porcelain'], 'listing worktrees'),
+  );
   const entries: WorktreeEntry[] = [];
   for (const block of out.split('\n\n')) {
     let entry: WorktreeEntry | null = null;

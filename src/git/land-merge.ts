@@ -6,6 +6,7 @@ import { WiggumError } from '../errors.js';
 import { checkoutState, followBlocker, listWorktrees } from './base-checkouts.js';
 import { git, gitOk } from './git.js';
 import { clearLandingIntent, writeLandingIntent } from './land-intent.js';
+import { commonDir, serialPerRepository } from './repo-serial.js';
 import type { LandingIntent } from './land-intent.js';
 
 /** What the verify check said about the merged tree. */
@@ -86,12 +87,14 @@ async function landOnce(options: LandMergeOptions): Promise<LandMergeOutcome | '
   await writeLandingIntent(options.intentFile, intent);
   try {
     if (options.verify !== undefined && scratch !== null) {
-      await removeScratch(repo, scratch);
-      await gitOk(
-        repo,
-        ['worktree', 'add', '--quiet', '--force', '--detach', scratch, newBase],
-        'making a scratch worktree for the merge',
-      );
+      await serialPerRepository(repo, async () => {
+        await removeScratchNow(repo, scratch);
+        await gitOk(
+          repo,
+          ['worktree', 'add', '--quiet', '--force', '--detach', scratch, newBase],
+          'making a scratch worktree for the merge',
+        );
+      });
       const verdict = await options.verify(scratch);
       if (!verdict.passed) return { kind: 'check-failed', output: verdict.output, merged: newBase };
     }
@@ -146,13 +149,18 @@ async function blockedCheckouts(repo: string, base: string): Promise<{ checkouts
 
 /** Whether a rebase of `ref` is in progress in `path` (git detaches HEAD meanwhile). */
 async function rebasing(path: string, ref: string): Promise<boolean> {
-  if (!existsSync(path)) return false;
-  for (const dir of ['rebase-merge', 'rebase-apply']) {
-    const where = (await git(path, ['rev-parse', '--git-path', `${dir}/head-name`])).stdout.trim();
-    const file = isAbsolute(where) ? where : resolve(path, where);
-    if (existsSync(file) && (await readFile(file, 'utf8')).trim() === ref) return true;
+  try {
+    for (const dir of ['rebase-merge', 'rebase-apply']) {
+      const where = (await git(path, ['rev-parse', '--git-path', `${dir}/head-name`])).stdout.trim();
+      const file = isAbsolute(where) ? where : resolve(path, where);
+      if (existsSync(file) && (await readFile(file, 'utf8')).trim() === ref) return true;
+    }
+    return false;
+  } catch (error) {
+    // The worktree went away while we looked (another task's, ended meanwhile): no rebase there.
+    if (!existsSync(path)) return false;
+    throw error;
   }
-  return false;
 }
 
 /**
@@ -220,10 +228,10 @@ async function mergeCommit(
 }
 
 async function defaultScratch(repo: string, branch: string): Promise<string> {
-  const common = (await gitOk(repo, ['rev-parse', '--git-common-dir'], 'finding the repository')).trim();
+  const common = await commonDir(repo);
   // The hash keeps `a/b` and `a-b`, landing at the same time, apart.
   const name = `${branch.replace(/[^A-Za-z0-9._-]/g, '-')}-${createHash('sha1').update(branch).digest('hex').slice(0, 8)}`;
-  return join(isAbsolute(common) ? common : resolve(repo, common), 'wiggum-land', name);
+  return join(common, 'wiggum-land', name);
 }
 
 /**
@@ -231,5 +239,9 @@ async function defaultScratch(repo: string, branch: string): Promise<string> {
  * is gone is overridden by the next `worktree add --force`, so nothing else is pruned here.
  */
 export async function removeScratch(repo: string, scratch: string): Promise<void> {
+  await serialPerRepository(repo, () => removeScratchNow(repo, scratch));
+}
+
+async function removeScratchNow(repo: string, scratch: string): Promise<void> {
   if (existsSync(scratch)) await git(repo, ['worktree', 'remove', '--force', '--force', scratch]);
 }

@@ -204,6 +204,32 @@ describe('landMerge', () => {
     expect(git(repo, 'rev-parse', 'main^1')).toBe(userCommit);
   });
 
+  test('five landings into one base at once: each lands, none is lost', async () => {
+    const { repo } = repoWithTask();
+    git(repo, 'checkout', '--quiet', '--detach');
+    const worktrees = tempDir('wiggum-task-wts-');
+    const tasks = ['t1', 't2', 't3', 't4', 't5'];
+    for (const task of tasks) {
+      git(repo, 'worktree', 'add', '--quiet', '-b', task, join(worktrees, task), 'main');
+      commitIn(join(worktrees, task), `${task}.txt`, `${task}\n`);
+    }
+    const intents = tempDir('wiggum-intents-');
+    const outcomes = await Promise.all(
+      tasks.map((task) =>
+        landMerge({
+          repo,
+          branch: task,
+          base: 'main',
+          intentFile: join(intents, `${task}.json`),
+          attempts: 10,
+          verify: () => Promise.resolve({ passed: true }),
+        }),
+      ),
+    );
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(tasks.map(() => 'landed'));
+    for (const task of tasks) expect(git(repo, 'merge-base', '--is-ancestor', task, 'main')).toBe('');
+  });
+
   test('a base that does not exist is an E_GIT error naming it', async () => {
     const { repo, intentFile } = repoWithTask();
     const error = await landMerge({ repo, branch: 'task', base: 'no-such-base', intentFile }).catch((e: unknown) => e);
