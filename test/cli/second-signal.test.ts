@@ -1,12 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { CLI, requireBuild, spawn } from '../helpers/child.js';
 import { drainedAfterEach } from '../helpers/daemon.js';
-import { tempDir } from '../helpers/temp-dir.js';
-import { makeVault } from '../helpers/vault.js';
 import { isRunning } from '../helpers/process-state.js';
-import { startStubbornTask } from '../helpers/stubborn-agent.js';
+import { makeStubbornVault, startStubbornTask, stubbornPids } from '../helpers/stubborn-agent.js';
 import { waitFor } from '../helpers/wait.js';
 
 const daemons = drainedAfterEach();
@@ -35,19 +31,8 @@ test('wiggum start: a second SIGTERM during the drain kills every agent at once 
  * checkpoints; a second exits at once with code 3, and kills the agent and its child on the way out.
  */
 test('wiggum run: a second SIGTERM while the agent ignores the first kills it at once and exits 3', async () => {
-  const root = tempDir('wiggum-vault-');
-  const pidFile = join(root, 'agent.pids');
-  const vault = await makeVault({
-    root,
-    fake: {
-      FAKE_MODE: 'spawn-child',
-      FAKE_THEN: 'hang',
-      FAKE_IGNORE_TERM: '1',
-      FAKE_CHILD_IGNORE_TERM: '1',
-      FAKE_PIDFILE: pidFile,
-    },
-    config: { harness: { stop_grace: '10m' } },
-  });
+  const { vault, pidFile } = await makeStubbornVault({ harness: { stop_grace: '10m' } });
+
   const file = vault.task('stubborn', '---\ntitle: stubborn\n---\n- [ ] S-1 never ends\n');
   requireBuild();
   const child = spawn(process.execPath, [CLI, 'run', file, '--no-stream'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -64,11 +49,7 @@ test('wiggum run: a second SIGTERM while the agent ignores the first kills it at
       if (fields.signal !== undefined) signalled.push(fields.signal);
     }
   });
-  await waitFor(
-    () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2,
-    'the agent and its child to run',
-  );
-  const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+  const pids = await stubbornPids(pidFile);
   // A failing run of this test must not leave an agent that ignores SIGTERM behind.
   onTestFinished(() => {
     for (const pid of [child.pid, ...pids]) if (pid !== undefined && isRunning(pid)) process.kill(pid, 'SIGKILL');

@@ -11,10 +11,10 @@ import { waitFor } from './wait.js';
  * and never end: what the drain's grace and a second signal must deal with. Resolves once both
  * run with their handlers in place, with their pids.
  */
-export async function startStubbornTask(
+/** A vault whose fake agent and its child both ignore SIGTERM and never end, writing their pids to `pidFile`. */
+export async function makeStubbornVault(
   config: TestVaultOptions['config'],
-  daemons: DaemonProcess[],
-): Promise<{ vault: TestVault; daemon: DaemonProcess; pids: number[] }> {
+): Promise<{ vault: TestVault; pidFile: string }> {
   const root = tempDir('wiggum-vault-');
   const pidFile = join(root, 'agent.pids');
   const vault = await makeVault({
@@ -28,14 +28,27 @@ export async function startStubbornTask(
     },
     ...(config === undefined ? {} : { config }),
   });
-  const daemon = DaemonProcess.start(vault.root);
-  daemons.push(daemon);
-  await daemon.ready();
-  vault.task('stubborn', '---\ntitle: stubborn\n---\n- [ ] S-1 never ends\n');
+  return { vault, pidFile };
+}
+
+/** Resolves once the stubborn agent and its child run with their handlers in place, with their pids. */
+export async function stubbornPids(pidFile: string): Promise<number[]> {
   // Written once the agent's child has its SIGTERM handler in place: both now ignore SIGTERM.
   await waitFor(
     () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2,
     'the agent and its child to run',
   );
-  return { vault, daemon, pids: readFileSync(pidFile, 'utf8').trim().split('\n').map(Number) };
+  return readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+}
+
+export async function startStubbornTask(
+  config: TestVaultOptions['config'],
+  daemons: DaemonProcess[],
+): Promise<{ vault: TestVault; daemon: DaemonProcess; pids: number[] }> {
+  const { vault, pidFile } = await makeStubbornVault(config);
+  const daemon = DaemonProcess.start(vault.root);
+  daemons.push(daemon);
+  await daemon.ready();
+  vault.task('stubborn', '---\ntitle: stubborn\n---\n- [ ] S-1 never ends\n');
+  return { vault, daemon, pids: await stubbornPids(pidFile) };
 }
