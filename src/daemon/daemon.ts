@@ -179,11 +179,13 @@ class Daemon implements RunningDaemon {
     releasers.add('lifecycle', () => this.setLifecycle('stopped'));
 
     const createQueue =
-      options.createQueue ?? ((concurrency, run, settled) => new Scheduler(concurrency, run, settled));
+      options.createQueue ??
+      ((concurrency, run, settled, queueOptions) => new Scheduler(concurrency, run, settled, queueOptions));
     this.queue = createQueue(
       config.daemon.concurrency,
       (job, signal) => this.run(job, signal),
       (job, error) => this.settled(job, error),
+      { maxPerRepo: config.git.maxParallelPerRepo },
     );
     releasers.add('task queue', () => this.drainQueue());
 
