@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
@@ -6,7 +6,7 @@ import { GIT_IDENTITY, fingerprint, git, gitRepo } from '../helpers/git-repo.js'
 import { isEvent } from '../helpers/log-events.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
-import { waitForFile } from '../helpers/wait.js';
+import { waitFor, waitForFile } from '../helpers/wait.js';
 
 const daemons = drainedAfterEach();
 
@@ -39,6 +39,15 @@ describe('tasks on one repository, each in a worktree of its own', () => {
     vault.task('c', TASK(repo, 'branch: feature/c\n'));
     for (const id of ['a', 'b', 'c']) await waitForFile(join(vault.layout.sessions, id, 'fake-runs'));
     const opened = ['a', 'b', 'c'].map((id) => daemon.lines.find(isEvent('git.worktree-opened', { taskId: id })));
+    // status shows each running task's worktree and branch.
+    const shown = (): string[] => {
+      const status = JSON.parse(readFileSync(vault.layout.statusFile, 'utf8')) as {
+        tasks: { worktree?: { branch: string } }[];
+      };
+      return status.tasks.flatMap((task) => (task.worktree === undefined ? [] : [task.worktree.branch])).sort();
+    };
+    await waitFor(() => existsSync(vault.layout.statusFile) && shown().length === 3, 'status to show three worktrees');
+    expect(shown()).toEqual(['feature/c', 'ralph/a', 'ralph/b']);
     writeFileSync(join(gates, 'go-1'), '');
     for (const id of ['a', 'b', 'c']) await daemon.waitForEvent('task.done', { taskId: id });
 
