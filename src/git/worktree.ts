@@ -188,3 +188,17 @@ export async function closeTaskWorktree(top: string, path: string, keepWorktree:
   if (end.kind === 'remove') await gitOk(top, ['worktree', 'remove', path], "removing the task's worktree");
   return end;
 }
+
+/**
+ * Closes a worktree found under the worktrees root whose task is gone (deleted while it ran, or
+ * while wiggum was down): removed as an ended task's would be, so its branch and commits stay and
+ * uncommitted work keeps it. A folder git does not know as a worktree is left as it is (null).
+ */
+export async function closeOrphanWorktree(path: string, keepWorktree: boolean): Promise<WorktreeEnd | null> {
+  const list = await git(path, ['worktree', 'list', '--porcelain']);
+  if (list.exitCode !== 0) return null;
+  const [main, ...others] = parseWorktreeList(list.stdout);
+  const real = await realpath(path);
+  if (main === undefined || !others.some((entry) => entry.path === real)) return null;
+  return closeTaskWorktree(main.path, real, keepWorktree);
+}

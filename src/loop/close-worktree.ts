@@ -3,9 +3,18 @@ import type { Logger } from '../log/logger.js';
 import type { TaskRunResult } from './events.js';
 import type { PreparedWorktree } from './prepare.js';
 
+/** Ended: in Done/ or Rejected/, or its file gone from Approved/ (a worktree found again at start is reclaimed too). */
+export function hasEnded(result: TaskRunResult): boolean {
+  return (
+    result.status === 'done' ||
+    result.status === 'rejected' ||
+    (result.status === 'interrupted' && result.reason === 'task-gone')
+  );
+}
+
 /**
- * Once a task has ended (Done/ or Rejected/), its worktree goes and its branch stays. A task that
- * was stopped or interrupted keeps it: it resumes there. Closing never changes how the task ended:
+ * Once a task has ended, its worktree goes and its branch stays. A task that was stopped by its
+ * flag or interrupted keeps it: it resumes there. Closing never changes how the task ended:
  * a failure to remove is logged with what to do, and the worktree is left for the next start.
  */
 export async function closeEndedWorktree(
@@ -14,7 +23,7 @@ export async function closeEndedWorktree(
   keepWorktree: boolean,
   log: Logger,
 ): Promise<void> {
-  if (worktree === null || (result.status !== 'done' && result.status !== 'rejected')) return;
+  if (worktree === null || !hasEnded(result)) return;
   const fields = { worktree: worktree.path, branch: worktree.branch };
   try {
     const end = await closeTaskWorktree(worktree.repository, worktree.path, keepWorktree);
