@@ -1,0 +1,102 @@
+import { describe, expect, test } from 'vitest';
+import { afterLanding, landingStory } from '../../src/git/land-decide.js';
+import type { LandingNext } from '../../src/git/land-decide.js';
+import type { LandMergeOutcome } from '../../src/git/land-merge.js';
+import type { LandPrOutcome } from '../../src/git/land-pr.js';
+
+const CONFLICT: LandMergeOutcome = {
+  kind: 'conflict',
+  files: ['a.ts', 'b.ts'],
+  baseCommit: 'b'.repeat(40),
+  branchCommit: 'c'.repeat(40),
+};
+const CHECK: LandMergeOutcome = { kind: 'check-failed', output: 'FAIL x.test.ts\n', merged: 'd'.repeat(40) };
+
+describe('afterLanding: what the loop does after a landing attempt', () => {
+  test.each<[string, LandMergeOutcome | LandPrOutcome, number, number, LandingNext, RegExp]>([
+    [
+      'fast-forward → Done',
+      { kind: 'landed', how: 'ff', oldBase: 'o', newBase: 'n', followed: [] },
+      1,
+      2,
+      'done',
+      /landed \(ff\)/,
+    ],
+    [
+      'already in the base → Done',
+      { kind: 'landed', how: 'up-to-date', oldBase: 'o', newBase: 'o', followed: [] },
+      1,
+      2,
+      'done',
+      /already/,
+    ],
+    [
+      'pull request opened → Done, naming it',
+      { kind: 'opened', url: 'https://x/pull/1', output: '' },
+      1,
+      2,
+      'done',
+      /https:\/\/x\/pull\/1/,
+    ],
+    [
+      'conflict with attempts left → back to the loop',
+      CONFLICT,
+      1,
+      2,
+      'send-back',
+      /conflicts in a\.ts, b\.ts.*attempt 1 of 2/,
+    ],
+    [
+      'conflict on the last attempt → Rejected, naming the files',
+      CONFLICT,
+      2,
+      2,
+      'reject',
+      /a\.ts, b\.ts, still after 2 landing attempts/,
+    ],
+    ['failed check with attempts left → back to the loop', CHECK, 1, 3, 'send-back', /check failed/],
+    ['failed check, no attempts left → Rejected', CHECK, 1, 1, 'reject', /after 1 landing attempt$/],
+    [
+      'local changes → wait, saying so',
+      { kind: 'wait', reason: 'has main checked out with local changes' },
+      1,
+      2,
+      'wait',
+      /local changes/,
+    ],
+    [
+      'a 502 → retry with backoff',
+      { kind: 'failed', stage: 'command', retry: 'transient', message: 'HTTP 502' },
+      1,
+      2,
+      'retry',
+      /502/,
+    ],
+    [
+      'a rejected push → Rejected',
+      { kind: 'failed', stage: 'push', retry: 'hard', message: 'rejected' },
+      1,
+      2,
+      'reject',
+      /rejected/,
+    ],
+  ])('%s', (_, outcome, attempt, max, next, reason) => {
+    const decided = afterLanding(outcome, attempt, max);
+    expect(decided.next).toBe(next);
+    expect(decided.reason).toMatch(reason);
+  });
+});
+
+describe('landingStory', () => {
+  test('a conflict names the files and the base commit to merge', () => {
+    const story = landingStory(CONFLICT, 'ralph/t', 'main');
+    expect(story.title).toBe('Resolve the merge conflict between ralph/t and main');
+    expect(story.context).toContain('- a.ts\n- b.ts');
+    expect(story.context).toContain(`git merge ${'b'.repeat(40)}`);
+  });
+
+  test("a failed check carries the check's output", () => {
+    const story = landingStory(CHECK, 'ralph/t', 'main');
+    expect(story.context).toContain('FAIL x.test.ts');
+  });
+});
