@@ -1,3 +1,4 @@
+import { serialPerRepository } from './repo-serial.js';
 import { existsSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
@@ -88,7 +89,13 @@ export interface TaskWorktree {
  * base. Nothing in the user's working copy changes: `git worktree add` writes only under `.git/`
  * and in the new folder. Problems a person must fix are E_GIT with what to do.
  */
-export async function openTaskWorktree(request: WorktreeRequest): Promise<TaskWorktree> {
+export function openTaskWorktree(request: WorktreeRequest): Promise<TaskWorktree> {
+  // One change to a repository's worktree list at a time (repo-serial.ts): five tasks starting on
+  // one repository at once would otherwise race inside .git/worktrees/.
+  return serialPerRepository(request.repository.top, () => openNow(request));
+}
+
+async function openNow(request: WorktreeRequest): Promise<TaskWorktree> {
   const { repository, taskId, branch } = request;
   const top = repository.top;
   await checkBranchName(top, branch);
@@ -177,7 +184,11 @@ async function addWorktree(top: string, args: string[], branch: string): Promise
 }
 
 /** Removes an ended task's worktree (its branch stays), unless configured to keep it or it holds uncommitted work. */
-export async function closeTaskWorktree(top: string, path: string, keepWorktree: boolean): Promise<WorktreeEnd> {
+export function closeTaskWorktree(top: string, path: string, keepWorktree: boolean): Promise<WorktreeEnd> {
+  return serialPerRepository(top, () => closeNow(top, path, keepWorktree));
+}
+
+async function closeNow(top: string, path: string, keepWorktree: boolean): Promise<WorktreeEnd> {
   if (!existsSync(path)) return { kind: 'remove' };
   const status = await gitOk(path, ['status', '--porcelain', '--untracked-files=all'], 'reading the worktree');
   const uncommitted = status
