@@ -23,6 +23,8 @@ export interface ForegroundRun {
   config: WiggumConfig;
   layout: VaultLayout;
   logger: Logger;
+  /** Work in the workdir itself, not in a worktree of the task's own (`wiggum ralph`). */
+  workInPlace?: boolean;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function runInForeground(request: ForegroundRun): Promise<{ code: E
         random: Math.random,
         logger: request.logger,
         env: process.env,
+        ...(request.workInPlace === true ? { workInPlace: true } : {}),
       },
     );
   } finally {

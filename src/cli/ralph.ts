@@ -124,7 +124,17 @@ async function ralphChange(
     ...flags,
     ...(settings.failFast === undefined ? {} : { failFast: settings.failFast }),
   };
-  const { code } = await runInForeground({ file, overrides, stream: options.stream, config, layout, logger });
+  // ralph is started in the repository to work on it, as ralph.sh does: on the loop's branch in
+  // that working copy, not in a worktree of its own (docs/decisions.md).
+  const { code } = await runInForeground({
+    file,
+    overrides,
+    stream: options.stream,
+    config,
+    layout,
+    logger,
+    workInPlace: true,
+  });
   return code;
 }
 

@@ -94,7 +94,8 @@ function taskLine(task: TaskEntry, group: string, nowMs: number): string {
   const step = task.step ? `  ${task.step}` : '';
   const last = task.lastOutcome === undefined ? '' : `  last: ${task.lastOutcome}`;
   const fragile = task.durable === false ? '  (memory NOT durable)' : '';
-  return `${task.id}${progress}${step}${doing(task, group, nowMs)}${last}${fragile}`;
+  const where = task.worktree === undefined ? '' : `  on ${task.worktree.branch} in ${task.worktree.path}`;
+  return `${task.id}${progress}${step}${doing(task, group, nowMs)}${last}${fragile}${where}`;
 }
 
 /** What the task is doing, or why not, for the lines that say more than their group's title. */

@@ -87,7 +87,16 @@ export interface WiggumConfig {
   harnesses: Record<string, HarnessDefinition>;
   checks: Record<string, CheckDefinition>;
   memory: { backend: 'disk' | 'memory' };
-  git: { enabled: boolean; autoCommit: boolean };
+  git: {
+    enabled: boolean;
+    autoCommit: boolean;
+    /** The branch a task's new branch starts from when the task names no `base:`; null: the current one. */
+    base: string | null;
+    /** Keep a task's worktree when it ends (its branch is always kept). */
+    keepWorktree: boolean;
+    /** At most this many tasks at once on one repository; null: only daemon.concurrency bounds them. */
+    maxParallelPerRepo: number | null;
+  };
   daemon: {
     concurrency: number;
     rescanIntervalMs: number;
@@ -158,7 +167,13 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       ]),
     ),
     memory: { backend: raw.memory.backend },
-    git: { enabled: raw.git.enabled, autoCommit: raw.git.auto_commit },
+    git: {
+      enabled: raw.git.enabled,
+      autoCommit: raw.git.auto_commit,
+      base: raw.git.base === '' ? null : raw.git.base,
+      keepWorktree: raw.git.keep_worktree,
+      maxParallelPerRepo: raw.git.max_parallel_per_repo === 0 ? null : raw.git.max_parallel_per_repo,
+    },
     daemon: {
       concurrency: raw.daemon.concurrency,
       rescanIntervalMs: raw.daemon.rescan_interval,

@@ -131,7 +131,17 @@ export const rawConfigSchema = z.strictObject({
     .nullable()
     .transform((value) => value ?? {}),
   memory: z.strictObject({ backend: z.enum(['disk', 'memory']) }),
-  git: z.strictObject({ enabled: z.boolean(), auto_commit: z.boolean() }),
+  git: z.strictObject({
+    enabled: z.boolean(),
+    auto_commit: z.boolean(),
+    // Empty: the repository's current branch. A task's `base:` wins over it.
+    base: z.string().regex(/^((?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./]))?$/, {
+      message: 'base must be a branch name such as main, or empty for the current branch',
+    }),
+    keep_worktree: z.boolean(),
+    // 0: no cap beyond daemon.concurrency.
+    max_parallel_per_repo: z.int().min(0).max(256),
+  }),
   daemon: z.strictObject({
     concurrency: z.int().min(1).max(256),
     rescan_interval: duration.refine((ms) => ms >= 100, { message: 'the rescan interval must be at least 100ms' }),

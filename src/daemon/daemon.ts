@@ -21,6 +21,7 @@ import type { VaultWatcher } from '../vault/watcher.js';
 import type { DaemonEvents } from './events.js';
 import { elapsed } from './dashboard.js';
 import { jobFor } from './job.js';
+import { reclaimOrphanWorktrees } from './orphan-worktrees.js';
 import { applyActions } from './apply-actions.js';
 import type { ActionTarget } from './apply-actions.js';
 import { acquireVaultLock } from './lock.js';
@@ -125,6 +126,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         'could not finish a move to Done/ or Rejected/ that a crash cut short; the file stays in Approved/ beside its twin',
       ),
     );
+    // Before any task runs, so that a task never meets its worktree half closed.
+    await reclaimOrphanWorktrees(layout, config, logger);
     // Read before this daemon writes its own status.json: the tasks the last one saw finish.
     const recent = await readRecent(layout.statusFile);
     const daemon = new Daemon(options, config, layout, logger, events, releasers, releaseFailures, recent);
@@ -179,11 +182,13 @@ class Daemon implements RunningDaemon {
     releasers.add('lifecycle', () => this.setLifecycle('stopped'));
 
     const createQueue =
-      options.createQueue ?? ((concurrency, run, settled) => new Scheduler(concurrency, run, settled));
+      options.createQueue ??
+      ((concurrency, run, settled, queueOptions) => new Scheduler(concurrency, run, settled, queueOptions));
     this.queue = createQueue(
       config.daemon.concurrency,
       (job, signal) => this.run(job, signal),
       (job, error) => this.settled(job, error),
+      { maxPerRepo: config.git.maxParallelPerRepo },
     );
     releasers.add('task queue', () => this.drainQueue());
 

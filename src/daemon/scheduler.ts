@@ -1,4 +1,5 @@
 import PQueue from 'p-queue';
+import { mayStart } from './admission.js';
 import type { Job, JobSettled, RunJob, TaskQueue } from './task-queue.js';
 import type { StopReason } from '../loop/outcome.js';
 
@@ -10,18 +11,19 @@ interface Entry {
 
 /**
  * Runs jobs with a bounded concurrency (p-queue), first come first served within a priority, never
- * the same task twice at once, and never two tasks in the same workdir at once: a job whose
- * workdir is busy is parked outside the queue, so it does not hold a slot while it waits.
+ * the same task twice at once, and never two jobs with the same key at once (one branch of a
+ * repository, or one workdir outside a repository: admission.ts), nor more than `maxPerRepo` on one
+ * repository: a job that may not start yet is parked outside the queue, so it holds no slot while
+ * it waits.
  */
 export class Scheduler implements TaskQueue {
   private readonly queue: PQueue;
   private readonly entries = new Map<string, Entry>();
-  private readonly busyWorkdirs = new Set<string>();
-
   constructor(
     concurrency: number,
     private readonly runJob: RunJob,
     private readonly onSettled: JobSettled = () => undefined,
+    private readonly options: { maxPerRepo: number | null } = { maxPerRepo: null },
   ) {
     this.queue = new PQueue({ concurrency });
   }
@@ -50,8 +52,6 @@ export class Scheduler implements TaskQueue {
     // The dropped jobs leave p-queue too: a paused queue (a drain, a vault on STOP) that still holds
     // them would never be idle, and the drain would wait out its whole grace for nothing.
     this.queue.clear();
-    this.busyWorkdirs.clear();
-    for (const entry of this.entries.values()) if (entry.state === 'running') this.busyWorkdirs.add(entry.job.workdir);
   }
 
   /** While paused nothing new starts; running jobs go on. */
@@ -92,10 +92,10 @@ export class Scheduler implements TaskQueue {
     while (this.entries.size > 0) await this.queue.onIdle();
   }
 
-  /** Into the queue if its workdir is free; otherwise parked until the workdir's job ends. */
+  /** Into the queue if it may start beside the jobs queued and running; otherwise it stays parked. */
   private admit(entry: Entry): void {
-    if (this.busyWorkdirs.has(entry.job.workdir)) return;
-    this.busyWorkdirs.add(entry.job.workdir);
+    const holding = [...this.entries.values()].filter((other) => other.state !== 'parked').map((other) => other.job);
+    if (!mayStart(entry.job, holding, this.options.maxPerRepo)) return;
     entry.state = 'queued';
     void this.queue.add(() => this.execute(entry), { priority: entry.job.priority });
   }
@@ -111,16 +111,15 @@ export class Scheduler implements TaskQueue {
       failure = error;
     } finally {
       if (this.entries.get(entry.job.id) === entry) this.entries.delete(entry.job.id);
-      this.busyWorkdirs.delete(entry.job.workdir);
-      const next = this.nextParked(entry.job.workdir);
-      if (next !== undefined) this.admit(next);
+      // Its claim went with its entry: whoever waited on its key or its repository may start.
+      for (const next of this.parkedInOrder()) this.admit(next);
     }
     this.onSettled(entry.job, failure);
   }
 
-  private nextParked(workdir: string): Entry | undefined {
+  private parkedInOrder(): Entry[] {
     return [...this.entries.values()]
-      .filter((entry) => entry.state === 'parked' && entry.job.workdir === workdir)
-      .sort((a, b) => b.job.priority - a.job.priority || a.job.enqueuedAtMs - b.job.enqueuedAtMs)[0];
+      .filter((entry) => entry.state === 'parked')
+      .sort((a, b) => b.job.priority - a.job.priority || a.job.enqueuedAtMs - b.job.enqueuedAtMs);
   }
 }

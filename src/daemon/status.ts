@@ -11,6 +11,8 @@ export interface TaskEntry {
   file: string;
   phase: 'queued' | 'running' | 'waiting' | 'held' | 'stopped';
   harness?: string;
+  /** The worktree the task works in and its branch (a task in a repository). */
+  worktree?: { path: string; branch: string };
   /** Iterations finished, as the task's checkpoint says (src/task/iteration-count.ts): the one count. */
   iteration?: number;
   maxIterations?: number;
@@ -174,6 +176,8 @@ export class StatusTracker {
             taskStartedMs: this.now(),
             file: event.file,
           });
+          if (event.worktree === undefined) delete entry.worktree;
+          else entry.worktree = event.worktree;
           delete entry.foreground;
         }
         break;

@@ -6,8 +6,13 @@ export interface Job {
   /** The task's file name in Approved/ (the watcher's key). */
   name: string;
   file: string;
-  /** Tasks with the same workdir never run at the same time. */
-  workdir: string;
+  /**
+   * Tasks with the same key never run at the same time (`claimFor`, admission.ts): the repository
+   * and branch of a task in a git repository, else its workdir.
+   */
+  key: string;
+  /** The repository (git's common dir) a task works in, for `git.max_parallel_per_repo`; null outside one. */
+  repository: string | null;
   /** Higher runs sooner; equal priorities run first come, first served. */
   priority: number;
   enqueuedAtMs: number;
@@ -45,4 +50,9 @@ export interface TaskQueue {
   idle(): Promise<void>;
 }
 
-export type TaskQueueFactory = (concurrency: number, runJob: RunJob, onSettled: JobSettled) => TaskQueue;
+export type TaskQueueFactory = (
+  concurrency: number,
+  runJob: RunJob,
+  onSettled: JobSettled,
+  options: { maxPerRepo: number | null },
+) => TaskQueue;

@@ -26,6 +26,8 @@ export type LoopEvent =
       durable: boolean;
       harness: string;
       session: string;
+      /** The task's own worktree and its branch, when it works in one (a workdir in a repository). */
+      worktree?: { path: string; branch: string };
     }
   | {
       type: 'iteration';

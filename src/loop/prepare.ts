@@ -5,6 +5,8 @@ import { basename, join } from 'node:path';
 import type { CheckDefinition, HarnessDefinition, LoopConfig, WiggumConfig } from '../config/config.js';
 import { WiggumError, systemErrorCode } from '../errors.js';
 import { checkoutTaskBranch, excludeFromGit, isGitRepository } from '../git/git.js';
+import { openTaskWorktree, readRepository } from '../git/worktree.js';
+import { taskBranch } from '../git/worktree-plan.js';
 import type { HarnessDriver } from '../harness/drivers/driver.js';
 import { driverFor } from '../harness/drivers/registry.js';
 import { killRecordedHarness } from '../harness/pid-record.js';
@@ -39,6 +41,16 @@ export interface PreparedTask {
   session: OpenedSession;
   /** `<session>/harness.json`, or null when memory is not durable. */
   harnessRecord: string | null;
+  /** The task's own worktree (`workdir` is inside it), or null: it works in its workdir itself. */
+  worktree: PreparedWorktree | null;
+}
+
+/** Where a task's worktree is, for closing it when the task ends and for status. */
+export interface PreparedWorktree {
+  /** The user's working copy (the repository's main worktree). */
+  repository: string;
+  path: string;
+  branch: string;
 }
 
 export interface PrepareDeps {
@@ -47,6 +59,11 @@ export interface PrepareDeps {
   clock: Clock;
   logger: Logger;
   processes?: GroupHost;
+  /**
+   * Work in the workdir itself, on the task's branch checked out there, instead of in a worktree
+   * of its own: `wiggum ralph`, which the user starts in their repository to work on it.
+   */
+  workInPlace?: boolean;
 }
 
 /**
@@ -119,7 +136,34 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
     (settings.workdir === null ? existsSync(join(workdir, '.git')) : await isGitRepository(workdir));
   if (git && (await excludeFromGit(workdir, layout.state)))
     logger.info({ event: 'git.state-excluded' }, `added ${layout.state} to the repository's .git/info/exclude`);
-  if (git && branch !== null) {
+  let worktree: PreparedWorktree | null = null;
+  let agentWorkdir = workdir;
+  if (git && settings.workdir !== null && deps.workInPlace !== true) {
+    // The user's working copy is theirs: the task works in its own worktree on its own branch.
+    const repository = await readRepository(workdir);
+    const opened = await openTaskWorktree({
+      repository,
+      taskId: task.id,
+      branch: taskBranch(branch, task.id),
+      base: settings.base?.ref ?? null,
+      worktreesRoot: join(layout.state, 'worktrees'),
+    });
+    worktree = { repository: repository.top, path: opened.path, branch: opened.branch };
+    agentWorkdir = opened.workdir;
+    logger.info(
+      {
+        event: 'git.worktree-opened',
+        branch: opened.branch,
+        worktree: opened.path,
+        created: opened.created,
+        base: opened.base,
+        reused: opened.reused,
+      },
+      opened.created
+        ? `working in ${opened.path} on the new branch ${opened.branch} (from ${opened.base ?? 'HEAD'})`
+        : `working in ${opened.path} on the branch ${opened.branch}`,
+    );
+  } else if (git && branch !== null) {
     const checkout = await checkoutTaskBranch(workdir, branch);
     if (checkout.created)
       logger.info({ event: 'git.branch-created', branch, from: checkout.from }, `created branch ${branch}`);
@@ -128,15 +172,16 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   return {
     harness: settings.harness,
     driver: driverFor(settings.harness.kind),
-    workdir,
+    workdir: agentWorkdir,
     maxIterations: settings.maxIterations,
     promise: settings.promise,
     verify: settings.verify,
-    branch,
+    branch: worktree?.branch ?? branch,
     git,
     loop: settings.loop,
     session,
     harnessRecord,
+    worktree,
   };
 }
 

@@ -20,6 +20,8 @@ export interface RunTaskDeps {
   processes?: ProcessHost;
   /** Harnesses waiting out a usage limit, shared by the tasks of one process (a fresh set by default). */
   pauses?: HarnessPauses;
+  /** Work in the task's workdir itself rather than in a worktree of its own (`wiggum ralph`). */
+  workInPlace?: boolean;
 }
 
 export interface RunTaskRequest {

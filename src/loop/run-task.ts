@@ -14,6 +14,7 @@ import { checkpointData, loopStateFromCheckpoint } from './checkpoint.js';
 import { endedAs, finishHalfDoneMove, finishRejected, finishStopped, hasPendingMove, rejectInvalid } from './ending.js';
 import type { EndingDeps } from './ending.js';
 import type { TaskRunResult } from './events.js';
+import { closeEndedWorktree } from './close-worktree.js';
 import { prepareTask } from './prepare.js';
 import type { PreparedTask } from './prepare.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
@@ -89,7 +90,9 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
     if (!isWiggumError(error)) throw error;
     return rejectBeforeStart(task, error, deps, endingDeps);
   }
-  return runTaskLoop(task, prepared, request, deps);
+  const result = await runTaskLoop(task, prepared, request, deps);
+  await closeEndedWorktree(prepared.worktree, result, deps.config.git.keepWorktree, log);
+  return result;
 }
 
 /** A task that cannot start (unknown harness, workdir outside the allowed folders, …): rejected with no iteration run. */

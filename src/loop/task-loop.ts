@@ -159,6 +159,9 @@ class TaskLoop {
       durable: store.durable,
       harness: this.prepared.harness.name,
       session: this.prepared.session.sessionId,
+      ...(this.prepared.worktree === null
+        ? {}
+        : { worktree: { path: this.prepared.worktree.path, branch: this.prepared.worktree.branch } }),
     });
     // The iteration counted from the history had completed the task: a crash came between its
     // history line and the Done file. End it now rather than run the agent once more.

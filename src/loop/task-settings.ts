@@ -23,6 +23,8 @@ export interface TaskSettings {
   workdir: string | null;
   /** The task's `branch:`, or null: the prd file's `branchName`, read later, may name one. */
   branch: string | null;
+  /** Where a new branch starts: the task's `base:`, else `git.base`; null: the repository's current branch. */
+  base: { ref: string; from: 'task' | 'config' } | null;
   maxIterations: number;
   promise: string;
   /** The config's loop settings with this run's `failFast` and the task's budgets. */
@@ -57,6 +59,7 @@ export type SettingKeys = Pick<
   | 'verify'
   | 'workdir'
   | 'branch'
+  | 'base'
   | 'max_iterations'
   | 'completion_promise'
   | 'max_tokens'
@@ -94,6 +97,7 @@ export function taskSettings(flags: RunOverrides, frontmatter: SettingKeys, conf
       verify,
       workdir: frontmatter.workdir ?? null,
       branch: frontmatter.branch ?? null,
+      base: baseOf(frontmatter.base, config.git.base),
       maxIterations: maxIterations.value,
       promise: promise.value,
       loop: {
@@ -118,6 +122,12 @@ function pick<T>(flag: T | undefined, task: T | undefined, config: T): { value: 
   if (flag !== undefined) return { value: flag, from: 'flag' };
   if (task !== undefined) return { value: task, from: 'task' };
   return { value: config, from: 'config' };
+}
+
+/** The task's `base:` wins over the config's `git.base`; neither: the current branch (null). */
+export function baseOf(task: string | undefined, config: string | null): TaskSettings['base'] {
+  if (task !== undefined) return { ref: task, from: 'task' };
+  return config === null ? null : { ref: config, from: 'config' };
 }
 
 /** Where a harness name was written, in the words a user finds it by. */

@@ -102,6 +102,13 @@ export const taskFrontmatterSchema = z
         message: 'branch must be a valid git branch name such as ralph/dark-mode',
       })
       .optional(),
+    // The branch a new task branch starts from (an existing branch is reused as it is).
+    base: z
+      .string()
+      .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}(?<![./])$/, {
+        message: 'base must be a git branch (or other ref) name such as main',
+      })
+      .optional(),
     prd: z.string().min(1).optional(),
     priority: z
       .union([z.number(), z.enum(Object.keys(PRIORITY_WORDS) as [keyof typeof PRIORITY_WORDS])])

@@ -54,6 +54,11 @@ describe('wiggum status says what each task does, or why not', () => {
       'running:\n  a  waiting (outage)',
     ],
     ['queued', entry('a'), 'queued:\n  a\n'],
+    [
+      'running in its worktree, on its branch',
+      entry('a', { phase: 'running', worktree: { path: '/v/.wiggum/worktrees/a', branch: 'ralph/a' } }),
+      'running:\n  a  running 5s  on ralph/a in /v/.wiggum/worktrees/a',
+    ],
   ])('%s', (_name, task, expected) => {
     expect(render(view([task]))).toContain(expected);
   });

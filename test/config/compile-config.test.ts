@@ -76,7 +76,13 @@ describe('compileConfig (the YAML as written → what every component reads)', (
       'git settings under their own names',
       { git: { enabled: false, auto_commit: true } },
       (c: WiggumConfig) => c.git,
-      { enabled: false, autoCommit: true },
+      { enabled: false, autoCommit: true, base: null, keepWorktree: false, maxParallelPerRepo: null },
+    ],
+    [
+      'worktree settings: a base, kept worktrees, a cap per repository (0 is none)',
+      { git: { base: 'main', keep_worktree: true, max_parallel_per_repo: 3 } },
+      (c: WiggumConfig) => c.git,
+      { enabled: true, autoCommit: false, base: 'main', keepWorktree: true, maxParallelPerRepo: 3 },
     ],
   ] as const)('%s', (_name, layer, read, expected) => {
     expect(read(compiled(layer))).toEqual(expected);

@@ -1,32 +1,38 @@
 import { describe, expect, test } from 'vitest';
+import { claimFor } from '../../src/daemon/admission.js';
 import { Scheduler } from '../../src/daemon/scheduler.js';
 import type { Job } from '../../src/daemon/task-queue.js';
 
 /** Jobs that run until the test lets them finish, recording what ran and how much at once. */
-function harness(concurrency: number) {
+function harness(concurrency: number, maxPerRepo: number | null = null) {
   const started: string[] = [];
   const aborted: string[] = [];
   const finish = new Map<string, () => void>();
   let running = 0;
   let peak = 0;
   const waiters: (() => void)[] = [];
-  const scheduler = new Scheduler(concurrency, (job, signal) => {
-    started.push(job.id);
-    running += 1;
-    peak = Math.max(peak, running);
-    for (const wake of waiters.splice(0)) wake();
-    return new Promise<void>((resolve) => {
-      const done = (): void => {
-        running -= 1;
-        resolve();
-      };
-      finish.set(job.id, done);
-      signal.addEventListener('abort', () => {
-        aborted.push(`${job.id}:${String(signal.reason)}`);
-        done();
+  const scheduler = new Scheduler(
+    concurrency,
+    (job, signal) => {
+      started.push(job.id);
+      running += 1;
+      peak = Math.max(peak, running);
+      for (const wake of waiters.splice(0)) wake();
+      return new Promise<void>((resolve) => {
+        const done = (): void => {
+          running -= 1;
+          resolve();
+        };
+        finish.set(job.id, done);
+        signal.addEventListener('abort', () => {
+          aborted.push(`${job.id}:${String(signal.reason)}`);
+          done();
+        });
       });
-    });
-  });
+    },
+    undefined,
+    { maxPerRepo },
+  );
   /** Resolves once `count` jobs have started. */
   const startedCount = async (count: number): Promise<void> => {
     while (started.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
@@ -41,7 +47,21 @@ function harness(concurrency: number) {
 let clock = 0;
 function job(id: string, workdir = `/w/${id}`, priority = 0): Job {
   clock += 1;
-  return { id, name: `${id}.md`, file: `/v/Approved/${id}.md`, workdir, priority, enqueuedAtMs: clock };
+  return {
+    id,
+    name: `${id}.md`,
+    file: `/v/Approved/${id}.md`,
+    ...claimFor(workdir, null),
+    priority,
+    enqueuedAtMs: clock,
+  };
+}
+
+/** A job in the repository `repo` on `branch` (each works in its own worktree). */
+function branchJob(id: string, repo: string, branch: string): Job {
+  clock += 1;
+  const claim = claimFor(repo, { commonDir: `${repo}/.git`, branch });
+  return { id, name: `${id}.md`, file: `/v/Approved/${id}.md`, ...claim, priority: 0, enqueuedAtMs: clock };
 }
 
 describe('Scheduler', () => {
@@ -89,6 +109,37 @@ describe('Scheduler', () => {
     expect(h.started).toEqual(['a', 'c', 'b']);
     await h.end('b');
     await h.end('c');
+  });
+
+  test('jobs on one repository run together, but two on one branch take turns', async () => {
+    const h = harness(4);
+    h.scheduler.add(branchJob('a', '/repo', 'ralph/a'));
+    h.scheduler.add(branchJob('b', '/repo', 'shared'));
+    h.scheduler.add(branchJob('c', '/repo', 'shared'));
+    h.scheduler.add(branchJob('d', '/repo', 'ralph/d'));
+    await h.startedCount(3);
+    expect(h.started).toEqual(['a', 'b', 'd']);
+    expect(h.scheduler.waiting().map((j) => j.id)).toEqual(['c']);
+    await h.end('b');
+    await h.startedCount(4);
+    expect(h.started).toEqual(['a', 'b', 'd', 'c']);
+    for (const id of ['a', 'c', 'd']) await h.end(id);
+    await h.scheduler.idle();
+  });
+
+  test('max_parallel_per_repo caps one repository, not the others', async () => {
+    const h = harness(4, 2);
+    for (const id of ['a', 'b', 'c']) h.scheduler.add(branchJob(id, '/one', `ralph/${id}`));
+    h.scheduler.add(branchJob('x', '/two', 'ralph/x'));
+    h.scheduler.add(job('plain', '/plain'));
+    await h.startedCount(4);
+    expect(h.started).toEqual(['a', 'b', 'x', 'plain']);
+    expect(h.scheduler.waiting().map((j) => j.id)).toEqual(['c']);
+    await h.end('a');
+    await h.startedCount(5);
+    expect(h.started.at(-1)).toBe('c');
+    for (const id of ['b', 'c', 'x', 'plain']) await h.end(id);
+    await h.scheduler.idle();
   });
 
   test('a task is never queued or run twice at once', async () => {

@@ -74,6 +74,11 @@ describe('what the status says of a task after what happened to it', () => {
       { phase: 'running', harness: 'claude', iteration: 2, maxIterations: 10, durable: true },
     ],
     [
+      'started in a worktree: where, and on which branch',
+      [queue, { ...started, worktree: { path: '/v/.wiggum/worktrees/a', branch: 'ralph/a' } }],
+      { phase: 'running', worktree: { path: '/v/.wiggum/worktrees/a', branch: 'ralph/a' } },
+    ],
+    [
       'in an iteration: the one running is said apart from the count',
       [queue, started, iteration],
       { phase: 'running', iteration: 2, current: 3, step: 'US-002', sinceMs: 1500 },

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { tempDir } from './temp-dir.js';
 
 /** Identity for commits made in tests, by git itself and by the fake agent it starts. */
@@ -32,4 +33,38 @@ export function gitRepo(dir = tempDir('wiggum-repo-'), options: GitRepoOptions =
   git(dir, 'add', '--all');
   git(dir, 'commit', '--quiet', '-m', options.message ?? 'initial commit');
   return dir;
+}
+
+/**
+ * Everything of a working copy a task must never change: HEAD, the index, status, the stash, a
+ * rebase in progress, and the bytes of every file outside `.git/`.
+ */
+export function fingerprint(dir: string): string {
+  const files: string[] = [];
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (path !== join(dir, '.git')) walk(path);
+      } else files.push(`${relative(dir, path)} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`);
+    }
+  };
+  walk(dir);
+  const rebase = join(dir, '.git', 'rebase-merge');
+  const quiet = (...args: string[]): string => {
+    try {
+      return git(dir, ...args);
+    } catch {
+      return `(git ${args.join(' ')} failed)`;
+    }
+  };
+  return [
+    quiet('symbolic-ref', '-q', 'HEAD'),
+    quiet('rev-parse', 'HEAD'),
+    quiet('ls-files', '-s'),
+    quiet('status', '--porcelain=v1', '-uall'),
+    quiet('stash', 'list'),
+    existsSync(rebase) ? readdirSync(rebase).sort().join(',') : 'no rebase',
+    ...files,
+  ].join('\n');
 }

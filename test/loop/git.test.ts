@@ -5,7 +5,7 @@ import { runTask } from '../../src/loop/run-task.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { GIT_IDENTITY, git, gitRepo } from '../helpers/git-repo.js';
+import { GIT_IDENTITY, fingerprint, git, gitRepo } from '../helpers/git-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
@@ -38,27 +38,29 @@ async function run(vault: TestVault, file: string): Promise<{ status: string; hi
 }
 
 describe('git in the workdir', () => {
-  test("the task's branch is created from the default branch, commits land there, and every iteration records them", async () => {
+  test("the task's branch is made in a worktree of its own from the current branch, commits land there, and every iteration records them", async () => {
     const repo = gitRepo();
     git(repo, 'checkout', '--quiet', '-b', 'someone-elses-work');
     writeFileSync(join(repo, 'wip.txt'), 'work in progress\n');
     git(repo, 'add', '--all');
     git(repo, 'commit', '--quiet', '-m', 'unrelated work');
-    const mainHead = git(repo, 'rev-parse', 'main');
+    const base = git(repo, 'rev-parse', 'HEAD');
+    const before = fingerprint(repo);
 
     const vault = await vaultFor(repo, { FAKE_COMMIT: '1' });
     const { status, history } = await run(vault, vault.task('feature', TASK(repo, 'branch: ralph/feature\n')));
     expect(status).toBe('done');
-    expect(git(repo, 'branch', '--show-current')).toBe('ralph/feature');
-    expect(git(repo, 'merge-base', 'ralph/feature', 'main')).toBe(mainHead);
-    expect(git(repo, 'log', '--format=%s', 'main..ralph/feature').split('\n')).toEqual([
+    // The user's working copy is where it was, byte for byte; the work is on the task's branch.
+    expect(fingerprint(repo)).toBe(before);
+    expect(git(repo, 'merge-base', 'ralph/feature', 'someone-elses-work')).toBe(base);
+    expect(git(repo, 'log', '--format=%s', 'someone-elses-work..ralph/feature').split('\n')).toEqual([
       'feat: US-002 - Two',
       'feat: US-001 - One',
     ]);
-    expect(git(repo, 'rev-parse', 'main')).toBe(mainHead);
-
+    // The worktree went when the task ended; the branch stays.
+    expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
     const [first, second] = history;
-    expect(first?.git?.headBefore).toBe(mainHead);
+    expect(first?.git?.headBefore).toBe(base);
     expect(first?.git?.headAfter).toBe(git(repo, 'rev-parse', 'ralph/feature~1'));
     expect(first?.git?.commits).toEqual([expect.stringMatching(/^[0-9a-f]+ feat: US-001 - One$/)]);
     expect(first?.git).toMatchObject({ filesChanged: 1, files: ['story-US-001.txt'] });
@@ -84,7 +86,8 @@ describe('git in the workdir', () => {
     // A relative prd: is read from the task file's folder; this one lives in the workdir.
     const { status, history } = await run(vault, vault.task('prd', TASK(repo, `prd: ${join(repo, 'prd.json')}\n`)));
     expect(status).toBe('done');
-    expect(git(repo, 'branch', '--show-current')).toBe('ralph/from-prd');
+    expect(git(repo, 'branch', '--show-current')).toBe('main');
+    expect(git(repo, 'log', '--format=%s', '-1', 'ralph/from-prd')).toMatch(/^feat: P-1/);
     expect(history).toHaveLength(1);
     expect(history[0]?.storiesTotal).toBe(1);
   });
@@ -95,7 +98,8 @@ describe('git in the workdir', () => {
     const { status, history } = await run(vault, vault.task('leftovers', TASK(repo)));
     expect(status).toBe('done');
     expect(git(repo, 'status', '--porcelain')).toBe('');
-    expect(git(repo, 'log', '--format=%s', '-1')).toBe('wiggum: iteration 2 leftovers (leftovers)');
+    expect(git(repo, 'log', '--format=%s', '-1', 'ralph/leftovers')).toBe('wiggum: iteration 2 leftovers (leftovers)');
+    expect(git(repo, 'log', '--format=%s', '-1', 'main')).toBe('initial commit');
     expect(history[0]?.git?.commits).toEqual([expect.stringMatching(/wiggum: iteration 1 leftovers/)]);
   });
 
@@ -104,7 +108,9 @@ describe('git in the workdir', () => {
     const vault = await vaultFor(repo, { FAKE_LEAVE: '1' });
     const { history } = await run(vault, vault.task('dirty', TASK(repo)));
     expect(history[0]?.git).toMatchObject({ commits: [], filesChanged: 1 });
-    expect(git(repo, 'log', '--format=%s')).toBe('initial commit');
+    expect(git(repo, 'log', '--format=%s', 'ralph/dirty')).toBe('initial commit');
+    // What was left uncommitted is not lost: the worktree that holds it is kept.
+    expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(2);
   });
 
   test('a workdir that is not a repository records no git summary', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { WiggumConfig } from '../../src/config/config.js';
 import { loadConfig } from '../../src/config/load.js';
 import { isWiggumError } from '../../src/errors.js';
-import { settingError, taskSettings } from '../../src/loop/task-settings.js';
+import { baseOf, settingError, taskSettings } from '../../src/loop/task-settings.js';
 import type { RunOverrides, SettingProblem, TaskSettings } from '../../src/loop/task-settings.js';
 import type { TaskFrontmatter } from '../../src/task/schema.js';
 
@@ -267,6 +267,23 @@ describe('taskSettings: problems, with where the value came from', () => {
 
   test.each(cases)('%s', (_name, flags, frontmatter, given, problem) => {
     expect(taskSettings(flags, frontmatter, given)).toEqual({ kind: 'problem', problem });
+  });
+});
+
+describe("baseOf: the task's base:, else git.base, else the current branch", () => {
+  test.each([
+    ['the task names one', 'release', 'main', { ref: 'release', from: 'task' }],
+    ['only the config names one', undefined, 'main', { ref: 'main', from: 'config' }],
+    ['neither: the current branch', undefined, null, null],
+    ['the task alone', 'release', null, { ref: 'release', from: 'task' }],
+  ] as const)('%s', (_name, task, configured, expected) => {
+    expect(baseOf(task, configured)).toEqual(expected);
+  });
+
+  test('taskSettings carries it', () => {
+    const withBase: WiggumConfig = { ...config, git: { ...config.git, base: 'main' } };
+    const result = taskSettings({}, { base: 'develop' }, withBase);
+    expect(result.kind === 'settings' && result.settings.base).toEqual({ ref: 'develop', from: 'task' });
   });
 });
 

@@ -1,0 +1,215 @@
+import { serialPerRepository } from './repo-serial.js';
+import { existsSync } from 'node:fs';
+import { mkdir, realpath } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { WiggumError } from '../errors.js';
+import { git, gitOk } from './git.js';
+import {
+  chooseBase,
+  gitRefusal,
+  parseWorktreeList,
+  worktreeAction,
+  worktreeEnd,
+  worktreePath,
+} from './worktree-plan.js';
+import type { WorktreeEnd } from './worktree-plan.js';
+
+/** The repository a workdir belongs to, as seen from the user's working copy. */
+export interface Repository {
+  /** The top of the user's working tree (real path). */
+  top: string;
+  /** git's common dir (real path): one per repository, shared by all its worktrees. */
+  commonDir: string;
+  /** The workdir's folder relative to `top` ('' at the top). */
+  subfolder: string;
+  /** The branch the user's copy is on; null on a detached HEAD. */
+  branch: string | null;
+  rebasing: boolean;
+}
+
+/** Reads the repository that `workdir` is inside of (the caller knows it is one). */
+export async function readRepository(workdir: string): Promise<Repository> {
+  const [top, commonDir] = (
+    await gitOk(workdir, ['rev-parse', '--show-toplevel', '--git-common-dir'], 'finding the repository')
+  )
+    .trim()
+    .split('\n');
+  if (top === undefined || commonDir === undefined)
+    throw new WiggumError('E_GIT', `git rev-parse did not name the repository of ${workdir}`);
+  const realTop = await realpath(top);
+  const branch = await git(workdir, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  const rebasing = await Promise.all(
+    ['rebase-merge', 'rebase-apply'].map(async (name) =>
+      existsSync(
+        resolve(workdir, (await gitOk(workdir, ['rev-parse', '--git-path', name], 'looking for a rebase')).trim()),
+      ),
+    ),
+  );
+  return {
+    top: realTop,
+    commonDir: await realpath(resolve(workdir, commonDir)),
+    subfolder: relative(realTop, await realpath(workdir)),
+    branch: branch.exitCode === 0 ? branch.stdout.trim() : null,
+    rebasing: rebasing.some(Boolean),
+  };
+}
+
+/** git's common dir of the repository `dir` is in (real path): the same for all its worktrees. */
+export async function commonDirOf(dir: string): Promise<string> {
+  const commonDir = (await gitOk(dir, ['rev-parse', '--git-common-dir'], 'finding the repository')).trim();
+  return realpath(resolve(dir, commonDir));
+}
+
+export interface WorktreeRequest {
+  repository: Repository;
+  taskId: string;
+  branch: string;
+  /** The task's `base:` or `git.base`; null: the user's current branch. */
+  base: string | null;
+  /** Where task worktrees go (`.wiggum/worktrees/`). */
+  worktreesRoot: string;
+}
+
+export interface TaskWorktree {
+  /** The worktree's top. */
+  path: string;
+  /** Where the agent works: the workdir's subfolder inside the worktree. */
+  workdir: string;
+  branch: string;
+  /** Whether the branch was made now, and from which base. */
+  created: boolean;
+  base: string | null;
+  /** Whether an existing worktree of this task was found and kept (a resume). */
+  reused: boolean;
+}
+
+/**
+ * Gives the task its own worktree on its branch, outside the user's working copy: an existing
+ * branch is checked out as it is (a retry goes on from its commits), a new one starts from the
+ * base. Nothing in the user's working copy changes: `git worktree add` writes only under `.git/`
+ * and in the new folder. Problems a person must fix are E_GIT with what to do.
+ */
+export function openTaskWorktree(request: WorktreeRequest): Promise<TaskWorktree> {
+  // One change to a repository's worktree list at a time (repo-serial.ts): five tasks starting on
+  // one repository at once would otherwise race inside .git/worktrees/.
+  return serialPerRepository(request.repository.top, () => openNow(request));
+}
+
+async function openNow(request: WorktreeRequest): Promise<TaskWorktree> {
+  const { repository, taskId, branch } = request;
+  const top = repository.top;
+  await checkBranchName(top, branch);
+  await mkdir(request.worktreesRoot, { recursive: true });
+  const path = worktreePath(await realpath(request.worktreesRoot), taskId);
+  const entries = parseWorktreeList(await gitOk(top, ['worktree', 'list', '--porcelain'], 'listing worktrees'));
+  const action = worktreeAction(entries, { path, branch, userCopy: top, pathExists: existsSync(path) });
+  const done = (created: boolean, base: string | null, reused: boolean): Promise<TaskWorktree> =>
+    withWorkdir({ path, workdir: join(path, repository.subfolder), branch, created, base, reused });
+
+  switch (action.kind) {
+    case 'problem':
+      throw new WiggumError('E_GIT', action.message, { details: { why: action.why, path, branch } });
+    case 'reuse':
+      return done(false, null, true);
+    case 'replace':
+      await gitOk(
+        top,
+        ['worktree', 'remove', path],
+        `removing the task's worktree, which was on ${action.branch ?? 'a detached HEAD'}`,
+      );
+      break;
+    case 'add':
+      if (action.prune) await gitOk(top, ['worktree', 'prune'], 'pruning a worktree whose folder is gone');
+      break;
+  }
+
+  if (await branchExists(top, branch)) {
+    await addWorktree(top, ['worktree', 'add', '--quiet', path, branch], branch);
+    return done(false, null, false);
+  }
+  const choice = chooseBase(request.base, repository);
+  if (choice.kind === 'problem') throw new WiggumError('E_GIT', choice.message, { details: { why: choice.why } });
+  const base = choice.ref;
+  if ((await git(top, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`])).exitCode !== 0)
+    throw new WiggumError(
+      'E_GIT',
+      `the base "${base}" does not exist in ${top}: name an existing branch in base: (or git.base), e.g. one that "git branch" lists`,
+      { details: { why: 'no-base', base } },
+    );
+  await addWorktree(top, ['worktree', 'add', '--quiet', '-b', branch, path, base], branch);
+  return done(true, base, false);
+}
+
+/** The agent's folder exists even when the subfolder is not in the branch (untracked in the user's copy). */
+async function withWorkdir(worktree: TaskWorktree): Promise<TaskWorktree> {
+  await mkdir(worktree.workdir, { recursive: true });
+  return worktree;
+}
+
+async function checkBranchName(top: string, branch: string): Promise<void> {
+  if ((await git(top, ['check-ref-format', '--branch', branch])).exitCode !== 0)
+    throw new WiggumError(
+      'E_GIT',
+      `git refuses "${branch}" as a branch name (git check-ref-format): name another branch: in the task`,
+      { details: { why: 'bad-branch', branch } },
+    );
+}
+
+async function branchExists(top: string, branch: string): Promise<boolean> {
+  return (await git(top, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).exitCode === 0;
+}
+
+/**
+ * `git worktree add`, tried again while another task's git holds a lock of the shared repository
+ * (several tasks start at once); any other refusal is E_GIT with git's words.
+ */
+async function addWorktree(top: string, args: string[], branch: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await git(top, args);
+    if (result.exitCode === 0) return;
+    const refusal = gitRefusal(result.stderr);
+    if (refusal === 'lock-busy' && attempt < 5) {
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      continue;
+    }
+    throw new WiggumError(
+      'E_GIT',
+      `git could not make the task's worktree on ${branch}: ${result.stderr.trim() || `exit ${result.exitCode}`}` +
+        (refusal === 'already-checked-out'
+          ? ' (another worktree has the branch: name another branch: in the task)'
+          : ''),
+      { details: { why: refusal, args } },
+    );
+  }
+}
+
+/** Removes an ended task's worktree (its branch stays), unless configured to keep it or it holds uncommitted work. */
+export function closeTaskWorktree(top: string, path: string, keepWorktree: boolean): Promise<WorktreeEnd> {
+  return serialPerRepository(top, () => closeNow(top, path, keepWorktree));
+}
+
+async function closeNow(top: string, path: string, keepWorktree: boolean): Promise<WorktreeEnd> {
+  if (!existsSync(path)) return { kind: 'remove' };
+  const status = await gitOk(path, ['status', '--porcelain', '--untracked-files=all'], 'reading the worktree');
+  const uncommitted = status
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.slice(3));
+  const end = worktreeEnd(keepWorktree, uncommitted, path);
+  if (end.kind === 'remove') await gitOk(top, ['worktree', 'remove', path], "removing the task's worktree");
+  return end;
+}
+
+/**
+ * Closes a worktree found under the worktrees root whose task is gone (deleted while it ran, or
+ * while wiggum was down): removed as an ended task's would be, so its branch and commits stay and
+ * uncommitted work keeps it. A folder git does not know as a worktree is left as it is (null).
+ */
+export async function closeOrphanWorktree(path: string, keepWorktree: boolean): Promise<WorktreeEnd | null> {
+  const list = await git(path, ['worktree', 'list', '--porcelain']);
+  if (list.exitCode !== 0) return null;
+  const [main, ...others] = parseWorktreeList(list.stdout);
+  const real = await realpath(path);
+  if (main === undefined || !others.some((entry) => entry.path === real)) return null;
+  return closeTaskWorktree(main.path, real, keepWorktree);
+}
