@@ -45,6 +45,10 @@ export type ErrorCode =
   | 'E_HARNESS_FATAL'
   | 'E_WORKDIR'
   | 'E_GIT'
+  /** A merge landing still conflicted (or failed its check on the merged result) after git.land_attempts. */
+  | 'E_LAND_CONFLICT'
+  /** A push or pull-request command failed for good (or kept failing past the retries). */
+  | 'E_LAND_FAILED'
   | 'E_VERIFY'
   // loop endings
   | 'E_MAX_ITERATIONS'

@@ -48,7 +48,9 @@ export function showRunningTasks(daemon: RunningDaemon, line: LiveLine, now: () 
                 ? 'waiting to retry'
                 : event.why === 'outage'
                   ? `waiting on harness ${event.harness ?? ''} (outage)`
-                  : 'waiting for the usage limit';
+                  : event.why === 'landing'
+                    ? `waiting to land: ${event.reason ?? 'the base is not ready'}`
+                    : 'waiting for the usage limit';
       }
       if (event.type === 'ended' && event.taskId !== null) running.delete(event.taskId);
       render();

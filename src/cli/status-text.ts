@@ -110,6 +110,8 @@ function doing(task: TaskEntry, group: string, nowMs: number): string {
   if (task.phase === 'waiting') {
     if (task.waitingFor === 'usage-limit')
       return `  waiting for the usage limit${task.untilMs === undefined ? '' : ` (resets in ${elapsed(task.untilMs - nowMs)})`}`;
+    if (task.waitingFor === 'landing')
+      return `  waiting to land: ${oneLine(task.waitingReason ?? 'the base is not ready')}${task.untilMs === undefined ? '' : ` (tried again in ${elapsed(task.untilMs - nowMs)})`}`;
     if (task.waitingFor === 'retry')
       return `  waiting to retry${task.untilMs === undefined ? '' : ` (in ${elapsed(task.untilMs - nowMs)})`}`;
     // A reason this wiggum does not know by name (a newer daemon's): said as it is.

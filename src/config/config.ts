@@ -1,4 +1,4 @@
-import type { HarnessKind, RawConfig } from './schema.js';
+import type { HarnessKind, LandMode, RawConfig } from './schema.js';
 
 /** A harness from config: the only way a task gets a command run. */
 export interface HarnessDefinition {
@@ -96,6 +96,14 @@ export interface WiggumConfig {
     keepWorktree: boolean;
     /** At most this many tasks at once on one repository; null: only daemon.concurrency bounds them. */
     maxParallelPerRepo: number | null;
+    /** How a complete task's branch lands when the task names no `land:`. */
+    land: LandMode;
+    /** Landings of one task that may end in a conflict or a failed check before it is rejected. */
+    landAttempts: number;
+    /** Where `land: pr` pushes the branch. */
+    remote: string;
+    /** The command that opens a pull request (`{branch}`, `{base}`, `{title}`, `{remote}` in its args). */
+    pr: { command: string; args: string[]; env: Record<string, string>; timeoutMs: number };
   };
   daemon: {
     concurrency: number;
@@ -173,6 +181,10 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       base: raw.git.base === '' ? null : raw.git.base,
       keepWorktree: raw.git.keep_worktree,
       maxParallelPerRepo: raw.git.max_parallel_per_repo === 0 ? null : raw.git.max_parallel_per_repo,
+      land: raw.git.land,
+      landAttempts: raw.git.land_attempts,
+      remote: raw.git.remote,
+      pr: { command: raw.git.pr.command, args: raw.git.pr.args, env: raw.git.pr.env, timeoutMs: raw.git.pr.timeout },
     },
     daemon: {
       concurrency: raw.daemon.concurrency,

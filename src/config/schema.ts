@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { durationMs, sizeBytes } from './units.js';
 
+/** How a finished task's branch lands (`land:` in a task, `git.land` in the config). */
+export const LAND_MODES = ['branch', 'merge', 'pr'] as const;
+export type LandMode = (typeof LAND_MODES)[number];
+
 export const HARNESS_KINDS = ['command', 'claude', 'codex', 'opencode', 'amp', 'gemini'] as const;
 export type HarnessKind = (typeof HARNESS_KINDS)[number];
 
@@ -141,6 +145,17 @@ export const rawConfigSchema = z.strictObject({
     keep_worktree: z.boolean(),
     // 0: no cap beyond daemon.concurrency.
     max_parallel_per_repo: z.int().min(0).max(256),
+    land: z.enum(LAND_MODES, { message: `land must be one of ${LAND_MODES.join(', ')}` }),
+    land_attempts: z.int().min(1).max(100),
+    remote: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, {
+      message: 'remote must be the name of a git remote such as origin',
+    }),
+    pr: z.strictObject({
+      command: z.string().min(1),
+      args: z.array(z.string()),
+      env: envMap,
+      timeout: duration,
+    }),
   }),
   daemon: z.strictObject({
     concurrency: z.int().min(1).max(256),

@@ -24,7 +24,9 @@ export interface TaskEntry {
   sinceMs: number;
   untilMs?: number;
   /** What a waiting task waits for: a retry's backoff, its harness's usage limit to reset, or its harness to answer again. */
-  waitingFor?: 'retry' | 'usage-limit' | 'outage';
+  waitingFor?: 'retry' | 'usage-limit' | 'outage' | 'landing';
+  /** Why it waits, in words, when the kind alone does not say (a landing that waits for the user's copy). */
+  waitingReason?: string;
   /**
    * Its harness does not answer (network, overload): since when this task has waited on it. Kept
    * while the task probes the harness, until a run gets an answer: the task is waiting on an
@@ -192,6 +194,7 @@ export class StatusTracker {
             step: event.step,
             sinceMs: event.startedAtMs,
             untilMs: undefined,
+            waitingReason: undefined,
           });
         break;
       case 'iteration-end':
@@ -208,6 +211,7 @@ export class StatusTracker {
             sinceMs: this.now(),
             untilMs: Number.isFinite(event.untilMs) ? event.untilMs : undefined,
             waitingFor: event.why === 'hold' ? undefined : event.why,
+            waitingReason: event.reason,
           });
         if (entry && event.why === 'outage')
           entry.outage = {

@@ -92,3 +92,12 @@ export function landingStory(
     ].join('\n'),
   };
 }
+
+/**
+ * How long a landing that waits (the user's copy of the base has local changes, a rebase is under
+ * way) waits before it looks again: 1 s, doubling, at most 15 s, so that it lands soon after the
+ * person commits or stashes and costs a few git calls a minute meanwhile. Pure.
+ */
+export function landingWaitMs(waits: number): number {
+  return Math.min(1000 * 2 ** Math.max(0, waits - 1), 15_000);
+}

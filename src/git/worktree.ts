@@ -136,7 +136,11 @@ async function openNow(request: WorktreeRequest): Promise<TaskWorktree> {
       `the base "${base}" does not exist in ${top}: name an existing branch in base: (or git.base), e.g. one that "git branch" lists`,
       { details: { why: 'no-base', base } },
     );
-  await addWorktree(top, ['worktree', 'add', '--quiet', '-b', branch, path, base], branch);
+  // A base that is a local branch becomes the task branch's upstream (as `git checkout -b` with
+  // branch.autoSetupMerge does): the repository itself then records where the branch lands, for a
+  // retry, a restart or a person running `git status` in the worktree.
+  const track = (await branchExists(top, base)) ? ['--track'] : [];
+  await addWorktree(top, ['worktree', 'add', '--quiet', ...track, '-b', branch, path, base], branch);
   return done(true, base, false);
 }
 
@@ -212,4 +216,16 @@ export async function closeOrphanWorktree(path: string, keepWorktree: boolean): 
   const real = await realpath(path);
   if (main === undefined || !others.some((entry) => entry.path === real)) return null;
   return closeTaskWorktree(main.path, real, keepWorktree);
+}
+
+/**
+ * The local branch `branch` was started from (its upstream when that is a local branch: `--track`
+ * above), or null when git records none (a branch made by hand, or from a tag or a commit).
+ */
+export async function trackedBase(top: string, branch: string): Promise<string | null> {
+  const remote = await git(top, ['config', '--get', `branch.${branch}.remote`]);
+  const merge = await git(top, ['config', '--get', `branch.${branch}.merge`]);
+  if (remote.exitCode !== 0 || merge.exitCode !== 0 || remote.stdout.trim() !== '.') return null;
+  const ref = merge.stdout.trim();
+  return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
 }

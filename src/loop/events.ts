@@ -46,7 +46,9 @@ export type LoopEvent =
       type: 'waiting';
       taskId: string;
       untilMs: number;
-      why: 'retry' | 'usage-limit' | 'outage' | 'hold';
+      why: 'retry' | 'usage-limit' | 'outage' | 'hold' | 'landing';
       harness?: string;
+      /** Why a landing waits (the base checked out with local changes, …), in words. */
+      reason?: string;
     }
   | { type: 'ended'; taskId: string | null; result: TaskRunResult };

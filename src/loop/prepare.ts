@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import type { LandMode } from '../config/schema.js';
 import type { CheckDefinition, HarnessDefinition, LoopConfig, WiggumConfig } from '../config/config.js';
 import { WiggumError, systemErrorCode } from '../errors.js';
 import { checkoutTaskBranch, excludeFromGit, isGitRepository } from '../git/git.js';
@@ -43,6 +44,10 @@ export interface PreparedTask {
   harnessRecord: string | null;
   /** The task's own worktree (`workdir` is inside it), or null: it works in its workdir itself. */
   worktree: PreparedWorktree | null;
+  /** How its branch lands once it is complete (a task with a worktree only). */
+  land: LandMode;
+  /** The task's `base:` or `git.base`; null: the branch it was started from (land-task.ts). */
+  base: string | null;
 }
 
 /** Where a task's worktree is, for closing it when the task ends and for status. */
@@ -182,6 +187,8 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
     session,
     harnessRecord,
     worktree,
+    land: settings.land,
+    base: settings.base?.ref ?? null,
   };
 }
 

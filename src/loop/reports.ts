@@ -26,6 +26,8 @@ export interface LoopFacts {
   history: IterationRecord[];
   /** The last lines the agent printed. */
   lastOutput: string;
+  /** Where the task's work went (its branch, commits and diffstat; the merge; the pull request), as Markdown. */
+  landing?: string;
 }
 
 export interface FailureFacts extends LoopFacts {
@@ -87,6 +89,8 @@ export function completionSummary(facts: LoopFacts): string {
     `- Stories: ${storyLine(facts.stories)}`,
     memoryLine(facts.sessionDir, facts.noMemoryYet),
   ];
+  if (facts.landing !== undefined && facts.landing.trim() !== '')
+    lines.push('', '### Landing', '', facts.landing.trim());
   const output = facts.lastOutput.trim();
   if (output !== '') lines.push('', '### Last output', '', fence(output));
   return lines.join('\n');
@@ -200,6 +204,10 @@ function nextStep(code: ErrorCode, taskId: string): string {
     case 'E_TASK_ENCODING':
     case 'E_TASK_TOO_LARGE':
       return `Fix the task file as the error says (\`wiggum validate FILE\` checks it), ${retry}`;
+    case 'E_LAND_CONFLICT':
+      return `The branch still does not merge cleanly into its base. Merge the base into the branch by hand (or split the work), or set \`land: branch\` to keep the branch for review, ${retry}`;
+    case 'E_LAND_FAILED':
+      return `Fix what the push or the pull-request command reported (the remote, credentials, \`git.pr\` in the config); the branch and its commits are kept, ${retry}`;
     case 'E_MEMORY_CORRUPT':
       // Without --fresh the task resumes the same memory, so a file that was only deleted fails again.
       return `Repair the file the error names, then send the task back with \`wiggum retry ${taskId}\`; or start over with \`wiggum retry ${taskId} --fresh\` (the broken session is archived, not deleted).`;

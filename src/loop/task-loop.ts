@@ -24,6 +24,10 @@ import { writeCheckpoint } from './write-checkpoint.js';
 import type { EndingDeps, LoopFile } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { runIteration } from './iteration.js';
+import { landingFiles } from './land-task.js';
+import { landCompleteTask } from './landing-loop.js';
+import { runVerifyCheck } from './verify.js';
+import type { VerifyResult } from '../git/land-merge.js';
 import { findMovedTaskFile, findRenamedTaskFile } from './follow-file.js';
 import { iterationContext } from './iteration-context.js';
 import { reloadTaskFile, storiesAddedDuringRun } from './task-file-edits.js';
@@ -165,7 +169,10 @@ class TaskLoop {
     });
     // The iteration counted from the history had completed the task: a crash came between its
     // history line and the Done file. End it now rather than run the agent once more.
-    if (this.plan.first === 'done') return this.done();
+    if (this.plan.first === 'done') {
+      const ended = await this.complete();
+      if (ended !== null) return ended;
+    }
     await this.checkpoint('running');
 
     for (;;) {
@@ -310,7 +317,14 @@ class TaskLoop {
       );
       this.request.onEvent?.({ type: 'iteration-end', taskId: this.ctx.taskId, record });
 
-      if (action.kind === 'done') return this.done();
+      if (action.kind === 'done') {
+        const ended = await this.complete();
+        if (ended !== null) return ended;
+        // The landing sent the task back (a conflict): the next iteration resolves it.
+        this.gitState = null;
+        await this.checkpoint('running');
+        continue;
+      }
       if (action.kind === 'reject') return this.reject(rejection(action, run.outcome), record.iteration);
       if (action.kind === 'stop') return this.stop(action.reason);
       if (action.kind === 'continue' && this.state.iteration % this.deps.config.loop.checkpointInterval !== 0) continue;
@@ -547,12 +561,68 @@ class TaskLoop {
     this.file = renamed;
   }
 
-  private async done(): Promise<TaskRunResult> {
+  /**
+   * The task is complete: a task in its own worktree lands its branch first (landing-loop.ts) and
+   * is done only once it has; null when the landing sent it back to the loop.
+   */
+  private async complete(): Promise<TaskRunResult | null> {
+    const worktree = this.prepared.worktree;
+    if (worktree === null) return this.done();
+    await this.checkpointDurable();
+    await this.removeHarnessRecord();
+    const end = await landCompleteTask({
+      taskId: this.ctx.taskId,
+      title: this.ctx.title,
+      prepared: { ...this.prepared, worktree },
+      config: this.deps.config,
+      clock: this.deps.clock,
+      random: this.deps.random,
+      log: this.log,
+      store: this.prepared.session.store,
+      files: landingFiles(this.prepared.session.store.paths?.dir ?? null, this.deps.layout.state, this.ctx.taskId),
+      signal: this.request.signal,
+      stopReason: () => this.stopReason(),
+      onEvent: this.request.onEvent,
+      ...(this.prepared.verify === null ? {} : { verify: (dir: string) => this.verifyMerged(dir) }),
+    });
+    switch (end.kind) {
+      case 'landed':
+        return this.done(end.summary);
+      case 'back':
+        return null;
+      case 'reject':
+        return this.reject(end.error, this.state.iteration);
+      case 'stop':
+        return this.stop(end.reason);
+    }
+  }
+
+  /** The task's verify check on the merged result of a `merge` landing, in the scratch worktree `dir`. */
+  private async verifyMerged(dir: string): Promise<VerifyResult> {
+    const check = this.prepared.verify;
+    if (check === null) return { passed: true };
+    const result = await runVerifyCheck(
+      check,
+      dir,
+      this.deps.env,
+      this.deps.config,
+      { signal: this.request.signal, ...(this.request.kill === undefined ? {} : { kill: this.request.kill }) },
+      this.ctx.processes,
+    );
+    this.log.info(
+      { event: 'iteration.verified', check: check.name, exitCode: result.exitCode, passed: result.passed },
+      `verify check ${check.name} ${result.passed ? 'passed' : 'failed'} on the merged result`,
+    );
+    return result.passed ? { passed: true } : { passed: false, output: `${result.summary}\n${result.outputTail}` };
+  }
+
+  private async done(landing?: string): Promise<TaskRunResult> {
     await this.checkpointDurable();
     await this.removeHarnessRecord();
     await this.follow();
     const loop = checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' }));
-    return finishDone(this.target(), loop, this.facts(), this.endingDeps(), this.deps.config.loop.tickChecklist);
+    const facts = landing === undefined ? this.facts() : { ...this.facts(), landing };
+    return finishDone(this.target(), loop, facts, this.endingDeps(), this.deps.config.loop.tickChecklist);
   }
 
   private async reject(error: WiggumError, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {

@@ -1,3 +1,4 @@
+import type { LandMode } from '../config/schema.js';
 import type { CheckDefinition, HarnessDefinition, LoopConfig, WiggumConfig } from '../config/config.js';
 import { WiggumError } from '../errors.js';
 import { chooseHarness, noHarnessError } from '../task/harness-choice.js';
@@ -25,6 +26,8 @@ export interface TaskSettings {
   branch: string | null;
   /** Where a new branch starts: the task's `base:`, else `git.base`; null: the repository's current branch. */
   base: { ref: string; from: 'task' | 'config' } | null;
+  /** How the branch lands once the task is complete: the task's `land:`, else `git.land`. */
+  land: LandMode;
   maxIterations: number;
   promise: string;
   /** The config's loop settings with this run's `failFast` and the task's budgets. */
@@ -60,6 +63,7 @@ export type SettingKeys = Pick<
   | 'workdir'
   | 'branch'
   | 'base'
+  | 'land'
   | 'max_iterations'
   | 'completion_promise'
   | 'max_tokens'
@@ -98,6 +102,7 @@ export function taskSettings(flags: RunOverrides, frontmatter: SettingKeys, conf
       workdir: frontmatter.workdir ?? null,
       branch: frontmatter.branch ?? null,
       base: baseOf(frontmatter.base, config.git.base),
+      land: frontmatter.land ?? config.git.land,
       maxIterations: maxIterations.value,
       promise: promise.value,
       loop: {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from '../config/schema.js';
+import { LAND_MODES, duration } from '../config/schema.js';
 import { LOOP_STATUSES, TASK_ID_PATTERN, TASK_STATES } from './vocabulary.js';
 
 /**
@@ -109,6 +109,8 @@ export const taskFrontmatterSchema = z
         message: 'base must be a git branch (or other ref) name such as main',
       })
       .optional(),
+    // How the branch lands once the task is complete (git.land when absent).
+    land: z.enum(LAND_MODES, { message: `land must be one of ${LAND_MODES.join(', ')}` }).optional(),
     prd: z.string().min(1).optional(),
     priority: z
       .union([z.number(), z.enum(Object.keys(PRIORITY_WORDS) as [keyof typeof PRIORITY_WORDS])])

@@ -76,13 +76,51 @@ describe('compileConfig (the YAML as written → what every component reads)', (
       'git settings under their own names',
       { git: { enabled: false, auto_commit: true } },
       (c: WiggumConfig) => c.git,
-      { enabled: false, autoCommit: true, base: null, keepWorktree: false, maxParallelPerRepo: null },
+      {
+        enabled: false,
+        autoCommit: true,
+        base: null,
+        keepWorktree: false,
+        maxParallelPerRepo: null,
+        land: 'branch',
+        landAttempts: 3,
+        remote: 'origin',
+        pr: {
+          command: 'gh',
+          args: ['pr', 'create', '--fill', '--head', '{branch}', '--base', '{base}'],
+          env: {},
+          timeoutMs: 120_000,
+        },
+      },
     ],
     [
       'worktree settings: a base, kept worktrees, a cap per repository (0 is none)',
       { git: { base: 'main', keep_worktree: true, max_parallel_per_repo: 3 } },
-      (c: WiggumConfig) => c.git,
-      { enabled: true, autoCommit: false, base: 'main', keepWorktree: true, maxParallelPerRepo: 3 },
+      (c: WiggumConfig) => [c.git.base, c.git.keepWorktree, c.git.maxParallelPerRepo],
+      ['main', true, 3],
+    ],
+    [
+      'landing: how, how often a conflict goes back, the remote, a pull-request command with its timeout in ms',
+      {
+        git: {
+          land: 'merge',
+          land_attempts: 5,
+          remote: 'upstream',
+          pr: {
+            command: 'glab',
+            args: ['mr', 'create', '--source-branch', '{branch}'],
+            env: { A: '1' },
+            timeout: '30s',
+          },
+        },
+      },
+      (c: WiggumConfig) => [c.git.land, c.git.landAttempts, c.git.remote, c.git.pr],
+      [
+        'merge',
+        5,
+        'upstream',
+        { command: 'glab', args: ['mr', 'create', '--source-branch', '{branch}'], env: { A: '1' }, timeoutMs: 30_000 },
+      ],
     ],
   ] as const)('%s', (_name, layer, read, expected) => {
     expect(read(compiled(layer))).toEqual(expected);
