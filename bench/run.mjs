@@ -3,7 +3,7 @@
 // floor this machine sets for it, measured in the same run. One table on stdout, everything in
 // bench/results.json. See docs/performance.md for the method.
 //
-//   node bench/run.mjs [--only checkpoint,inspect,loop,naive,prompt,status,pickup,throughput] [--profile DIR]
+//   node bench/run.mjs [--only checkpoint,inspect,loop,naive,prompt,status,pickup,worktrees,throughput] [--profile DIR]
 //
 // --profile DIR adds --cpu-prof to the daemons and to one extra `wiggum status` run each way, and
 // writes the .cpuprofile files to DIR (figures from a profiled run are not comparable).
@@ -22,8 +22,9 @@ import { naiveLoop } from './phases/naive.mjs';
 import { pickup, throughput, throughputFloor } from './phases/daemon-run.mjs';
 import { promptEconomy, promptTable } from './phases/prompt.mjs';
 import { vault10k } from './phases/vault10k.mjs';
+import { worktreesParallel } from './phases/worktrees.mjs';
 
-const ALL = ['checkpoint', 'inspect', 'loop', 'naive', 'prompt', 'status', 'pickup', 'throughput'];
+const ALL = ['checkpoint', 'inspect', 'loop', 'naive', 'prompt', 'status', 'pickup', 'worktrees', 'throughput'];
 const { values } = parseArgs({ options: { only: { type: 'string' }, profile: { type: 'string' } } });
 const only = new Set(values.only === undefined ? ALL : values.only.split(','));
 for (const name of only)
@@ -48,6 +49,7 @@ const BUDGET = {
   throughputPerS: 40,
   idleRssMb: 100,
   burstRssMb: 150,
+  worktreesParallelToOne: 1.5,
 };
 
 const began = performance.now();
@@ -285,6 +287,40 @@ try {
         budget: p95Budget(r.figure, BUDGET.pickupP95Ms, 'p95 ≤ 200 ms'),
         floor: spawnFloorRef(),
       });
+    });
+  }
+  if (only.has('worktrees')) {
+    await phase('worktrees', '4 tasks on one repository, each in its own worktree', async () => {
+      const r = await worktreesParallel({ tasks: 4, rounds: 2, workS: 2 });
+      results.phases.worktrees = r;
+      const oneFloor = { name: 'one such task alone', stats: r.one };
+      rows.push({
+        figure: `${r.tasks} tasks on one repository at once, agent ${r.workS} s: drop → all in Done/`,
+        unit: 'ms',
+        stats: r.parallel,
+        budget: {
+          text: `≤ ${BUDGET.worktreesParallelToOne}× one task (p50), all ran together, each on its own branch`,
+          pass: r.parallelToOne <= BUDGET.worktreesParallelToOne && r.problems.length === 0,
+        },
+        floor: oneFloor,
+      });
+      rows.push({ figure: 'floor: one such task alone, drop → Done/', unit: 'ms', stats: r.one });
+      rows.push({
+        figure: `the same ${r.tasks}, git.max_parallel_per_repo: 1 (serial)`,
+        unit: 'ms',
+        stats: summarize([r.serialMs]),
+        floor: oneFloor,
+      });
+      const ratio = (figure, value) =>
+        rows.push({
+          figure,
+          unit: '×',
+          stats: { n: 1, p50: NaN, p95: NaN, p99: NaN, max: NaN },
+          value: value.toFixed(2),
+        });
+      ratio(`${r.tasks} at once ÷ one alone (p50)`, r.parallelToOne);
+      ratio(`serial ÷ ${r.tasks} at once (p50)`, r.serialToParallel);
+      for (const problem of r.problems) rows.push({ figure: `  worktrees: ${problem}`, unit: '', stats: null });
     });
   }
   if (only.has('throughput')) {
