@@ -86,7 +86,11 @@ export interface WiggumConfig {
   };
   harnesses: Record<string, HarnessDefinition>;
   checks: Record<string, CheckDefinition>;
-  memory: { backend: 'disk' | 'memory' };
+  memory: {
+    backend: 'disk' | 'memory';
+    /** A task in a git repository keeps prd.json and progress.txt in its workdir (`.ralph/`), committed with the code. */
+    inWorkdir: boolean;
+  };
   git: {
     enabled: boolean;
     autoCommit: boolean;
@@ -174,7 +178,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
         { name, command: c.command, args: c.args, env: c.env, timeoutMs: c.timeout },
       ]),
     ),
-    memory: { backend: raw.memory.backend },
+    memory: { backend: raw.memory.backend, inWorkdir: raw.memory.in_workdir },
     git: {
       enabled: raw.git.enabled,
       autoCommit: raw.git.auto_commit,

@@ -134,7 +134,7 @@ export const rawConfigSchema = z.strictObject({
     .record(name, check)
     .nullable()
     .transform((value) => value ?? {}),
-  memory: z.strictObject({ backend: z.enum(['disk', 'memory']) }),
+  memory: z.strictObject({ backend: z.enum(['disk', 'memory']), in_workdir: z.boolean() }),
   git: z.strictObject({
     enabled: z.boolean(),
     auto_commit: z.boolean(),

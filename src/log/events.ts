@@ -51,6 +51,8 @@ export const LOG_EVENTS = [
   // one task's run, before its loop
   'session.not-durable',
   'session.archived',
+  'session.memory-in-workdir',
+  'session.memory-not-in-workdir',
   'harness.orphan-killed',
   'git.state-excluded',
   'git.branch-created',

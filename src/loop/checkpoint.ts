@@ -133,6 +133,8 @@ export interface CheckpointInput {
   /** A usage-limit or outage wait in progress: until when (epoch ms), and what for. */
   waitingUntilMs?: number;
   waitingFor?: WaitCause;
+  /** Where prd.json and progress.txt are when not in the session folder: `.ralph/`, relative to the workdir. */
+  memory?: string;
 }
 
 export function checkpointData(input: CheckpointInput): PersistenceLoopData {
@@ -167,6 +169,7 @@ export function checkpointData(input: CheckpointInput): PersistenceLoopData {
   };
   if (input.ended === true) data.ended = now;
   if (input.exitReason !== undefined) data.exit_reason = input.exitReason;
+  if (input.memory !== undefined) data.memory = input.memory;
   return data;
 }
 

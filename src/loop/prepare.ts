@@ -4,7 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { LandMode } from '../config/schema.js';
 import type { CheckDefinition, HarnessDefinition, LoopConfig, WiggumConfig } from '../config/config.js';
-import { WiggumError, systemErrorCode } from '../errors.js';
+import { WiggumError, isWiggumError, systemErrorCode } from '../errors.js';
 import { checkoutTaskBranch, excludeFromGit, isGitRepository } from '../git/git.js';
 import { openTaskWorktree, readRepository } from '../git/worktree.js';
 import { taskBranch } from '../git/worktree-plan.js';
@@ -13,10 +13,12 @@ import { driverFor } from '../harness/drivers/registry.js';
 import { killRecordedHarness } from '../harness/pid-record.js';
 import type { GroupHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
+import { WORKDIR_MEMORY_DIR, WORKDIR_MEMORY_KEY, memoryPlace } from '../memory/memory-place.js';
 import { buildPrd, parsePrd } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
 import { openSession } from '../memory/session.js';
 import type { OpenedSession } from '../memory/session.js';
+import { openWorkdirMemory } from '../memory/workdir-store.js';
 import type { Task } from '../task/parse.js';
 import { prdFileOf } from '../task/prd-file.js';
 import { resolveWorkdir } from '../task/workdir.js';
@@ -42,6 +44,11 @@ export interface PreparedTask {
   session: OpenedSession;
   /** `<session>/harness.json`, or null when memory is not durable. */
   harnessRecord: string | null;
+  /**
+   * `.ralph/` when prd.json and progress.txt live in the workdir (`memory.in_workdir`), relative to
+   * it, as the checkpoint records it; null: they are in the session folder.
+   */
+  memory: string | null;
   /** The task's own worktree (`workdir` is inside it), or null: it works in its workdir itself. */
   worktree: PreparedWorktree | null;
   /** How its branch lands once it is complete (a task with a worktree only). */
@@ -174,6 +181,8 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
       logger.info({ event: 'git.branch-created', branch, from: checkout.from }, `created branch ${branch}`);
   }
 
+  const memory = await placeMemory(session, agentWorkdir, git, config, deps);
+
   return {
     harness: settings.harness,
     driver: driverFor(settings.harness.kind),
@@ -184,12 +193,54 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
     branch: worktree?.branch ?? branch,
     git,
     loop: settings.loop,
-    session,
+    session: memory.session,
+    memory: memory.key,
     harnessRecord,
     worktree,
     land: settings.land,
     base: settings.base?.ref ?? null,
   };
+}
+
+/**
+ * Moves prd.json and progress.txt into the agent's workdir when `memory.in_workdir` asks for it and
+ * the workdir is in a git repository (memory-place.ts decides); otherwise the session is unchanged.
+ */
+async function placeMemory(
+  session: OpenedSession,
+  workdir: string,
+  git: boolean,
+  config: WiggumConfig,
+  deps: PrepareDeps,
+): Promise<{ session: OpenedSession; key: string | null }> {
+  const paths = session.store.paths;
+  const place = memoryPlace({ inWorkdir: config.memory.inWorkdir, repository: git, durable: paths !== null });
+  if (place.where === 'session' || paths === null) {
+    if (place.where === 'session' && place.why !== 'configured')
+      deps.logger.info(
+        { event: 'session.memory-not-in-workdir', why: place.why },
+        place.why === 'not-a-repository'
+          ? "memory.in_workdir is set, but the workdir is not in a git repository: prd.json and progress.txt stay in the task's session folder"
+          : 'memory.in_workdir is set, but the session memory is not on disk: prd.json and progress.txt stay in memory',
+      );
+    return { session, key: null };
+  }
+  let opened;
+  try {
+    opened = await openWorkdirMemory(paths, workdir, session.created, deps.clock);
+  } catch (error) {
+    if (isWiggumError(error)) throw error;
+    throw new WiggumError(
+      'E_MEMORY_UNAVAILABLE',
+      `could not write the task's prd.json and progress.txt into ${join(workdir, WORKDIR_MEMORY_DIR)} (${systemErrorCode(error) ?? String(error)}): make that folder writable, or set memory.in_workdir: false`,
+      { cause: error },
+    );
+  }
+  deps.logger.info(
+    { event: 'session.memory-in-workdir', dir: opened.dir, seeded: opened.seeded },
+    `prd.json and progress.txt are in ${opened.dir}, committed with the code; the session folder keeps a copy`,
+  );
+  return { session: { ...session, store: opened.store }, key: WORKDIR_MEMORY_KEY };
 }
 
 async function readUserPrd(path: string): Promise<Prd> {

@@ -439,6 +439,7 @@ class TaskLoop {
       ...(record?.error === undefined ? {} : { lastError: record.error.message }),
       ...(ending === undefined ? {} : { ended: true, exitReason: ending.exitReason }),
       ...(wait === undefined ? {} : { waitingUntilMs: wait.untilMs, waitingFor: wait.why }),
+      ...(this.prepared.memory === null ? {} : { memory: this.prepared.memory }),
     };
   }
 

@@ -15,7 +15,8 @@ export interface AgentFiles {
 }
 
 /**
- * The memory files for the agent. A durable store is the session folder itself. An in-memory
+ * The memory files for the agent. A durable store is the session folder itself (prd.json and
+ * progress.txt perhaps in the workdir: the run's end copies them back, `mirror`). An in-memory
  * store has no folder, yet the agent (another process) still has to read and update prd.json and
  * progress.txt: it gets a scratch copy in the temp dir, read back after the run. Returns null when
  * not even that can be written.
@@ -23,7 +24,7 @@ export interface AgentFiles {
 export async function agentFiles(store: MemoryStore, taskId: string): Promise<AgentFiles | null> {
   if (store.paths !== null) {
     const { dir, prd, progress, context } = store.paths;
-    return { dir, prd, progress, context, absorb: () => Promise.resolve() };
+    return { dir, prd, progress, context, absorb: () => store.mirror?.() ?? Promise.resolve() };
   }
   let dir: string;
   try {

@@ -25,4 +25,9 @@ export interface MemoryStore {
   loadHistory(): Promise<IterationRecord[]>;
   /** `<dir>/logs/0007.log` for iteration 7 (`0007.retry1.log` for its first retry); null in memory. */
   logFile(iteration: number, attempt: number): string | null;
+  /**
+   * After each agent run: copies memory the agent keeps outside the session folder (in its
+   * workdir, `memory.in_workdir`) back into it. Absent when everything is in the session folder.
+   */
+  mirror?(): Promise<void>;
 }

@@ -12,6 +12,8 @@ export interface PersistenceLoopData {
   iteration: number;
   max_iterations: number;
   exit_reason?: string;
+  /** prd.json and progress.txt are in this folder of the workdir (`.ralph/`, `memory.in_workdir`), not in the session folder. */
+  memory?: string;
   checkpoint?: {
     completed_steps: string[];
     current_step?: string | null;
@@ -102,6 +104,7 @@ const LOOP_KEY_ORDER: (keyof PersistenceLoopData)[] = [
   'iteration',
   'max_iterations',
   'exit_reason',
+  'memory',
   'checkpoint',
 ];
 

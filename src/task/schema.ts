@@ -52,6 +52,8 @@ export const persistenceLoopSchema = z
     max_iterations: count.pipe(z.int().min(1)),
     checkpoint: orEmpty(checkpointSchema.optional()),
     exit_reason: orEmpty(z.string().optional()),
+    // Older checkpoints have no `memory:`: their memory is in the session folder.
+    memory: orEmpty(z.string().max(300).optional()),
   })
   .loose();
 
