@@ -88,7 +88,7 @@ export interface WiggumConfig {
   checks: Record<string, CheckDefinition>;
   memory: {
     backend: 'disk' | 'memory';
-    /** A task in a git repository keeps prd.json and progress.txt in its workdir (`.ralph/`), committed with the code. */
+    /** A task in a git repository keeps prd.json and progress.txt in its workdir (`.ralph/<task id>/`), committed with the code. */
     inWorkdir: boolean;
   };
   git: {

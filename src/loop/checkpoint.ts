@@ -133,7 +133,7 @@ export interface CheckpointInput {
   /** A usage-limit or outage wait in progress: until when (epoch ms), and what for. */
   waitingUntilMs?: number;
   waitingFor?: WaitCause;
-  /** Where prd.json and progress.txt are when not in the session folder: `.ralph/`, relative to the workdir. */
+  /** Where prd.json and progress.txt are when not in the session folder: `.ralph/<task id>/`, relative to the workdir. */
   memory?: string;
 }
 

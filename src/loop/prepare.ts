@@ -13,7 +13,7 @@ import { driverFor } from '../harness/drivers/registry.js';
 import { killRecordedHarness } from '../harness/pid-record.js';
 import type { GroupHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
-import { WORKDIR_MEMORY_DIR, WORKDIR_MEMORY_KEY, memoryPlace } from '../memory/memory-place.js';
+import { memoryPlace, workdirMemoryDir, workdirMemoryKey } from '../memory/memory-place.js';
 import { buildPrd, parsePrd } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
 import { openSession } from '../memory/session.js';
@@ -45,7 +45,7 @@ export interface PreparedTask {
   /** `<session>/harness.json`, or null when memory is not durable. */
   harnessRecord: string | null;
   /**
-   * `.ralph/` when prd.json and progress.txt live in the workdir (`memory.in_workdir`), relative to
+   * `.ralph/<task id>/` when prd.json and progress.txt live in the workdir (`memory.in_workdir`), relative to
    * it, as the checkpoint records it; null: they are in the session folder.
    */
   memory: string | null;
@@ -181,7 +181,7 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
       logger.info({ event: 'git.branch-created', branch, from: checkout.from }, `created branch ${branch}`);
   }
 
-  const memory = await placeMemory(session, agentWorkdir, git, config, deps);
+  const memory = await placeMemory(session, task.id, agentWorkdir, git, config, deps);
 
   return {
     harness: settings.harness,
@@ -208,6 +208,7 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
  */
 async function placeMemory(
   session: OpenedSession,
+  taskId: string,
   workdir: string,
   git: boolean,
   config: WiggumConfig,
@@ -227,12 +228,12 @@ async function placeMemory(
   }
   let opened;
   try {
-    opened = await openWorkdirMemory(paths, workdir, session.created, deps.clock);
+    opened = await openWorkdirMemory(paths, workdir, taskId, session.created, deps.clock);
   } catch (error) {
     if (isWiggumError(error)) throw error;
     throw new WiggumError(
       'E_MEMORY_UNAVAILABLE',
-      `could not write the task's prd.json and progress.txt into ${join(workdir, WORKDIR_MEMORY_DIR)} (${systemErrorCode(error) ?? String(error)}): make that folder writable, or set memory.in_workdir: false`,
+      `could not write the task's prd.json and progress.txt into ${join(workdir, workdirMemoryDir(taskId))} (${systemErrorCode(error) ?? String(error)}): make that folder writable, or set memory.in_workdir: false`,
       { cause: error },
     );
   }
@@ -240,7 +241,7 @@ async function placeMemory(
     { event: 'session.memory-in-workdir', dir: opened.dir, seeded: opened.seeded },
     `prd.json and progress.txt are in ${opened.dir}, committed with the code; the session folder keeps a copy`,
   );
-  return { session: { ...session, store: opened.store }, key: WORKDIR_MEMORY_KEY };
+  return { session: { ...session, store: opened.store }, key: workdirMemoryKey(taskId) };
 }
 
 async function readUserPrd(path: string): Promise<Prd> {

@@ -4,11 +4,19 @@
  * code. Pure decisions; `workdir-store.ts` carries them out.
  */
 
-/** The folder, relative to the agent's workdir, that holds the memory kept there. Documented: never change it. */
-export const WORKDIR_MEMORY_DIR = '.ralph';
+/**
+ * The folder, relative to the agent's workdir, that holds a task's memory kept there:
+ * `.ralph/<task id>/`. One folder per task, so that tasks landing on one base never conflict over
+ * each other's prd.json, and the base keeps each one's record. Documented: never change it.
+ */
+export function workdirMemoryDir(taskId: string): string {
+  return `.ralph/${taskId}`;
+}
 
 /** What the checkpoint's `memory:` key holds: the folder, relative to the workdir, ending in `/`. */
-export const WORKDIR_MEMORY_KEY = `${WORKDIR_MEMORY_DIR}/`;
+export function workdirMemoryKey(taskId: string): string {
+  return `${workdirMemoryDir(taskId)}/`;
+}
 
 export interface MemoryPlaceInput {
   /** `memory.in_workdir`. */

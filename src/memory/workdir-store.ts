@@ -5,14 +5,14 @@ import { isWiggumError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Clock } from '../time/clock.js';
 import { DiskMemoryStore } from './disk-store.js';
-import { WORKDIR_MEMORY_DIR, seedFrom } from './memory-place.js';
+import { seedFrom, workdirMemoryDir } from './memory-place.js';
 import type { SessionPaths } from './paths.js';
 import type { Prd } from './prd.js';
 import { parsePrd } from './prd.js';
 import { missingFile, readMemoryText } from './session-meta.js';
 
 /**
- * Session memory whose prd.json and progress.txt live in the agent's workdir (`.ralph/`), so the
+ * Session memory whose prd.json and progress.txt live in the agent's workdir (`.ralph/<task id>/`), so the
  * agent's commit carries them; context.md, the history and the logs stay in the session folder.
  * The workdir's copies are the truth while the task runs; the session folder keeps a copy of each,
  * written after every agent run and every write of the loop's own (`mirror`), so that `status`,
@@ -62,7 +62,7 @@ export interface OpenedWorkdirMemory {
 }
 
 /**
- * Puts a task's prd.json and progress.txt in `<workdir>/.ralph/`: a new session's files are written
+ * Puts a task's prd.json and progress.txt in `<workdir>/.ralph/<task id>/`: a new session's files are written
  * there (over whatever an earlier task left on the branch); a resumed session keeps the copies the
  * workdir already holds (a restart, a `retry` on the same branch) and takes the session's for a
  * file it lacks. The session folder's copies are then brought up to date.
@@ -70,10 +70,11 @@ export interface OpenedWorkdirMemory {
 export async function openWorkdirMemory(
   session: SessionPaths,
   workdir: string,
+  taskId: string,
   sessionCreated: boolean,
   clock: Clock,
 ): Promise<OpenedWorkdirMemory> {
-  const dir = join(workdir, WORKDIR_MEMORY_DIR);
+  const dir = join(workdir, workdirMemoryDir(taskId));
   await mkdir(dir, { recursive: true });
   const paths: SessionPaths = { ...session, prd: join(dir, 'prd.json'), progress: join(dir, 'progress.txt') };
   const seed = async (from: string, to: string, required: boolean): Promise<'session' | 'workdir'> => {

@@ -12,7 +12,7 @@ export interface PersistenceLoopData {
   iteration: number;
   max_iterations: number;
   exit_reason?: string;
-  /** prd.json and progress.txt are in this folder of the workdir (`.ralph/`, `memory.in_workdir`), not in the session folder. */
+  /** prd.json and progress.txt are in this folder of the workdir (`.ralph/<task id>/`, `memory.in_workdir`), not in the session folder. */
   memory?: string;
   checkpoint?: {
     completed_steps: string[];

@@ -196,20 +196,22 @@ describe('wiggum ralph', () => {
     expect(existsSync(join(r.root, '.wiggum', 'sessions', 'mem2', 'prd.json'))).toBe(true);
   });
 
-  test('memory.in_workdir: prd.json and progress.txt live in the repository itself, at .ralph/, and go into the commits', async () => {
+  test('memory.in_workdir: prd.json and progress.txt live in the repository itself, at .ralph/<change>/, and go into the commits', async () => {
     const r = repo({ FAKE_STORY_PER_RUN: '1', FAKE_COMMIT: '1', ...GIT_IDENTITY }, { memory: { in_workdir: true } });
     const result = await r.ralph(TWO_STORIES, '--change', 'docs', '--no-stream');
     expect(result.code).toBe(0);
     // The fake agent commits its code before it marks the story: run 2's commit holds run 1's mark.
-    expect(git(r.root, 'ls-files', '.ralph')).toBe('.ralph/prd.json\n.ralph/progress.txt');
-    const committed = JSON.parse(git(r.root, 'show', 'HEAD:.ralph/prd.json')) as { userStories: { passes: boolean }[] };
+    expect(git(r.root, 'ls-files', '.ralph')).toBe('.ralph/docs/prd.json\n.ralph/docs/progress.txt');
+    const committed = JSON.parse(git(r.root, 'show', 'HEAD:.ralph/docs/prd.json')) as {
+      userStories: { passes: boolean }[];
+    };
     expect(committed.userStories.map((story) => story.passes)).toEqual([true, false]);
     // The session folder has the copy of the last run's memory, both stories passing.
     const session = JSON.parse(readFileSync(join(r.root, '.wiggum', 'sessions', 'docs', 'prd.json'), 'utf8')) as {
       userStories: { passes: boolean }[];
     };
     expect(session.userStories.map((story) => story.passes)).toEqual([true, true]);
-    expect(readFileSync(join(r.root, '.ralph', 'prd.json'), 'utf8')).toBe(
+    expect(readFileSync(join(r.root, '.ralph', 'docs', 'prd.json'), 'utf8')).toBe(
       readFileSync(join(r.root, '.wiggum', 'sessions', 'docs', 'prd.json'), 'utf8'),
     );
   });

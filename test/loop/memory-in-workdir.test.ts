@@ -85,24 +85,24 @@ describe('memory.in_workdir', () => {
     const [prd = '', progress = ''] = lines(join(vault.marks, 'memory.1'));
     const cwd = read(join(vault.marks, 'cwd.1')).trim();
     expect(cwd).not.toBe(repo);
-    expect([relative(cwd, prd), relative(cwd, progress)]).toEqual(['.ralph/prd.json', '.ralph/progress.txt']);
+    expect([relative(cwd, prd), relative(cwd, progress)]).toEqual(['.ralph/mem/prd.json', '.ralph/mem/progress.txt']);
     const head = read(join(vault.marks, 'head.1')).trim();
     expect(git(repo, 'show', '--name-only', '--format=', head).split('\n').sort()).toEqual([
-      '.ralph/prd.json',
-      '.ralph/progress.txt',
+      '.ralph/mem/prd.json',
+      '.ralph/mem/progress.txt',
       'work-1.txt',
     ]);
     // What the branch holds is what the agent wrote: the story passing, its progress note.
-    expect(JSON.parse(git(repo, 'show', `${head}:.ralph/prd.json`))).toMatchObject({
+    expect(JSON.parse(git(repo, 'show', `${head}:.ralph/mem/prd.json`))).toMatchObject({
       userStories: [{ id: 'S-1', passes: true }],
     });
-    expect(git(repo, 'show', `${head}:.ralph/progress.txt`)).toContain('## call 1');
+    expect(git(repo, 'show', `${head}:.ralph/mem/progress.txt`)).toContain('## call 1');
     // The prompt points at them too.
     expect(read(join(vault.marks, 'prompt.1'))).toContain(prd);
 
     const done = join(vault.layout.done, 'mem.md');
-    expect(loopOf(done)).toMatchObject({ status: 'done', memory: '.ralph/' });
-    expect(read(done)).toMatch(/^ {2}memory: \.ralph\/$/m);
+    expect(loopOf(done)).toMatchObject({ status: 'done', memory: '.ralph/mem/' });
+    expect(read(done)).toMatch(/^ {2}memory: \.ralph\/mem\/$/m);
     // The session folder has the synced copy: what status and the reports read, the worktree gone.
     expect(existsSync(cwd)).toBe(false);
     const session = join(vault.layout.sessions, 'mem');
@@ -117,7 +117,7 @@ describe('memory.in_workdir', () => {
     const vault = await vaultFor(dirname(repo), true, { FAIL_AT: '1' });
     const first = await run(vault, vault.task('again', TASK(repo)));
     expect(first.result.status).toBe('rejected');
-    expect(git(repo, 'show', 'ralph/again:.ralph/progress.txt')).toContain('the note of a failed call');
+    expect(git(repo, 'show', 'ralph/again:.ralph/again/progress.txt')).toContain('the note of a failed call');
 
     // Moved back by hand, as `wiggum retry` sends it: the same session, a new worktree on the same branch.
     const back = join(vault.layout.approved, 'again.md');
@@ -126,7 +126,7 @@ describe('memory.in_workdir', () => {
     expect(second.result.status).toBe('done');
     expect(read(join(vault.marks, 'progress-seen.2'))).toContain('the note of a failed call');
     const head = read(join(vault.marks, 'head.2')).trim();
-    const committed = git(repo, 'show', `${head}:.ralph/progress.txt`);
+    const committed = git(repo, 'show', `${head}:.ralph/again/progress.txt`);
     expect(committed).toContain('the note of a failed call');
     expect(committed).toContain('## call 2');
     expect(read(join(vault.layout.sessions, 'again', 'progress.txt'))).toBe(`${committed}\n`);
