@@ -101,3 +101,24 @@ export function landingStory(
 export function landingWaitMs(waits: number): number {
   return Math.min(1000 * 2 ** Math.max(0, waits - 1), 15_000);
 }
+
+/**
+ * The story a complete task gets when its worktree holds work no commit has: a `merge` or `pr`
+ * landing takes commits only, so landing now would leave that work behind while the task says
+ * Done. Pure.
+ */
+export function uncommittedStory(files: readonly string[], branch: string): { title: string; context: string } {
+  const shown = files.slice(0, 20).map((file) => `- ${file}`);
+  if (files.length > 20) shown.push(`- … and ${files.length - 20} more`);
+  return {
+    title: `Commit the work left uncommitted on ${branch}`,
+    context: [
+      `The task was reported complete, but these files in its worktree are not committed on ${branch}:`,
+      ...shown,
+      '',
+      'Landing takes commits only. Commit the files that are part of the work (remove the ones that are',
+      'not, or add them to .gitignore), then finish as before. The landing is tried again when the task is',
+      'complete.',
+    ].join('\n'),
+  };
+}

@@ -194,14 +194,18 @@ export function closeTaskWorktree(top: string, path: string, keepWorktree: boole
 
 async function closeNow(top: string, path: string, keepWorktree: boolean): Promise<WorktreeEnd> {
   if (!existsSync(path)) return { kind: 'remove' };
+  const end = worktreeEnd(keepWorktree, await uncommittedFiles(path), path);
+  if (end.kind === 'remove') await gitOk(top, ['worktree', 'remove', path], "removing the task's worktree");
+  return end;
+}
+
+/** The files a worktree holds that no commit has: changed, staged or untracked (ignored ones aside). */
+export async function uncommittedFiles(path: string): Promise<string[]> {
   const status = await gitOk(path, ['status', '--porcelain', '--untracked-files=all'], 'reading the worktree');
-  const uncommitted = status
+  return status
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => line.slice(3));
-  const end = worktreeEnd(keepWorktree, uncommitted, path);
-  if (end.kind === 'remove') await gitOk(top, ['worktree', 'remove', path], "removing the task's worktree");
-  return end;
 }
 
 /**

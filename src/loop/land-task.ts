@@ -9,7 +9,7 @@ import { landMerge } from '../git/land-merge.js';
 import type { LandMergeOutcome, VerifyResult } from '../git/land-merge.js';
 import { landPr } from '../git/land-pr.js';
 import type { LandPrOutcome } from '../git/land-pr.js';
-import { trackedBase } from '../git/worktree.js';
+import { trackedBase, uncommittedFiles } from '../git/worktree.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { PreparedWorktree } from './prepare.js';
 
@@ -76,11 +76,17 @@ export async function landOnce(target: LandingTarget, effects: LandingEffects): 
   const repo = worktree.path;
   const described = (await branchSummary(repo, worktree.branch, base)).text;
   switch (target.mode) {
-    case 'branch':
+    case 'branch': {
+      const uncommitted = await uncommittedFiles(worktree.path);
+      const left =
+        uncommitted.length === 0
+          ? ''
+          : `\n\n${uncommitted.length} file${uncommitted.length === 1 ? ' was' : 's were'} left uncommitted (${uncommitted.slice(0, 5).join(', ')}${uncommitted.length > 5 ? ', …' : ''}): the worktree ${worktree.path} is kept with them.`;
       return {
         outcome: { kind: 'kept' },
-        summary: `${described}\n\nThe branch is kept for review; merge it with \`git merge ${worktree.branch}\`.`,
+        summary: `${described}\n\nThe branch is kept for review; merge it with \`git merge ${worktree.branch}\`.${left}`,
       };
+    }
     case 'merge': {
       const outcome = await landMerge({
         repo,

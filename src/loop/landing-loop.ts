@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
 import { WiggumError, isWiggumError } from '../errors.js';
-import { afterLanding, landingStory, landingWaitMs } from '../git/land-decide.js';
+import { afterLanding, landingStory, landingWaitMs, uncommittedStory } from '../git/land-decide.js';
+import { uncommittedFiles } from '../git/worktree.js';
 import type { VerifyResult } from '../git/land-merge.js';
 import { resumeLanding } from '../git/land-recover.js';
 import type { Logger } from '../log/logger.js';
@@ -78,7 +79,7 @@ export async function landCompleteTask(deps: LandingDeps): Promise<LandingEnd> {
   }
   const target = landingTarget(prepared.land, worktree, prepared.workdir, base);
   const maxAttempts = deps.config.git.landAttempts;
-  let attempts = await readLandingAttempts(files.attempts);
+  const attempts = await readLandingAttempts(files.attempts);
   let waits = 0;
   let failures = 0;
   let lastWait = '';
@@ -88,6 +89,15 @@ export async function landCompleteTask(deps: LandingDeps): Promise<LandingEnd> {
       ? `the task is complete: its branch ${worktree.branch} is kept`
       : `the task is complete: landing ${worktree.branch} into ${base} (${target.mode})`,
   );
+  if (target.mode !== 'branch') {
+    // Work the agent left uncommitted would not land, yet the task would say Done.
+    const uncommitted = await uncommittedFiles(worktree.path);
+    if (uncommitted.length > 0) {
+      const story = uncommittedStory(uncommitted, worktree.branch);
+      const reason = `${uncommitted.length} file${uncommitted.length === 1 ? ' is' : 's are'} not committed on ${worktree.branch} (${uncommitted.slice(0, 5).join(', ')}${uncommitted.length > 5 ? ', …' : ''})`;
+      return sendBack(deps, attempts, maxAttempts, story, reason, { files: uncommitted });
+    }
+  }
   for (;;) {
     const stop = deps.stopReason();
     if (stop !== null) return { kind: 'stop', reason: stop };
@@ -125,22 +135,15 @@ export async function landCompleteTask(deps: LandingDeps): Promise<LandingEnd> {
         return { kind: 'landed', summary: step.summary };
       case 'send-back': {
         if (outcome.kind !== 'conflict' && outcome.kind !== 'check-failed') throw new Error('unreachable');
-        attempts += 1;
-        await writeLandingAttempts(files.attempts, attempts);
         const story = landingStory(outcome, worktree.branch, base);
-        await deps.store.addContext(`#### ${story.title}\n\n${story.context}`);
-        log.warn(
-          {
-            event: 'land.sent-back',
-            branch: worktree.branch,
-            base,
-            attempt: attempts,
-            attempts: maxAttempts,
-            ...(outcome.kind === 'conflict' ? { files: outcome.files, baseCommit: outcome.baseCommit } : {}),
-          },
+        return sendBack(
+          deps,
+          attempts,
+          maxAttempts,
+          story,
           `landing ${worktree.branch} into ${base}: ${next.reason}`,
+          outcome.kind === 'conflict' ? { files: outcome.files, baseCommit: outcome.baseCommit } : {},
         );
-        return { kind: 'back' };
       }
       case 'reject':
         await writeLandingAttempts(files.attempts, 0);
@@ -183,6 +186,35 @@ export async function landCompleteTask(deps: LandingDeps): Promise<LandingEnd> {
       }
     }
   }
+}
+
+/**
+ * Back to the loop with `story` as context, counted as a landing attempt; past `git.land_attempts`
+ * the task is rejected instead, with `reason`.
+ */
+async function sendBack(
+  deps: LandingDeps,
+  attempts: number,
+  maxAttempts: number,
+  story: { title: string; context: string },
+  reason: string,
+  details: Record<string, unknown>,
+): Promise<LandingEnd> {
+  const branch = deps.prepared.worktree.branch;
+  const attempt = attempts + 1;
+  if (attempt >= maxAttempts) {
+    await writeLandingAttempts(deps.files.attempts, 0);
+    const why = `${reason}, still after ${maxAttempts} landing attempt${maxAttempts === 1 ? '' : 's'}`;
+    deps.log.error({ event: 'land.failed', branch, reason: why }, why);
+    return { kind: 'reject', error: new WiggumError('E_LAND_CONFLICT', why, { details }) };
+  }
+  await writeLandingAttempts(deps.files.attempts, attempt);
+  await deps.store.addContext(`#### ${story.title}\n\n${story.context}`);
+  deps.log.warn(
+    { event: 'land.sent-back', branch, attempt, attempts: maxAttempts, ...details },
+    `${reason}: back to the loop (landing attempt ${attempt} of ${maxAttempts})`,
+  );
+  return { kind: 'back' };
 }
 
 async function pause(deps: LandingDeps, waitMs: number, why: 'landing' | 'retry', reason: string): Promise<void> {

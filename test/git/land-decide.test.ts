@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { afterLanding, landingStory } from '../../src/git/land-decide.js';
+import { afterLanding, landingStory, landingWaitMs, uncommittedStory } from '../../src/git/land-decide.js';
 import type { LandingNext } from '../../src/git/land-decide.js';
 import type { LandMergeOutcome } from '../../src/git/land-merge.js';
 import type { LandPrOutcome } from '../../src/git/land-pr.js';
@@ -98,5 +98,35 @@ describe('landingStory', () => {
   test("a failed check carries the check's output", () => {
     const story = landingStory(CHECK, 'ralph/t', 'main');
     expect(story.context).toContain('FAIL x.test.ts');
+  });
+});
+
+describe('landingWaitMs: how long a waiting landing waits before it looks again', () => {
+  test.each([
+    [1, 1000],
+    [2, 2000],
+    [3, 4000],
+    [4, 8000],
+    [5, 15_000],
+    [40, 15_000],
+    [0, 1000],
+  ])('wait %i → %i ms', (waits, ms) => {
+    expect(landingWaitMs(waits)).toBe(ms);
+  });
+});
+
+describe('uncommittedStory: the work a complete task left uncommitted', () => {
+  test('names the branch and every file, and says to commit them', () => {
+    const story = uncommittedStory(['src/a.ts', 'notes.md'], 'ralph/t1');
+    expect(story.title).toBe('Commit the work left uncommitted on ralph/t1');
+    expect(story.context).toContain('- src/a.ts\n- notes.md');
+    expect(story.context).toMatch(/Landing takes commits only/);
+  });
+
+  test('a long list is cut at 20 files and says how many more', () => {
+    const files = Array.from({ length: 23 }, (_, i) => `f${i}.txt`);
+    const story = uncommittedStory(files, 'b');
+    expect(story.context).toContain('- f19.txt\n- … and 3 more');
+    expect(story.context).not.toContain('f20.txt');
   });
 });
