@@ -57,8 +57,10 @@ export async function acquireOwnerLock(
       throw new WiggumError('E_LOCKED', whenHeld(existing), { details: { owner: existing, lockFile: file } });
     }
     if (!(await createWithContent(takeover, text))) {
-      // Another process is taking the stale lock over: look again shortly.
-      await removeIfOlderThan(takeover, STALE_TAKEOVER_MS);
+      // Another process is taking the stale lock over: look again shortly. A takeover whose
+      // writer was killed meanwhile (kill -9 of a daemon at start) would otherwise outlast every
+      // attempt, and the next start would fail with E_LOCKED though nobody holds anything.
+      await removeStaleTakeover(takeover);
       await pause(TAKEOVER_WAIT_MS * (1 + Math.random()));
       continue;
     }
@@ -81,12 +83,46 @@ export async function acquireOwnerLock(
 
 const MAX_ATTEMPTS = 50;
 const TAKEOVER_WAIT_MS = 10;
-/** A takeover file older than this was left by a process that died while taking over. */
+/** A takeover file older than this is left over, whoever wrote it: no takeover takes that long. */
 const STALE_TAKEOVER_MS = 10_000;
 
-async function removeIfOlderThan(file: string, ageMs: number): Promise<void> {
-  const info = await stat(file).catch(() => null);
-  if (info !== null && Date.now() - info.mtimeMs > ageMs) await unlink(file).catch(() => undefined);
+/**
+ * Whether a `<lock>.takeover` file is left over: its writer (the owner it records) no longer
+ * runs, or it is older than any takeover lasts (its writer unreadable, or alive but stuck). Pure.
+ */
+export function isStaleTakeover(writer: { alive: boolean } | null, ageMs: number): boolean {
+  return (writer !== null && !writer.alive) || ageMs > STALE_TAKEOVER_MS;
+}
+
+/**
+ * Removes a stale takeover file, and only that one: it is moved aside first and compared with
+ * what was judged stale, because meanwhile another process may have removed it and made its own;
+ * a fresh one moved by mistake is put back. (Should a third contender make one in the instant
+ * between the move and the putting back, two would hold a takeover at once; each still moves the
+ * lock aside only if it is the stale one it read.)
+ */
+async function removeStaleTakeover(takeover: string): Promise<void> {
+  const seen = await stat(takeover).catch(() => null);
+  if (seen === null) return;
+  const writer = await readLockOwner(takeover);
+  const state = writer === null ? null : { alive: isLockOwnerAlive(writer) };
+  if (!isStaleTakeover(state, Date.now() - seen.mtimeMs)) return;
+  const aside = `${takeover}.${process.pid}.${Date.now()}.stale`;
+  try {
+    await rename(takeover, aside);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT') return; // another process removed it first
+    throw error;
+  }
+  const moved = await stat(aside).catch(() => null);
+  const movedWriter = await readLockOwner(aside);
+  const same =
+    moved !== null &&
+    moved.ino === seen.ino &&
+    moved.mtimeMs === seen.mtimeMs &&
+    (writer === null ? movedWriter === null : movedWriter !== null && sameOwner(movedWriter, writer));
+  if (!same) await link(aside, takeover).catch(() => undefined);
+  await unlink(aside).catch(() => undefined);
 }
 
 /**

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { acquireVaultLock } from '../../src/daemon/lock.js';
+import { processStartTicks } from '../../src/lock/process-identity.js';
 import { isWiggumError } from '../../src/errors.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -61,4 +62,44 @@ describe('the vault lock', () => {
     expect(lock.tookOverFrom).toBeNull();
     await lock.release();
   });
+
+  test('a takeover left by a daemon killed while taking over a stale lock: the next start takes the lock at once', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'daemon.lock');
+    const killed = await deadPid();
+    writeFileSync(file, JSON.stringify({ pid: killed, startTicks: '1', host: hostname(), startedAt: 'earlier' }));
+    // Written just now (no age to wait out) by a process that is gone.
+    writeFileSync(
+      `${file}.takeover`,
+      JSON.stringify({ pid: killed, startTicks: '1', host: hostname(), startedAt: 'now' }),
+    );
+    const lock = await acquireVaultLock(file);
+    expect(lock.tookOverFrom?.pid).toBe(killed);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pid: process.pid });
+    // Nothing of the takeover is left beside the lock and the stale one moved aside.
+    expect(readdirSync(dir).sort()).toEqual(['daemon.lock', 'daemon.lock.stale']);
+    await lock.release();
+  });
+
+  test('a takeover under way in a live process is left alone: the lock is refused, saying why', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'daemon.lock');
+    writeFileSync(
+      file,
+      JSON.stringify({ pid: await deadPid(), startTicks: '1', host: hostname(), startedAt: 'earlier' }),
+    );
+    const live = { pid: process.pid, startTicks: processStartTicks(process.pid), host: hostname(), startedAt: 'now' };
+    writeFileSync(`${file}.takeover`, JSON.stringify(live));
+    const error = await acquireVaultLock(file).catch((e: unknown) => e);
+    expect(isWiggumError(error, 'E_LOCKED')).toBe(true);
+    expect((error as Error).message).toContain('is another wiggum starting?');
+    expect(JSON.parse(readFileSync(`${file}.takeover`, 'utf8'))).toEqual(live);
+  });
 });
+
+/** The pid of a process that has run and exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0']);
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid ?? -1;
+}

@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import type { IterationRecord } from '../../src/memory/history.js';
 import { REPO_ROOT, runCli } from './child.js';
 import type { CliResult } from './child.js';
-import { gitRepo } from './git-repo.js';
+import { fingerprint, gitRepo } from './git-repo.js';
 import { historyOf } from './history.js';
 import { tempDir } from './temp-dir.js';
 import { makeVault } from './vault.js';
@@ -42,7 +42,10 @@ export interface AgentSandboxOptions {
 
 export interface AgentSandbox {
   vaultRoot: string;
+  /** The user's working copy: the task works in a worktree of it, on its own branch. */
   repo: string;
+  /** The user's working copy as it was before the run (git-repo.ts `fingerprint`). */
+  repoBefore: string;
   /** The task file, in Approved/. */
   task: string;
   /** `wiggum run <task>` with the built CLI. */
@@ -79,6 +82,7 @@ export async function agentSandbox(options: AgentSandboxOptions): Promise<AgentS
   return {
     vaultRoot: vault.root,
     repo: paths.repo,
+    repoBefore: fingerprint(paths.repo),
     task,
     run,
     history: () => historyOf(vault.layout.sessions, 'dark-mode'),
@@ -98,12 +102,20 @@ export async function agentSandbox(options: AgentSandboxOptions): Promise<AgentS
   };
 }
 
-/** What the scripted agent of the first test did: one commit on top of `initial` that changes app.txt, every story of `prd` passing. */
+/** The branch the task `dark-mode` works on (no `branch:` in it). */
+export const DARK_MODE_BRANCH = 'ralph/dark-mode';
+
+/**
+ * What the scripted agent of the first test did: one commit on top of `initial`, on the task's
+ * branch, that changes app.txt, every story of `prd` passing; the user's working copy (its HEAD,
+ * index and files) is as it was, the commit being in the task's worktree only.
+ */
 export function expectDarkModeCommitted(sandbox: AgentSandbox, prd: string): void {
-  expect(execFileSync('git', ['log', '--format=%s'], { cwd: sandbox.repo, encoding: 'utf8' })).toBe(
-    'feat: US-001 - Dark mode toggle\ninitial\n',
-  );
-  expect(readFileSync(join(sandbox.repo, 'app.txt'), 'utf8')).toBe('light mode\ndark mode\n');
+  const git = (...args: string[]): string => execFileSync('git', args, { cwd: sandbox.repo, encoding: 'utf8' });
+  expect(git('log', '--format=%s', DARK_MODE_BRANCH)).toBe('feat: US-001 - Dark mode toggle\ninitial\n');
+  expect(git('show', `${DARK_MODE_BRANCH}:app.txt`)).toBe('light mode\ndark mode\n');
+  expect(fingerprint(sandbox.repo)).toBe(sandbox.repoBefore);
+  expect(readFileSync(join(sandbox.repo, 'app.txt'), 'utf8')).toBe('light mode\n');
   expect(JSON.parse(readFileSync(prd, 'utf8'))).toMatchObject({ userStories: [{ id: 'US-001', passes: true }] });
 }
 

@@ -76,8 +76,16 @@ describe('kill -9 of the daemon at random moments', () => {
         drop(FIRST_TASKS + 2 * kill - 1);
         drop(FIRST_TASKS + 2 * kill);
         const daemon = DaemonProcess.start(vault.root);
+        let ended: unknown = null;
+        void daemon.exited.then((exit) => (ended = exit));
         // An agent this daemon started (one a killed daemon left behind is not its running work).
-        const running = (): boolean => harnessesStartedBy(vault.root, daemon.child.pid ?? -1).length > 0;
+        // Every start must survive what the kill before it cut short: a daemon that exits on its
+        // own fails the campaign at once, with its reason, instead of leaving this wait to run out.
+        const running = (): boolean => {
+          if (ended !== null)
+            throw new Error(`daemon ${kill} exited by itself (${JSON.stringify(ended)}): ${daemon.stderr.trim()}`);
+          return harnessesStartedBy(vault.root, daemon.child.pid ?? -1).length > 0;
+        };
         if (kill % 2 === 1) {
           aimedAtRuns += 1;
           await waitFor(running, `an agent started by daemon ${kill}`, STALL_MS);
@@ -89,7 +97,7 @@ describe('kill -9 of the daemon at random moments', () => {
         }
         if (running()) killedMidRun += 1;
         daemon.kill('SIGKILL');
-        await daemon.exited;
+        expect(await daemon.exited, `daemon ${kill}: ${daemon.stderr}`).toEqual({ code: null, signal: 'SIGKILL' });
       }
 
       const daemon = DaemonProcess.start(vault.root);
