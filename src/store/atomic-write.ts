@@ -23,6 +23,20 @@ export interface AtomicWriteOptions {
    * caller waits for it before whatever must not be durable before this write is.
    */
   deferFolderSync?: (synced: Promise<void>) => void;
+  /**
+   * Asked just before the rename, after the fsyncs (which may take long on a busy disk): false when
+   * the file was changed or removed meanwhile, so that the write would overwrite a person's edit or
+   * bring back a file they deleted. Nothing is renamed then, and {@link RenameRefused} is thrown.
+   */
+  stillCurrent?: () => boolean;
+}
+
+/** `stillCurrent` said no: the file changed after it was read, and nothing was written over it. */
+export class RenameRefused extends Error {
+  constructor(readonly path: string) {
+    super(`${path} changed while it was being written; nothing was renamed over it`);
+    this.name = 'RenameRefused';
+  }
 }
 
 /**
@@ -49,9 +63,11 @@ export async function writeFileAtomic(
       await handle.close();
     }
     await options.renameAfter;
+    if (options.stillCurrent !== undefined && !options.stillCurrent()) throw new RenameRefused(path);
     await rename(temp, path);
   } catch (error) {
     await unlink(temp).catch(() => undefined);
+    if (error instanceof RenameRefused) throw error;
     throw writeError(path, error);
   }
   if (options.durable === false) return;

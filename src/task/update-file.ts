@@ -10,7 +10,7 @@ import type { FileIdentity } from './read-text.js';
 import { appendSection, withOwnedKeys } from './render.js';
 import { tickChecklistLines } from './stories.js';
 import type { OwnedKeys } from './render.js';
-import { writeFileAtomic } from '../store/atomic-write.js';
+import { RenameRefused, writeFileAtomic } from '../store/atomic-write.js';
 
 export interface TaskFileWrite {
   keys: OwnedKeys;
@@ -89,11 +89,20 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
         },
       );
     }
-    if (!unchangedSince(file, read.stat)) continue;
-    await writeFileAtomic(file, next, {
-      ...(write.after === undefined ? {} : { renameAfter: write.after }),
-      ...(write.deferFolderSync === undefined ? {} : { deferFolderSync: write.deferFolderSync }),
-    });
+    const identity = read.stat;
+    if (!unchangedSince(file, identity)) continue;
+    try {
+      await writeFileAtomic(file, next, {
+        ...(write.after === undefined ? {} : { renameAfter: write.after }),
+        ...(write.deferFolderSync === undefined ? {} : { deferFolderSync: write.deferFolderSync }),
+        // Asked again right before the rename: the fsyncs before it may take long on a busy disk,
+        // and an edit saved (or the file deleted) meanwhile must be merged (or left gone), not undone.
+        stillCurrent: () => unchangedSince(file, identity),
+      });
+    } catch (error) {
+      if (error instanceof RenameRefused) continue;
+      throw error;
+    }
     return { task: reparsed.task, merged: read.text !== lastText, replacedUnreadKeys: current.unreadOwnedKeys ?? [] };
   }
   throw new WiggumError(

@@ -50,6 +50,8 @@ describe('tasks on one repository, each in a worktree of its own', () => {
     expect(shown()).toEqual(['feature/c', 'ralph/a', 'ralph/b']);
     writeFileSync(join(gates, 'go-1'), '');
     for (const id of ['a', 'b', 'c']) await daemon.waitForEvent('task.done', { taskId: id });
+    // The worktree goes after the file has moved to Done/.
+    for (const id of ['a', 'b', 'c']) await daemon.waitForEvent('git.worktree-removed', { taskId: id });
 
     expect(opened.map((line) => line?.branch)).toEqual(['ralph/a', 'ralph/b', 'feature/c']);
     const paths = opened.map((line) => String(line?.worktree));

@@ -1,5 +1,5 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { isWiggumError } from '../../src/errors.js';
 import { updateTaskFile } from '../../src/task/update-file.js';
@@ -57,6 +57,33 @@ describe('updateTaskFile', () => {
     rmSync(file);
     const error = await updateTaskFile(file, original, write).catch((e: unknown) => e);
     expect(isWiggumError(error, 'E_TASK_GONE')).toBe(true);
+  });
+
+  // The rename waits for the fsyncs (and for `after`, the history line a checkpoint counts): on a
+  // busy disk that takes long enough for a person to save or delete the file meanwhile.
+  test('a task deleted while its checkpoint waits to be renamed stays deleted', async () => {
+    const file = taskFile();
+    let release = (): void => undefined;
+    const after = new Promise<void>((resolve) => (release = resolve));
+    const writing = updateTaskFile(file, original, { ...write, after }).catch((e: unknown) => e);
+    rmSync(file);
+    release();
+    expect(isWiggumError(await writing, 'E_TASK_GONE')).toBe(true);
+    expect(existsSync(file)).toBe(false);
+    expect(readdirSync(dirname(file))).toEqual([]);
+  });
+
+  test('an edit saved while the checkpoint waits to be renamed is merged, not undone', async () => {
+    const file = taskFile();
+    let release = (): void => undefined;
+    const after = new Promise<void>((resolve) => (release = resolve));
+    const writing = updateTaskFile(file, original, { ...write, after });
+    writeFileSync(file, original.replace('- [ ] US-001 Theme', '- [ ] US-001 Theme\n- [ ] US-002 Saved meanwhile'));
+    release();
+    expect((await writing).merged).toBe(true);
+    const now = readFileSync(file, 'utf8');
+    expect(now).toContain('- [ ] US-002 Saved meanwhile');
+    expect(now).toContain('  iteration: 1');
   });
 
   test('appends a report section after everything the user wrote', async () => {
