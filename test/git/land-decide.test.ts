@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { afterLanding, landingStory } from '../../src/git/land-decide.js';
+import { afterLanding, landingStory, landingWaitMs } from '../../src/git/land-decide.js';
 import type { LandingNext } from '../../src/git/land-decide.js';
 import type { LandMergeOutcome } from '../../src/git/land-merge.js';
 import type { LandPrOutcome } from '../../src/git/land-pr.js';
@@ -98,5 +98,19 @@ describe('landingStory', () => {
   test("a failed check carries the check's output", () => {
     const story = landingStory(CHECK, 'ralph/t', 'main');
     expect(story.context).toContain('FAIL x.test.ts');
+  });
+});
+
+describe('landingWaitMs: how long a waiting landing waits before it looks again', () => {
+  test.each<[string, number, number]>([
+    ['the first wait is 1 s', 1, 1000],
+    ['a count of 0 waits as the first', 0, 1000],
+    ['then it doubles', 2, 2000],
+    ['and doubles again', 3, 4000],
+    ['8 s at the fourth', 4, 8000],
+    ['15 s at most', 5, 15_000],
+    ['and stays there however long it waits', 50, 15_000],
+  ])('%s', (_name, waits, expected) => {
+    expect(landingWaitMs(waits)).toBe(expected);
   });
 });
