@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { git, gitRepo } from '../helpers/git-repo.js';
-import { landTask, landVault, parents, userCommits, worktreeCount } from '../helpers/land-vault.js';
+import { landTask, landVault, parents, section, userCommits, worktreeCount } from '../helpers/land-vault.js';
 import type { LandVault } from '../helpers/land-vault.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitForFile } from '../helpers/wait.js';
@@ -39,6 +39,44 @@ async function twoConflicting(config: Record<string, unknown> = {}): Promise<{
   vault.open('one');
   vault.open('two');
   return { repo, vault, daemon, main: git(repo, 'rev-parse', 'main') };
+}
+
+/**
+ * Task `f` (land: merge, a fast-forward) and a daemon killed by kill -9 right after main moved to
+ * the task's commit, before the user's copy (on main) followed: a reference-transaction hook holds
+ * the landing there until the daemon is gone.
+ */
+async function killedAfterBaseMoved(): Promise<{ repo: string; vault: LandVault; main: string; head: string }> {
+  const repo = gitRepo(tempDir('wiggum-user-'));
+  const main = git(repo, 'rev-parse', 'main');
+  const gate = tempDir('wiggum-hook-');
+  const hook = join(repo, '.git', 'hooks', 'reference-transaction');
+  writeFileSync(
+    hook,
+    [
+      '#!/bin/sh',
+      '[ "$1" = committed ] || exit 0',
+      'grep -q " refs/heads/main$" || exit 0',
+      `touch '${gate}/seen'`,
+      `while [ ! -e '${gate}/go' ]; do sleep 0.05; done`,
+      '',
+    ].join('\n'),
+  );
+  chmodSync(hook, 0o755);
+  const vault = await landVault(repo);
+  const first = await started(vault);
+  vault.task('f', landTask(repo, 'land: merge\n'));
+  await waitForFile(join(gate, 'seen'), 60_000);
+  first.kill('SIGKILL');
+  await first.exited;
+  daemons.splice(daemons.indexOf(first), 1);
+  writeFileSync(join(gate, 'go'), '');
+  const head = vault.record('f', 'head.1');
+  expect(git(repo, 'rev-parse', 'main')).toBe(head);
+  // Main moved under the user's copy, which did not follow yet: it shows the landing undone.
+  expect(git(repo, 'status', '--porcelain', '-uall')).not.toBe('');
+  expect(vault.ended('f')).toBe('');
+  return { repo, vault, main, head };
 }
 
 describe('landing conflicts and crashes (the daemon, real repositories)', () => {
@@ -119,5 +157,43 @@ describe('landing conflicts and crashes (the daemon, real repositories)', () => 
     expect(worktreeCount(repo)).toBe(1);
     expect(existsSync(scratch)).toBe(false);
     expect(git(repo, 'status', '--porcelain', '-uall')).toBe('');
+  });
+
+  test("kill -9 right after the base moved, before the user's copy followed: the restart finishes the landing (the copy follows, clean), the task in Done/", async () => {
+    const { repo, vault, main, head } = await killedAfterBaseMoved();
+    const second = await started(vault);
+    await second.waitForEvent('task.done', { taskId: 'f' });
+    expect(second.lines.find((line) => line.event === 'land.recovered')).toMatchObject({ action: 'finish' });
+    expect(parents(repo, 'main')).toEqual([main]);
+    expect(git(repo, 'rev-parse', 'main')).toBe(head);
+    expect(readFileSync(join(repo, 'work-f.txt'), 'utf8')).toBe('work of f\n');
+    expect(git(repo, 'status', '--porcelain', '-uall')).toBe('');
+    expect(section(vault.ended('f'), 'Landing')).toContain('finished after a restart');
+    await second.waitForEvent('git.worktree-removed', { taskId: 'f' });
+    expect(worktreeCount(repo)).toBe(1);
+  });
+
+  test("…and when the user's copy cannot follow then (a file of the user's in the way), it is left as it was and the Done summary says so and how to finish", async () => {
+    const { repo, vault, head } = await killedAfterBaseMoved();
+    // Meanwhile the user made a file of that name: following would overwrite it.
+    writeFileSync(join(repo, 'work-f.txt'), "the user's own\n");
+    const second = await started(vault);
+    await second.waitForEvent('task.done', { taskId: 'f' });
+    expect(git(repo, 'rev-parse', 'main')).toBe(head);
+    expect(readFileSync(join(repo, 'work-f.txt'), 'utf8')).toBe("the user's own\n");
+    const recovered = second.lines.find((line) => line.event === 'land.recovered');
+    expect(recovered).toMatchObject({
+      action: 'finish',
+      notFollowed: [{ path: git(repo, 'rev-parse', '--show-toplevel') }],
+    });
+    const landing = section(vault.ended('f'), 'Landing');
+    expect(landing).toContain(git(repo, 'rev-parse', '--show-toplevel'));
+    // The command the summary gives ends it, once the user's file is out of the way.
+    const command = /`git -C (\S+) (read-tree -u -m \w+ \w+)`/.exec(landing);
+    expect(command?.[1]).toBe(git(repo, 'rev-parse', '--show-toplevel'));
+    renameSync(join(repo, 'work-f.txt'), join(repo, 'mine.txt'));
+    git(repo, ...String(command?.[2]).split(' '));
+    expect(git(repo, 'status', '--porcelain', '-uall')).toBe('?? mine.txt');
+    expect(readFileSync(join(repo, 'work-f.txt'), 'utf8')).toBe('work of f\n');
   });
 });
