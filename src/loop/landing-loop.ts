@@ -54,18 +54,34 @@ export async function landCompleteTask(deps: LandingDeps): Promise<LandingEnd> {
   await mkdir(dirname(files.intent), { recursive: true });
   const resumed = await resumeLanding(files.intent);
   if (resumed !== null) {
-    log.info(
-      { event: 'land.recovered', action: resumed.recovery.action, reason: resumed.recovery.reason },
-      `a landing interrupted by a restart: ${resumed.recovery.reason}`,
+    const { intent, notFollowed } = resumed;
+    // A checkout of the base that could not follow (a file of the user's in the way) was left as
+    // it was: its HEAD is at the new base, its index and files at the old one, so it shows the
+    // landing undone as local changes. Said here and in the summary, with the command that ends it.
+    log[notFollowed.length === 0 ? 'info' : 'warn'](
+      {
+        event: 'land.recovered',
+        action: resumed.recovery.action,
+        reason: resumed.recovery.reason,
+        ...(notFollowed.length === 0 ? {} : { notFollowed }),
+      },
+      `a landing interrupted by a restart: ${resumed.recovery.reason}` +
+        notFollowed.map(({ path, reason }) => `; ${path} could not follow (${reason})`).join(''),
     );
     if (resumed.recovery.action === 'finish') {
       await writeLandingAttempts(files.attempts, 0);
-      const { intent } = resumed;
+      const stale = notFollowed.map(
+        ({ path, reason }) =>
+          `\n\nThe checkout of \`${intent.base}\` at ${path} could not follow (${reason}): its files still show ` +
+          `${intent.oldBase.slice(0, 12)}. Move the files git names out of the way, then run ` +
+          `\`git -C ${path} read-tree -u -m ${intent.oldBase} ${intent.newBase}\`.`,
+      );
       return {
         kind: 'landed',
         summary:
           `Branch \`${intent.branch}\` was merged into \`${intent.base}\` (${intent.how === 'ff' ? 'fast-forward' : `merge commit ${intent.newBase.slice(0, 12)}`}); ` +
-          `the landing was finished after a restart interrupted it. \`${intent.base}\` was at ${intent.oldBase.slice(0, 12)}.`,
+          `the landing was finished after a restart interrupted it. \`${intent.base}\` was at ${intent.oldBase.slice(0, 12)}.` +
+          stale.join(''),
       };
     }
   }

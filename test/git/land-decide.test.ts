@@ -102,16 +102,16 @@ describe('landingStory', () => {
 });
 
 describe('landingWaitMs: how long a waiting landing waits before it looks again', () => {
-  test.each([
-    [1, 1000],
-    [2, 2000],
-    [3, 4000],
-    [4, 8000],
-    [5, 15_000],
-    [40, 15_000],
-    [0, 1000],
-  ])('wait %i → %i ms', (waits, ms) => {
-    expect(landingWaitMs(waits)).toBe(ms);
+  test.each<[string, number, number]>([
+    ['the first wait is 1 s', 1, 1000],
+    ['a count of 0 waits as the first', 0, 1000],
+    ['then it doubles', 2, 2000],
+    ['and doubles again', 3, 4000],
+    ['8 s at the fourth', 4, 8000],
+    ['15 s at most', 5, 15_000],
+    ['and stays there however long it waits', 50, 15_000],
+  ])('%s', (_name, waits, expected) => {
+    expect(landingWaitMs(waits)).toBe(expected);
   });
 });
 
