@@ -111,7 +111,7 @@ export async function landCompleteTask(deps: LandingDeps): Promise<LandingEnd> {
     if (uncommitted.length > 0) {
       const story = uncommittedStory(uncommitted, worktree.branch);
       const reason = `${uncommitted.length} file${uncommitted.length === 1 ? ' is' : 's are'} not committed on ${worktree.branch} (${uncommitted.slice(0, 5).join(', ')}${uncommitted.length > 5 ? ', …' : ''})`;
-      return sendBack(deps, attempts, maxAttempts, story, reason, { files: uncommitted });
+      return sendBack(deps, attempts, maxAttempts, story, reason, { base, files: uncommitted });
     }
   }
   for (;;) {
@@ -158,7 +158,7 @@ export async function landCompleteTask(deps: LandingDeps): Promise<LandingEnd> {
           maxAttempts,
           story,
           `landing ${worktree.branch} into ${base}: ${next.reason}`,
-          outcome.kind === 'conflict' ? { files: outcome.files, baseCommit: outcome.baseCommit } : {},
+          outcome.kind === 'conflict' ? { base, files: outcome.files, baseCommit: outcome.baseCommit } : { base },
         );
       }
       case 'reject':
