@@ -112,6 +112,23 @@ describe('landing a complete task (the daemon, real repositories)', () => {
     expect(git(repo, 'status', '--porcelain', '-uall')).toBe('');
   });
 
+  test('work left uncommitted is not landed as done: the task goes back to commit it, then lands with it', async () => {
+    const repo = gitRepo(tempDir('wiggum-user-'));
+    const main = git(repo, 'rev-parse', 'main');
+    const vault = await landVault(repo, { LAND_FORGET: '1' });
+    const daemon = await started(vault);
+    vault.task('forgot', landTask(repo, 'land: merge\n'));
+    const back = await daemon.waitForEvent('land.sent-back', { taskId: 'forgot' });
+    expect(back).toMatchObject({ files: ['work-forgot.txt'], attempt: 1, base: 'main' });
+    // Nothing landed yet: the base is where it was.
+    expect(git(repo, 'rev-parse', 'main')).toBe(main);
+    await vault.started('forgot', 2);
+    expect(vault.record('forgot', 'prompt.2')).toContain('- work-forgot.txt');
+    await daemon.waitForEvent('task.done', { taskId: 'forgot' });
+    expect(git(repo, 'show', 'main:work-forgot.txt')).toBe('work of forgot');
+    expect(git(repo, 'status', '--porcelain', '-uall')).toBe('');
+  });
+
   test("the verify check runs on the merged result, not in the user's copy: failing there sends the task back as check-failed", async () => {
     const repo = gitRepo(tempDir('wiggum-user-'));
     const runs = join(tempDir('wiggum-check-'), 'runs');
