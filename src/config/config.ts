@@ -134,7 +134,12 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
   const loop = raw.persistence_loop;
   return {
     sources,
-    folders: { approved: raw.vault.approved, done: raw.vault.done, rejected: raw.vault.rejected, review: raw.vault.review },
+    folders: {
+      approved: raw.vault.approved,
+      done: raw.vault.done,
+      rejected: raw.vault.rejected,
+      review: raw.vault.review,
+    },
     dashboard: raw.vault.dashboard === '' ? null : raw.vault.dashboard,
     allowedWorkdirs: raw.vault.allowed_workdirs,
     loop: {

@@ -11,5 +11,14 @@ export type TaskState = (typeof TASK_STATES)[number];
  * queued → running (⇄ waiting, for an agent's usage limit) → (stopped | interrupted → running …) → done | rejected.
  * With review: running → review (in Review/) → done (approved) or queued again (changes requested).
  */
-export const LOOP_STATUSES = ['queued', 'running', 'waiting', 'stopped', 'interrupted', 'done', 'rejected', 'review'] as const;
+export const LOOP_STATUSES = [
+  'queued',
+  'running',
+  'waiting',
+  'stopped',
+  'interrupted',
+  'done',
+  'rejected',
+  'review',
+] as const;
 export type LoopStatus = (typeof LOOP_STATUSES)[number];
