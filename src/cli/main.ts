@@ -171,6 +171,25 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(await retryCommand(id, options));
     });
 
+  vaultOptions(program.command('approve').description('approve a task waiting for review: Review → Done'))
+    .argument('<id>', TASK_REF)
+    .action(async (id: string, options: VaultOptions) => {
+      const { approveCommand } = await import('./review.js');
+      setExit(await approveCommand(id, options));
+    });
+
+  vaultOptions(
+    program
+      .command('request-changes')
+      .description('send a task waiting for review back to the loop with a change request: Review → Approved'),
+  )
+    .argument('<id>', TASK_REF)
+    .argument('<text>', 'what to change; written under "## Changes requested" in the task, and so in every prompt')
+    .action(async (id: string, text: string, options: VaultOptions) => {
+      const { requestChangesCommand } = await import('./review.js');
+      setExit(await requestChangesCommand(id, text, options));
+    });
+
   vaultOptions(
     program
       .command('doctor')

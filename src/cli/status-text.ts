@@ -106,7 +106,7 @@ function doing(task: TaskEntry, group: string, nowMs: number): string {
   if (task.phase === 'stopped') return `  held by its stop flag (wiggum resume ${task.id} continues it)`;
   if (group !== 'running') return '';
   if (task.outage !== undefined) return `  ${outageWords(task, task.outage, nowMs)}`;
-  if (task.phase === 'held') return '  held by the vault STOP';
+  if (task.phase === 'held') return `  ${task.waitingReason ?? 'held by the vault STOP'}`;
   if (task.phase === 'waiting') {
     if (task.waitingFor === 'usage-limit')
       return `  waiting for the usage limit${task.untilMs === undefined ? '' : ` (resets in ${elapsed(task.untilMs - nowMs)})`}`;

@@ -72,7 +72,7 @@ export interface Budget {
 export interface WiggumConfig {
   /** The files merged, lowest precedence first. */
   sources: string[];
-  folders: { approved: string; done: string; rejected: string };
+  folders: { approved: string; done: string; rejected: string; review: string };
   dashboard: string | null;
   allowedWorkdirs: string[];
   loop: LoopConfig;
@@ -120,6 +120,13 @@ export interface WiggumConfig {
     /** A task whose loop failed outside its own handling (a disk full, …) is offered again after this. */
     failedRetryMs: number;
   };
+  /** Review before Done: whether a complete task waits in Review/ for a person, and how many may wait. */
+  review: {
+    /** A task without its own `review:` key goes to Review/ when complete. */
+    required: boolean;
+    /** While this many tasks wait in Review/ no new task starts; null: no limit. */
+    maxPending: number | null;
+  };
   log: { level: RawConfig['log']['level'] };
 }
 
@@ -127,7 +134,12 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
   const loop = raw.persistence_loop;
   return {
     sources,
-    folders: { approved: raw.vault.approved, done: raw.vault.done, rejected: raw.vault.rejected },
+    folders: {
+      approved: raw.vault.approved,
+      done: raw.vault.done,
+      rejected: raw.vault.rejected,
+      review: raw.vault.review,
+    },
     dashboard: raw.vault.dashboard === '' ? null : raw.vault.dashboard,
     allowedWorkdirs: raw.vault.allowed_workdirs,
     loop: {
@@ -198,6 +210,10 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       drainGraceMs: raw.daemon.drain_grace,
       dashboardDebounceMs: raw.daemon.dashboard_debounce,
       failedRetryMs: raw.daemon.failed_retry,
+    },
+    review: {
+      required: raw.review.required,
+      maxPending: raw.review.max_pending === 0 ? null : raw.review.max_pending,
     },
     log: { level: raw.log.level },
   };

@@ -77,6 +77,7 @@ export const rawConfigSchema = z.strictObject({
     approved: folder,
     done: folder,
     rejected: folder,
+    review: folder,
     dashboard: z.string().regex(/^([^/\\]+\.md)?$/, { message: 'a Markdown file name at the vault root, or empty' }),
     allowed_workdirs: z.array(z.string().min(1)),
   }),
@@ -166,6 +167,7 @@ export const rawConfigSchema = z.strictObject({
     dashboard_debounce: duration,
     failed_retry: duration.refine((ms) => ms >= 100, { message: 'failed_retry must be at least 100ms' }),
   }),
+  review: z.strictObject({ required: z.boolean(), max_pending: z.int().min(0).max(100_000) }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),
 });
 

@@ -36,6 +36,11 @@ export class AuthorWaits {
       said.set(task.name, task.waiting);
       if (task.waiting === 'no-harness' && this.said.get(task.name) !== 'no-harness')
         this.logger.warn({ event: 'task.no-harness', file, reason: task.waiting }, noHarnessMessage(task.name));
+      if (task.waiting === 'no-change-request' && this.said.get(task.name) !== 'no-change-request')
+        this.logger.warn(
+          { event: 'task.review-returned-without-request', file, reason: task.waiting },
+          `${task.name}: ${waitReasonText(task.waiting)}`,
+        );
     }
     this.said = said;
     return waits.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

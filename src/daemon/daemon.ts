@@ -33,6 +33,7 @@ import { AuthorWaits } from './author-waits.js';
 import { RunningSessions } from './renames.js';
 import { readRecent } from './recent.js';
 import { StatusPublisher } from './status-publisher.js';
+import { ReviewDesk, reviewHoldText, reviewHolds } from './review-desk.js';
 import type { Job, TaskQueue, TaskQueueFactory } from './task-queue.js';
 import { plural } from '../plural.js';
 
@@ -68,6 +69,11 @@ export interface RunningDaemon {
 
 const IDLE_CHECK_MS = 500;
 /**
+ * How often Review/ and Done/ are read for a person's approvals (at most; rescan_interval if
+ * shorter): a readdir of each, and a read only of names new to Done/, so it is cheap.
+ */
+const REVIEW_SWEEP_MS = 2_000;
+/**
  * After the drain grace ran out and the agents were killed, how long their loops get to record the
  * iteration and checkpoint before the daemon exits anyway: a write or two, not a second grace.
  */
@@ -85,6 +91,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   await Promise.all(
     [layout.approved, layout.done, layout.rejected, layout.state].map((dir) => mkdir(dir, { recursive: true })),
   );
+  await mkdir(layout.review, { recursive: true });
   const events = new TypedEvents<DaemonEvents>((error, event) =>
     logger.error(
       { event: 'daemon.listener-failed', err: error, daemonEvent: event },
@@ -162,6 +169,8 @@ class Daemon implements RunningDaemon {
   /** Aborted by the drain: every timer the daemon set (a retry later, the idle check) is cancelled. */
   private readonly drained = new AbortController();
   private idleCheckPending = false;
+  /** Review/: how many wait there, the tasks held for `review.max_pending`, approvals by hand. */
+  private readonly reviews: ReviewDesk;
 
   constructor(
     private readonly options: DaemonOptions,
@@ -175,6 +184,7 @@ class Daemon implements RunningDaemon {
   ) {
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
     this.authorWaits = new AuthorWaits(layout, logger);
+    this.reviews = new ReviewDesk(layout, logger);
     this.status = new StatusPublisher(layout, config.folders, config, options.clock, logger);
     this.tracker = this.status.tracker;
     this.tracker.restoreRecent(recent);
@@ -217,6 +227,8 @@ class Daemon implements RunningDaemon {
   }
 
   async start(): Promise<void> {
+    await this.sweepReviews();
+    this.sweepReviewsEvery(Math.min(this.config.daemon.rescanIntervalMs, REVIEW_SWEEP_MS));
     await this.watcher.ready;
     this.setLifecycle('running');
     this.logger.info(
@@ -250,6 +262,14 @@ class Daemon implements RunningDaemon {
   private async enqueue(name: string, file: string): Promise<void> {
     const job = await jobFor(name, file, this.config, this.layout, this.options.clock.now());
     if (this.sessions.followRename(job, this.logger)) return;
+    const maxPending = this.config.review.maxPending;
+    if (maxPending !== null && reviewHolds(this.reviews.pendingCount, maxPending)) {
+      this.reviews.hold({ name, file });
+      const reason = reviewHoldText(this.reviews.pendingCount, maxPending);
+      this.tracker.heldForReview(job.id, name, file, reason);
+      this.logger.info({ event: 'review.holding', taskId: job.id, file }, `${name} ${reason}`);
+      return;
+    }
     if (this.queue.add(job)) {
       this.tracker.queued(job.id, job.name, job.file);
       this.logger.info({ event: 'task.queued', taskId: job.id, file }, `queued ${name}`);
@@ -290,6 +310,7 @@ class Daemon implements RunningDaemon {
   }
 
   private ended(job: Job, result: TaskRunResult): void {
+    if (result.review === true) this.reviews.noteReview(result.file);
     // A task stopped by its flag: the tracker already shows it stopped, the loop's 'ended' event said so.
     for (const action of endedPolicy(result)) this.applySettle(job, action);
     this.events.emit('settled', { taskId: job.id, name: job.name, result, error: null });
@@ -356,6 +377,38 @@ class Daemon implements RunningDaemon {
         void this.watcher.rescan();
       },
       () => undefined, // drained: nothing is offered again
+    );
+  }
+
+  /**
+   * Reads Review/ and Done/ (review-desk.ts), then starts the tasks held for `review.max_pending`
+   * once fewer wait for review. A task held meanwhile moved or deleted is dropped.
+   */
+  private async sweepReviews(): Promise<void> {
+    await this.reviews.sweep();
+    const maxPending = this.config.review.maxPending;
+    if (this.reviews.heldCount === 0 || this.draining) return;
+    if (maxPending !== null && reviewHolds(this.reviews.pendingCount, maxPending)) return;
+    const held = this.reviews.release();
+    this.logger.info(
+      { event: 'review.released', tasks: held.map((task) => task.name) },
+      `fewer tasks wait for review: starting ${plural(held.length, 'held task')}`,
+    );
+    for (const task of held) {
+      if (existsSync(task.file)) await this.enqueue(task.name, task.file);
+    }
+  }
+
+  /** Review/ and Done/ are not watched (moves there are a person's): they are looked at on this timer. */
+  private sweepReviewsEvery(ms: number): void {
+    this.options.clock.sleep(ms, this.drained.signal).then(
+      async () => {
+        await this.sweepReviews().catch((error: unknown) =>
+          this.logger.warn({ event: 'task.approve-failed', err: error }, 'could not read Review/ or Done/'),
+        );
+        this.sweepReviewsEvery(ms);
+      },
+      () => undefined, // drained
     );
   }
 

@@ -122,7 +122,7 @@ function phaseText(task: TaskEntry, nowMs: number): string {
   }
   if (task.phase === 'waiting')
     return task.untilMs === undefined ? 'waiting' : `waiting to retry at ${localTime(task.untilMs, nowMs)}`;
-  if (task.phase === 'held') return 'held by STOP';
+  if (task.phase === 'held') return task.waitingReason ?? 'held by STOP';
   return task.attempt !== undefined && task.attempt > 0 ? `running (retry ${task.attempt})` : 'running';
 }
 

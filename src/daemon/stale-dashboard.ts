@@ -24,6 +24,7 @@ export async function correctStaleDashboard(layout: VaultLayout, view: VaultView
     approved: relative(layout.root, layout.approved),
     done: relative(layout.root, layout.done),
     rejected: relative(layout.root, layout.rejected),
+    review: relative(layout.root, layout.review),
   };
   await writeFileAtomic(layout.dashboard, renderDashboard(view, folders, nowMs));
   return true;

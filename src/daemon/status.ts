@@ -140,6 +140,12 @@ export class StatusTracker {
     this.onChange();
   }
 
+  /** Not started while `review.max_pending` tasks wait in Review/: listed as held, with why. */
+  heldForReview(id: string, name: string, file: string, reason: string): void {
+    this.tasks.set(id, { id, name, file, phase: 'held', sinceMs: this.now(), waitingReason: reason });
+    this.onChange();
+  }
+
   stopped(id: string, name: string, file: string): void {
     this.tasks.set(id, { ...(this.tasks.get(id) ?? { id, name, file }), phase: 'stopped', sinceMs: this.now() });
     this.onChange();

@@ -43,7 +43,7 @@ export async function gatherChecks(request: DoctorRequest): Promise<CheckResult[
     ? judgeConfig([], checked.config.sources)
     : judgeConfig(checked.problems.map(formatProblem), []);
   const config = checked.ok ? checked.config : null;
-  const folders = config?.folders ?? { approved: 'Approved', done: 'Done', rejected: 'Rejected' };
+  const folders = config?.folders ?? { approved: 'Approved', done: 'Done', rejected: 'Rejected', review: 'Review' };
   const layout = vaultLayout(request.vault, { folders, dashboard: null });
 
   if (config === null) {

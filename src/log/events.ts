@@ -104,6 +104,13 @@ export const LOG_EVENTS = [
   'task.moved',
   'task.move-finished',
   'task.move-unfinished',
+  'task.review',
+  'task.approved',
+  'task.approve-failed',
+  'task.changes-requested',
+  'task.review-returned-without-request',
+  'review.holding',
+  'review.released',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */

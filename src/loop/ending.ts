@@ -17,6 +17,7 @@ import { stopFlagFor } from '../vault/layout.js';
 import { moveWithoutClobber } from '../vault/move.js';
 import type { TaskRunResult } from './events.js';
 import type { StopReason } from './outcome.js';
+import type { Ended } from './resume-plan.js';
 import { completionSummary, failureReport, invalidTaskReport } from './reports.js';
 import { writeCheckpoint } from './write-checkpoint.js';
 import type { FailureFacts, LoopFacts } from './reports.js';
@@ -51,15 +52,26 @@ export async function finishDone(
   facts: LoopFacts,
   deps: EndingDeps,
   tickChecklist = false,
+  review = false,
 ): Promise<TaskRunResult> {
   const passing = facts.stories.filter((story) => story.passes).map((story) => story.id);
+  // A task that needs review is checkpointed `review` (not `done`): only a person's approval ends it.
   const write = {
-    keys: { state: 'Done' as const, persistence_loop: loop },
+    keys: review
+      ? { state: 'Review' as const, persistence_loop: { ...loop, status: 'review' as const } }
+      : { state: 'Done' as const, persistence_loop: loop },
     section: completionSummary(facts),
     ...(tickChecklist ? { tick: passing } : {}),
   };
-  const ended = await endTask('done', target, write, deps);
+  const ended = await endTask(review ? 'review' : 'done', target, write, deps);
   if (ended === null) return notEnded('done', target, facts.iterations, deps);
+  if (review) {
+    deps.logger.info(
+      { event: 'task.review', iterations: facts.iterations, file: ended },
+      `complete after ${plural(facts.iterations, 'iteration')}: waiting for review in ${relative(deps.layout.root, ended)} (move it to ${relative(deps.layout.root, deps.layout.done)}/ or wiggum approve ${target.taskId} to approve; wiggum request-changes ${target.taskId} "…" to send it back)`,
+    );
+    return { status: 'done', review: true, taskId: target.taskId, file: ended, iterations: facts.iterations };
+  }
   deps.logger.info(
     { event: 'task.done', iterations: facts.iterations, file: ended },
     `done after ${plural(facts.iterations, 'iteration')}`,
@@ -146,10 +158,11 @@ export async function finishStopped(
 }
 
 /** Which way a task's file says its run ended, or null while it is still to run. */
-export function endedAs(task: Task): 'done' | 'rejected' | null {
+export function endedAs(task: Task): Ended | null {
   const status = task.frontmatter.persistence_loop?.status;
   if (task.frontmatter.state === 'Done' || status === 'done') return 'done';
   if (task.frontmatter.state === 'Rejected' || status === 'rejected') return 'rejected';
+  if (task.frontmatter.state === 'Review' || status === 'review') return 'review';
   return null;
 }
 
@@ -169,15 +182,13 @@ export function hasPendingMove(taskId: string, deps: EndingDeps): boolean {
 }
 
 /** Finishes the move of a task whose final state was written before a crash. */
-export async function finishHalfDoneMove(
-  task: Task,
-  kind: 'done' | 'rejected',
-  deps: EndingDeps,
-): Promise<TaskRunResult> {
+export async function finishHalfDoneMove(task: Task, kind: Ended, deps: EndingDeps): Promise<TaskRunResult> {
   const file = await moveToEnd(kind, task.file, deps);
   await rm(pendingMoveMarker(deps, task.id), { force: true });
   deps.logger.info({ event: 'task.move-finished' }, 'finished moving a task whose loop had already ended');
-  return { status: kind, taskId: task.id, file, iterations: task.frontmatter.persistence_loop?.iteration ?? 0 };
+  const iterations = task.frontmatter.persistence_loop?.iteration ?? 0;
+  if (kind === 'review') return { status: 'done', review: true, taskId: task.id, file, iterations };
+  return { status: kind, taskId: task.id, file, iterations };
 }
 
 /**
@@ -230,12 +241,7 @@ export async function rejectInvalid(
  * Approved/ whose state already says Done or Rejected, and the next run only finishes the move.
  * Returns where the file is now, or null when its final state could not be written (it stays put).
  */
-async function endTask(
-  kind: 'done' | 'rejected',
-  target: LoopFile,
-  write: TaskFileWrite,
-  deps: EndingDeps,
-): Promise<string | null> {
+async function endTask(kind: Ended, target: LoopFile, write: TaskFileWrite, deps: EndingDeps): Promise<string | null> {
   const marker = pendingMoveMarker(deps, target.taskId);
   await writeFileAtomic(marker, `${kind}\n`).catch((error: unknown) =>
     deps.logger.warn(
@@ -248,7 +254,7 @@ async function endTask(
     await rm(marker, { force: true });
     deps.logger.error(
       { event: 'task.report-unwritten', file: target.file },
-      `the ${kind === 'done' ? 'completion summary' : 'failure report'} could not be written; the task stays where it is`,
+      `the ${kind === 'rejected' ? 'failure report' : 'completion summary'} could not be written; the task stays where it is`,
     );
     return null;
   }
@@ -257,9 +263,10 @@ async function endTask(
   return moved;
 }
 
-/** Moves a task whose final state is written into Done/ or Rejected/ (a clash gets a suffix) and drops its stop flag. */
-async function moveToEnd(kind: 'done' | 'rejected', file: string, deps: EndingDeps): Promise<string> {
-  const destination = await moveWithoutClobber(file, kind === 'done' ? deps.layout.done : deps.layout.rejected);
+/** Moves a task whose final state is written into Done/, Rejected/ or Review/ (a clash gets a suffix) and drops its stop flag. */
+async function moveToEnd(kind: Ended, file: string, deps: EndingDeps): Promise<string> {
+  const folder = kind === 'done' ? deps.layout.done : kind === 'review' ? deps.layout.review : deps.layout.rejected;
+  const destination = await moveWithoutClobber(file, folder);
   await rm(stopFlagFor(file), { force: true });
   deps.logger.info({ event: 'task.moved', file: destination }, `moved to ${relative(deps.layout.root, destination)}`);
   return destination;

@@ -10,6 +10,8 @@ export interface TaskRunResult {
   /** Where the task file is now (Done/…, Rejected/… or still in Approved/). */
   file: string;
   iterations: number;
+  /** Complete, but waiting in Review/ for a person's approval (status is `done`: the loop's work is). */
+  review?: true;
   reason?: string;
   code?: ErrorCode;
 }

@@ -17,7 +17,7 @@ import type { LoopState, WaitCause } from './decide.js';
 export const FINISHED_OUTCOMES: ReadonlySet<string> = new Set(['complete', 'refused', 'continue', 'nonzero-exit']);
 
 /** How a task's file says its last run ended. */
-export type Ended = 'done' | 'rejected';
+export type Ended = 'done' | 'rejected' | 'review';
 
 /** What happens to a task file found in Approved/ before its loop starts. */
 export type StartPlan =
@@ -26,7 +26,12 @@ export type StartPlan =
   /** A crash came between the final state and the move: finish the move, never run it again. */
   | { kind: 'finish-move'; as: Ended }
   /** Someone put a Done or Rejected task back by hand: send it back as `wiggum retry` would, then run. */
-  | { kind: 'send-back'; from: Ended };
+  | { kind: 'send-back'; from: 'done' | 'rejected' }
+  /**
+   * A task that waited for review, moved back into Approved/ by a person: with a change request it
+   * goes back to the loop; without one it waits (run-task.ts reads the request).
+   */
+  | { kind: 'review-returned' };
 
 /**
  * A task in Approved/ whose file says it ended is one of two things, told apart by the `.ending`
@@ -34,7 +39,8 @@ export type StartPlan =
  */
 export function startPlan(ended: Ended | null, pendingMove: boolean): StartPlan {
   if (ended === null) return { kind: 'run' };
-  return pendingMove ? { kind: 'finish-move', as: ended } : { kind: 'send-back', from: ended };
+  if (pendingMove) return { kind: 'finish-move', as: ended };
+  return ended === 'review' ? { kind: 'review-returned' } : { kind: 'send-back', from: ended };
 }
 
 /** What the run needs to know besides the file and the history. */

@@ -10,6 +10,8 @@ import { withKeptId } from '../memory/kept-id.js';
 import { updateTaskFile } from '../task/update-file.js';
 import { historyLength, sentBackLoop } from '../vault/send-back.js';
 import { isoSeconds } from '../time/clock.js';
+import { NO_CHANGE_REQUEST_TEXT } from '../task/readiness.js';
+import { changeRequestOf } from '../task/review.js';
 import { checkpointData, loopStateFromCheckpoint } from './checkpoint.js';
 import { endedAs, finishHalfDoneMove, finishRejected, finishStopped, hasPendingMove, rejectInvalid } from './ending.js';
 import type { EndingDeps } from './ending.js';
@@ -79,6 +81,7 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   if (chooseHarness(request.overrides?.harness, task.frontmatter.harness, deps.config.harness.defaultName) === null)
     throw noHarnessError(basename(task.file));
   if (start.kind === 'send-back') task = await sendBack(task, start.from, deps, log);
+  if (start.kind === 'review-returned') task = await sendBackWithChanges(task, deps, log);
 
   let prepared: PreparedTask;
   try {
@@ -145,6 +148,27 @@ function rejectBeforeStart(
     },
     endingDeps,
   );
+}
+
+/**
+ * A task that waited for review, moved back into Approved/ with a change request: it goes back to
+ * the loop as `wiggum retry` would send it (the same memory; a fresh iteration and time budget,
+ * since the request is new work and the old budget was spent on the work reviewed). The request
+ * stays in the file, so every prompt of the new run carries it, and the new run must claim
+ * completion again before it returns to Review/. Without a request it is not run (E_TASK_EMPTY:
+ * the daemon's scan keeps it waiting, saying what to do).
+ */
+async function sendBackWithChanges(task: Task, deps: RunTaskDeps, log: RunTaskDeps['logger']): Promise<Task> {
+  const request = changeRequestOf(task.body);
+  if (request === null) throw new WiggumError('E_TASK_EMPTY', `${basename(task.file)}: ${NO_CHANGE_REQUEST_TEXT}`);
+  log.info(
+    { event: 'task.changes-requested', request },
+    `changes requested after review: it runs again with the request (${request.length > 80 ? `${request.slice(0, 77)}…` : request})`,
+  );
+  const loop = sentBackLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));
+  const sent = (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } }))
+    .task;
+  return { ...sent, id: task.id };
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Prd, UserStory } from '../memory/prd.js';
 import type { Task } from '../task/parse.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { LoopStatus } from '../task/vocabulary.js';
+import { needsReview } from '../task/review.js';
 import { isoSeconds } from '../time/clock.js';
 import { checkpointData } from './checkpoint.js';
 import { resumePlan } from './resume-plan.js';
@@ -74,6 +75,8 @@ class TaskLoop {
   /** Stories added to the checklist during the last iteration that no iteration has worked on. */
   private late: UserStory[] = [];
   private readonly started: string;
+  /** Whether the complete task waits in Review/ for a person rather than going to Done/ (task key, else config). */
+  private readonly review: boolean;
   /** History lines from before the task was last sent back; kept in every checkpoint of this run. */
   private readonly historyBase: number;
   private readonly log: Logger;
@@ -115,6 +118,7 @@ class TaskLoop {
     // A task that was waiting out a usage limit or an outage when wiggum stopped goes on waiting after a restart.
     if (plan.pause !== null) this.pauses.pause(prepared.harness.name, plan.pause.untilMs, plan.pause.why);
     this.started = plan.started;
+    this.review = needsReview(task.frontmatter.review, deps.config.review.required);
     this.historyBase = plan.historyBase;
     this.ctx = iterationContext(task, prepared, request, deps, this.log);
   }
@@ -623,7 +627,7 @@ class TaskLoop {
     await this.follow();
     const loop = checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' }));
     const facts = landing === undefined ? this.facts() : { ...this.facts(), landing };
-    return finishDone(this.target(), loop, facts, this.endingDeps(), this.deps.config.loop.tickChecklist);
+    return finishDone(this.target(), loop, facts, this.endingDeps(), this.deps.config.loop.tickChecklist, this.review);
   }
 
   private async reject(error: WiggumError, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {

@@ -23,7 +23,12 @@ import { settingLines, withSettings } from './settings-file.js';
 export function ralphLayout(root: string): VaultLayout {
   const ralph = join('.wiggum', 'ralph');
   const layout = vaultLayout(root, {
-    folders: { approved: ralph, done: join(ralph, 'done'), rejected: join(ralph, 'rejected') },
+    folders: {
+      approved: ralph,
+      done: join(ralph, 'done'),
+      rejected: join(ralph, 'rejected'),
+      review: join(ralph, 'review'),
+    },
     dashboard: null,
   });
   return { ...layout, stopFile: join(layout.state, 'STOP') };

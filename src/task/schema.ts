@@ -114,6 +114,8 @@ export const taskFrontmatterSchema = z
     // How the branch lands once the task is complete (git.land when absent).
     land: z.enum(LAND_MODES, { message: `land must be one of ${LAND_MODES.join(', ')}` }).optional(),
     prd: z.string().min(1).optional(),
+    // A complete task goes to Review/ for a person to approve (review.required when absent).
+    review: z.boolean({ message: 'review must be true or false' }).optional(),
     priority: z
       .union([z.number(), z.enum(Object.keys(PRIORITY_WORDS) as [keyof typeof PRIORITY_WORDS])])
       .transform((value) => (typeof value === 'number' ? value : PRIORITY_WORDS[value]))

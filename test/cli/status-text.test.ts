@@ -7,7 +7,7 @@ import { vaultLayout } from '../../src/vault/layout.js';
 
 const NOW = 1_800_000_000_000;
 const layout = vaultLayout('/v', {
-  folders: { approved: 'Approved', done: 'Done', rejected: 'Rejected' },
+  folders: { approved: 'Approved', done: 'Done', rejected: 'Rejected', review: 'Review' },
   dashboard: 'Dashboard.md',
 });
 const entry = (id: string, change: Partial<TaskEntry> = {}): TaskEntry => ({

@@ -3,7 +3,7 @@ import { renderDashboard } from '../../src/daemon/dashboard.js';
 import type { TaskEntry } from '../../src/daemon/status.js';
 import type { VaultView } from '../../src/daemon/view.js';
 
-const FOLDERS = { approved: 'Approved', done: 'Done', rejected: 'Rejected' };
+const FOLDERS = { approved: 'Approved', done: 'Done', rejected: 'Rejected', review: 'Review' };
 /** Local wall-clock moments, so the expected times hold in any time zone. */
 const at = (d: number, h: number, mi: number, s = 0): number => new Date(2026, 10, d, h, mi, s).getTime();
 const NOW = at(25, 14, 20, 0);
