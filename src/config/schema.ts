@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { durationMs, sizeBytes } from './units.js';
+import { notifyListSchema } from './notify-schema.js';
 
 /** How a finished task's branch lands (`land:` in a task, `git.land` in the config). */
 export const LAND_MODES = ['branch', 'merge', 'pr'] as const;
@@ -167,6 +168,7 @@ export const rawConfigSchema = z.strictObject({
     failed_retry: duration.refine((ms) => ms >= 100, { message: 'failed_retry must be at least 100ms' }),
   }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),
+  notify: notifyListSchema.prefault([]),
 });
 
 export type RawConfig = z.output<typeof rawConfigSchema>;

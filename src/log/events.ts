@@ -104,6 +104,16 @@ export const LOG_EVENTS = [
   'task.moved',
   'task.move-finished',
   'task.move-unfinished',
+  // notifications (notify:)
+  'notify.queued',
+  'notify.delivered',
+  'notify.failed',
+  'notify.failing',
+  'notify.recovered',
+  'notify.dropped',
+  'notify.queue-failed',
+  'notify.secret-missing',
+  'notify.pending',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */
