@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { elapsed } from '../daemon/dashboard.js';
 import type { TaskEntry } from '../daemon/status.js';
 import type { VaultView } from '../daemon/view.js';
+import { describeNotifier } from '../notify/describe.js';
 import { plural } from '../plural.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -70,6 +71,10 @@ export function renderStatus(view: VaultView, layout: VaultLayout, nowMs: number
       lines.push(
         `  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? relative(layout.root, item.file)}${item.reason === undefined ? `  after ${plural(item.iterations, 'iteration')}` : `  ${item.reason.slice(0, 100)}`}`,
       );
+  }
+  if (view.notifiers !== undefined && view.notifiers.length > 0) {
+    lines.push('', 'notifiers:');
+    for (const notifier of view.notifiers) lines.push(`  ${describeNotifier(notifier, nowMs)}`);
   }
   const fragile = view.tasks.filter((t) => t.durable === false).map((t) => t.id);
   if (fragile.length > 0)

@@ -25,6 +25,7 @@ export async function validateCommand(files: string[], options: ValidateOptions)
     files: files.map((file) => resolve(file)),
     config: { vault, ...(options.config === undefined ? {} : { file: options.config }) },
     pathEnv: process.env.PATH ?? '',
+    env: process.env,
   });
   for (const problem of [...problems, ...warnings]) process.stdout.write(`${formatProblem(problem)}\n`);
   if (problems.length === 0) {

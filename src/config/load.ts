@@ -110,7 +110,8 @@ function resolvePaths(data: Record<string, unknown>, base: string): void {
       typeof entry === 'string' ? resolvePath(entry, base) : entry,
     );
   }
-  for (const section of ['harnesses', 'checks']) {
+  // `notify:` is a list; Object.values reads its entries as it reads the maps' ones.
+  for (const section of ['harnesses', 'checks', 'notify']) {
     const entries = data[section];
     if (entries === null || typeof entries !== 'object') continue;
     for (const entry of Object.values(entries as Record<string, unknown>)) {

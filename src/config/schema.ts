@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { durationMs, sizeBytes } from './units.js';
+import { notifyListSchema } from './notify-schema.js';
 
 /** How a finished task's branch lands (`land:` in a task, `git.land` in the config). */
 export const LAND_MODES = ['branch', 'merge', 'pr'] as const;
@@ -169,6 +170,7 @@ export const rawConfigSchema = z.strictObject({
   }),
   review: z.strictObject({ required: z.boolean(), max_pending: z.int().min(0).max(100_000) }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),
+  notify: notifyListSchema.prefault([]),
 });
 
 export type RawConfig = z.output<typeof rawConfigSchema>;

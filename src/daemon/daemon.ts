@@ -28,6 +28,7 @@ import { acquireVaultLock } from './lock.js';
 import { endedPolicy, settlePolicy } from './settle-policy.js';
 import type { SaidOnce, SettleAction } from './settle-policy.js';
 import { Scheduler } from './scheduler.js';
+import { DaemonNotifications } from './notifications.js';
 import type { FinishedEntry, Lifecycle, StatusTracker } from './status.js';
 import { AuthorWaits } from './author-waits.js';
 import { RunningSessions } from './renames.js';
@@ -171,6 +172,8 @@ class Daemon implements RunningDaemon {
   private idleCheckPending = false;
   /** Review/: how many wait there, the tasks held for `review.max_pending`, approvals by hand. */
   private readonly reviews: ReviewDesk;
+  /** Events to the notifiers (`notify:`), kept in the outbox and sent in the background. */
+  private readonly notifications: DaemonNotifications;
 
   constructor(
     private readonly options: DaemonOptions,
@@ -189,6 +192,18 @@ class Daemon implements RunningDaemon {
     this.tracker = this.status.tracker;
     this.tracker.restoreRecent(recent);
     releasers.add('status.json and Dashboard.md', () => this.status.flush());
+    this.notifications = new DaemonNotifications(
+      config,
+      layout,
+      options.clock,
+      options.random,
+      logger,
+      options.env,
+      () => this.changed(),
+    );
+    if (this.notifications.configured) this.tracker.notifierSource = () => this.notifications.snapshot();
+    // Released after the queue (its tasks' endings are told) and before the status is last written.
+    releasers.add('notifications', () => this.notifications.stopping(this.releaseFailures));
     releasers.add('lifecycle', () => this.setLifecycle('stopped'));
 
     const createQueue =
@@ -235,6 +250,7 @@ class Daemon implements RunningDaemon {
       { event: 'daemon.started', vault: this.layout.root, concurrency: this.config.daemon.concurrency },
       `watching ${this.layout.approved}`,
     );
+    await this.notifications.started();
     if (this.options.exitWhenIdle === true) this.checkIdleSoon();
   }
 
@@ -293,6 +309,7 @@ class Daemon implements RunningDaemon {
         onEvent: (event) => {
           if (event.type === 'started') this.sessions.track(event.session, job);
           this.tracker.event(event);
+          this.notifications.loopEvent(event, job.name, job.file);
           this.events.emit('loop', event);
         },
       },
@@ -313,6 +330,7 @@ class Daemon implements RunningDaemon {
     if (result.review === true) this.reviews.noteReview(result.file);
     // A task stopped by its flag: the tracker already shows it stopped, the loop's 'ended' event said so.
     for (const action of endedPolicy(result)) this.applySettle(job, action);
+    this.notifications.ended(result, job.name);
     this.events.emit('settled', { taskId: job.id, name: job.name, result, error: null });
   }
 

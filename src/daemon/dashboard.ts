@@ -1,6 +1,7 @@
 import { basename, extname } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
 import { countText, describeIterations, iterationCount } from '../task/iteration-count.js';
+import { describeNotifier } from '../notify/describe.js';
 import { localStamp, localTime } from '../time/local-time.js';
 import type { TaskEntry } from './status.js';
 import type { VaultView } from './view.js';
@@ -88,6 +89,11 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
           : `- ❌ ${target}: ${oneLine(item.reason ?? 'rejected')}, at ${localTime(item.atMs, nowMs)}`,
       );
     }
+    lines.push('');
+  }
+  if (view.notifiers !== undefined && view.notifiers.length > 0) {
+    lines.push('## Notifiers', '');
+    for (const notifier of view.notifiers) lines.push(`- ${describeNotifier(notifier, nowMs)}`);
     lines.push('');
   }
   return `${lines.join('\n').trimEnd()}\n`;

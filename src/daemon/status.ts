@@ -1,6 +1,7 @@
 import type { LoopEvent, TaskRunResult } from '../loop/events.js';
 import type { WaitReason } from '../task/readiness.js';
 import type { LinkRefusal } from '../vault/links.js';
+import type { NotifierStatus } from '../notify/sender.js';
 
 export type Lifecycle = 'starting' | 'running' | 'draining' | 'stopped';
 
@@ -75,6 +76,8 @@ export interface DaemonStatus {
   /** Files that wait for their author (absent in a status file of an older wiggum). */
   waitingForAuthor?: AuthorWait[];
   recent: FinishedEntry[];
+  /** The notifiers (`notify:`) and how their deliveries go (absent: none configured, or an older wiggum). */
+  notifiers?: NotifierStatus[];
 }
 
 /** How many finished tasks the status (and Dashboard.md) lists. */
@@ -91,6 +94,8 @@ export class StatusTracker {
   lifecycle: Lifecycle = 'starting';
   held = false;
   private authorWaits: AuthorWait[] = [];
+  /** Where the notifiers' state is read from at each snapshot (the daemon's NotifySender). */
+  notifierSource: (() => NotifierStatus[]) | null = null;
 
   constructor(
     private readonly base: { pid: number; vault: string; startedAtMs: number; concurrency: number },
@@ -263,6 +268,7 @@ export class StatusTracker {
         .map((task) => ({ ...task })),
       waitingForAuthor: this.authorWaits.map((wait) => ({ ...wait })),
       recent: [...this.recent],
+      ...(this.notifierSource === null ? {} : { notifiers: this.notifierSource() }),
     };
   }
 }

@@ -12,6 +12,7 @@ import { linkRefusalOf, linkRefusalText } from '../vault/links.js';
 import { mapLimited, FILES_AT_ONCE } from '../vault/limited.js';
 import { readRecent } from './recent.js';
 import type { AuthorWait, DaemonStatus, FinishedEntry, TaskEntry } from './status.js';
+import type { NotifierStatus } from '../notify/sender.js';
 
 /** Everything `wiggum status` and Dashboard.md show, from the daemon's live status or the files. */
 export interface VaultView {
@@ -22,6 +23,8 @@ export interface VaultView {
   /** Files in Approved/ that wait for their author: empty, no harness named (a running daemon's view only), or a link refused. */
   waitingForAuthor: AuthorWait[];
   recent: FinishedEntry[];
+  /** The notifiers and how their deliveries go (empty when none, or the daemon is not running). */
+  notifiers?: NotifierStatus[];
   updatedAtMs: number;
 }
 
@@ -59,6 +62,7 @@ export function viewFromStatus(status: DaemonStatus, counts: VaultView['counts']
     waitingForAuthor: status.waitingForAuthor ?? [],
     recent: status.recent,
     updatedAtMs: status.updatedAtMs,
+    ...(status.notifiers === undefined ? {} : { notifiers: status.notifiers }),
   };
 }
 

@@ -14,6 +14,8 @@ export interface CommandOptions {
   timeoutMs?: number;
   /** Output beyond this is cut (git logs of huge ranges). */
   maxBuffer?: number;
+  /** Written to the command's stdin, which is then closed (a notifier's JSON document). */
+  input?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface CommandOptions {
  */
 export function runCaptured(command: string, args: string[], options: CommandOptions): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       command,
       args,
       {
@@ -63,5 +65,10 @@ export function runCaptured(command: string, args: string[], options: CommandOpt
         });
       },
     );
+    if (options.input !== undefined) {
+      // A command that exits without reading its stdin closes the pipe: EPIPE is not its failure.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(options.input);
+    }
   });
 }

@@ -111,6 +111,16 @@ export const LOG_EVENTS = [
   'task.review-returned-without-request',
   'review.holding',
   'review.released',
+  // notifications (notify:)
+  'notify.queued',
+  'notify.delivered',
+  'notify.failed',
+  'notify.failing',
+  'notify.recovered',
+  'notify.dropped',
+  'notify.queue-failed',
+  'notify.secret-missing',
+  'notify.pending',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */

@@ -1,6 +1,7 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkConfig } from '../config/load.js';
+import { missingSecrets } from '../config/notify-secrets.js';
 import type { WiggumConfig } from '../config/config.js';
 import type { ConfigSources } from '../config/sources.js';
 import { isWiggumError, systemErrorCode } from '../errors.js';
@@ -24,6 +25,8 @@ export interface ValidateRequest {
   files: string[];
   /** The PATH a harness command is looked up on (wiggum's own); absent, commands are not looked up. */
   pathEnv?: string | undefined;
+  /** The environment a webhook's secret_env is looked up in; absent, secrets are not looked up. */
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 /**
@@ -46,7 +49,21 @@ export async function validateVault(request: ValidateRequest): Promise<ValidateR
     const tasks = await checkTasks(request, defaults.config, false);
     return { problems: [...checked.problems, ...tasks.problems], warnings: [] };
   }
-  return checkTasks(request, checked.config, true);
+  const report = await checkTasks(request, checked.config, true);
+  if (request.env !== undefined) report.warnings.push(...secretWarnings(checked.config, request.env));
+  return report;
+}
+
+/** A warning per webhook whose secret variable is not set here (see missingSecrets). */
+function secretWarnings(config: WiggumConfig, env: NodeJS.ProcessEnv): Problem[] {
+  const file = config.sources[config.sources.length - 1] ?? '(config)';
+  return missingSecrets(config.notify, env).map((missing) => ({
+    file,
+    line: 1,
+    col: 1,
+    key: `notify.${missing.index}.secret_env`,
+    message: `warning: notify.${missing.index}.secret_env: the environment variable ${missing.variable} is not set here, so ${missing.label} cannot sign its deliveries: set it where wiggum start runs (the daemon says so at start too)`,
+  }));
 }
 
 async function checkTasks(
