@@ -72,7 +72,7 @@ export interface Budget {
 export interface WiggumConfig {
   /** The files merged, lowest precedence first. */
   sources: string[];
-  folders: { approved: string; done: string; rejected: string };
+  folders: { approved: string; done: string; rejected: string; blocked?: string };
   dashboard: string | null;
   allowedWorkdirs: string[];
   loop: LoopConfig;
@@ -127,7 +127,12 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
   const loop = raw.persistence_loop;
   return {
     sources,
-    folders: { approved: raw.vault.approved, done: raw.vault.done, rejected: raw.vault.rejected },
+    folders: {
+      approved: raw.vault.approved,
+      done: raw.vault.done,
+      rejected: raw.vault.rejected,
+      blocked: raw.vault.blocked,
+    },
     dashboard: raw.vault.dashboard === '' ? null : raw.vault.dashboard,
     allowedWorkdirs: raw.vault.allowed_workdirs,
     loop: {

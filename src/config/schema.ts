@@ -77,6 +77,7 @@ export const rawConfigSchema = z.strictObject({
     approved: folder,
     done: folder,
     rejected: folder,
+    blocked: folder,
     dashboard: z.string().regex(/^([^/\\]+\.md)?$/, { message: 'a Markdown file name at the vault root, or empty' }),
     allowed_workdirs: z.array(z.string().min(1)),
   }),

@@ -1,4 +1,5 @@
-import type { ParseResult } from './parse.js';
+import type { ParseResult, Task } from './parse.js';
+import { answerState, unansweredText } from './question-section.js';
 import { NO_HARNESS_TEXT, chooseHarness } from './harness-choice.js';
 
 /**
@@ -6,7 +7,13 @@ import { NO_HARNESS_TEXT, chooseHarness } from './harness-choice.js';
  * never a task); `no-harness`, a task that names no agent while the config names no default.
  * Neither is rejected: the file waits, and runs once its author fixes it.
  */
-export type WaitReason = 'empty' | 'no-harness';
+export type WaitReason = 'empty' | 'no-harness' | UnansweredReason;
+
+/**
+ * A blocked task moved back into Approved/ with no answer below its question (question-section.ts):
+ * none, an empty `## Answer`, or an answer where it is not read. It waits; the agent is not run.
+ */
+export type UnansweredReason = 'unanswered' | 'answer-empty' | 'answer-misplaced';
 
 /** Whether a read file may run, or why it waits. A file that does not parse is for the caller to judge. */
 export function waitReasonOf(
@@ -16,10 +23,33 @@ export function waitReasonOf(
 ): WaitReason | null {
   if (text !== null && text.trim() === '') return 'empty';
   if (!result.ok) return null;
+  const unanswered = unansweredReasonOf(result.task);
+  if (unanswered !== null) return unanswered;
   return chooseHarness(undefined, result.task.frontmatter.harness, defaultHarness) === null ? 'no-harness' : null;
 }
 
 /** What is wrong with a waiting file and how to fix it, without its name (status and Dashboard lines). */
 export function waitReasonText(reason: WaitReason): string {
+  if (reason === 'unanswered' || reason === 'answer-empty' || reason === 'answer-misplaced')
+    return unansweredText({ kind: UNANSWERED_KINDS[reason], question: '', where: MISPLACED_WHERE });
   return reason === 'empty' ? 'empty; write the task in it (better: in Drafts/, then move it here)' : NO_HARNESS_TEXT;
+}
+
+const UNANSWERED_KINDS = {
+  unanswered: 'unanswered',
+  'answer-empty': 'empty',
+  'answer-misplaced': 'misplaced',
+} as const;
+const MISPLACED_WHERE =
+  'where it is not read (above the ## Question, or not under a ## Answer heading): write it under ## Answer below the question';
+
+/** Why a blocked task waits for its answer, or null when it is not blocked or is answered. */
+export function unansweredReasonOf(task: Task): UnansweredReason | null {
+  const loop = task.frontmatter.persistence_loop;
+  if (task.frontmatter.state !== 'Blocked' && loop?.status !== 'blocked') return null;
+  const state = answerState(task.body);
+  if (state.kind === 'answered') return null;
+  // Blocked, but no question in the file (the user removed it): an answer cannot be told apart; it runs.
+  if (state.kind === 'none') return null;
+  return state.kind === 'empty' ? 'answer-empty' : state.kind === 'misplaced' ? 'answer-misplaced' : 'unanswered';
 }

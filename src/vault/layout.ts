@@ -7,6 +7,8 @@ export interface VaultLayout {
   approved: string;
   done: string;
   rejected: string;
+  /** Tasks whose agent asked a person a question, waiting for the answer. */
+  blocked: string;
   /** `<vault>/STOP`: while it exists no iteration of any task starts. */
   stopFile: string;
   dashboard: string | null;
@@ -30,6 +32,7 @@ export function vaultLayout(root: string, config: Pick<WiggumConfig, 'folders' |
     approved: join(absolute, config.folders.approved),
     done: join(absolute, config.folders.done),
     rejected: join(absolute, config.folders.rejected),
+    blocked: join(absolute, config.folders.blocked ?? 'Blocked'),
     stopFile: join(absolute, 'STOP'),
     dashboard: config.dashboard === null ? null : join(absolute, config.dashboard),
     state,
