@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/child.js';
@@ -156,5 +156,28 @@ describe('an agent that asks a person', () => {
     expect(text).toMatch(/102400 characters long, longer than the 4096 kept: it was cut to 4096/);
     expect(text.length).toBeLessThan(8000);
     expect(existsSync(join(vault.layout.approved, 'big1.md'))).toBe(false);
+  });
+});
+
+describe('a crash between the blocked checkpoint and the move', () => {
+  test('ends in Blocked/ after the restart, and the agent is not run', async () => {
+    const { agent, dir } = scriptedAgent();
+    const vault = await askingVault(agent);
+    // What a kill -9 right after the checkpoint leaves: the question and `status: blocked` written
+    // in Approved/, and the marker of the move under way.
+    vault.task(
+      'cut1',
+      `---\ntitle: cut1\nharness: ask\nstate: Blocked\npersistence_loop:\n  status: blocked\n  iteration: 0\n  max_iterations: 5\n---\n# cut1\n\nDo it.\n\n## Question\n\nThe agent asked in iteration 1 (2025-01-01T00:00:00Z):\n\n> Which one?\n`,
+    );
+    mkdirSync(vault.layout.taskLocks, { recursive: true });
+    writeFileSync(join(vault.layout.taskLocks, 'cut1.ending'), 'blocked\n');
+    const daemon = DaemonProcess.start(vault.root);
+    daemons.push(daemon);
+    await daemon.ready();
+    await daemon.waitForEvent('task.move-finished');
+    expect(existsSync(join(vault.layout.blocked, 'cut1.md'))).toBe(true);
+    expect(existsSync(join(vault.layout.approved, 'cut1.md'))).toBe(false);
+    expect(existsSync(join(vault.layout.taskLocks, 'cut1.ending'))).toBe(false);
+    expect(existsSync(join(dir, 'cut1', 'calls'))).toBe(false);
   });
 });
