@@ -6,6 +6,7 @@ import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
+import { waitFor } from '../helpers/wait.js';
 import type { TestVault } from '../helpers/vault.js';
 
 /**
@@ -80,13 +81,20 @@ describe('an agent that asks a person', () => {
       ['asked', 'block', 'Which database should q1 use?'],
     ]);
 
+    const listed = await runCli(['status', '--vault', vault.root]);
+    expect(listed.stdout).toMatch(/Blocked: a question for a person[^\n]*\n {2}q1: Which database should q1 use\?/);
+
     // Moved back with no answer: it waits with a message, and the agent is not run.
     const approved = join(vault.layout.approved, 'q1.md');
     renameSync(inBlocked, approved);
     const waiting = await daemon.waitForEvent('task.unanswered', { taskId: 'q1' });
     expect(waiting.msg).toMatch(/no answer yet: write it under ## Answer/);
-    const status = await runCli(['status', '--vault', vault.root]);
-    expect(status.stdout).toMatch(/q1: no answer yet/);
+    // status.json follows the log line: waited for, as a person refreshing would.
+    let said = '';
+    await waitFor(async () => {
+      said = (await runCli(['status', '--vault', vault.root])).stdout;
+      return /q1: no answer yet/.test(said);
+    }, 'status saying q1 has no answer yet');
     expect(readFileSync(join(dir, 'q1', 'calls'), 'utf8').trim()).toBe('1');
 
     // Answered in place (in Approved/): it runs on, the prompt holding the question and the answer.
