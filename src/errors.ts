@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'E_TASK_GONE'
   | 'E_TASK_EMPTY'
   | 'E_NO_HARNESS'
+  | 'E_TASK_UNANSWERED'
   // storage
   | 'E_SYMLINK_REFUSED'
   | 'E_WRITE'

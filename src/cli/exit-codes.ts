@@ -20,6 +20,7 @@ export function exitCodeFor(error: unknown): ExitCode {
       case 'E_TASK_NOT_FOUND':
       case 'E_NO_HARNESS':
       case 'E_TASK_EMPTY':
+      case 'E_TASK_UNANSWERED':
         return EXIT.usage;
       default:
         return EXIT.failed;

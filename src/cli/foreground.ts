@@ -172,5 +172,7 @@ function summaryLine(result: TaskRunResult): string {
       if (result.reason !== undefined && result.reason !== 'interrupted')
         return `wiggum: not ended after ${plural(result.iterations, 'iteration')}: ${result.reason}`;
       return `wiggum: interrupted after ${plural(result.iterations, 'iteration')}; run the same command again to resume`;
+    case 'blocked':
+      return `wiggum: blocked: the agent asked a question, now in ${result.file}; answer it under ## Answer and move the file back to Approved/ (or run wiggum answer ${result.taskId ?? 'ID'} "text")`;
   }
 }

@@ -192,6 +192,22 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   vaultOptions(
     program
+      .command('answer')
+      .description("answer a blocked task's question: writes it under ## Answer and moves the file back to Approved/"),
+  )
+    .argument('<id>', TASK_REF)
+    .argument('<text>', 'the answer')
+    .addHelpText(
+      'after',
+      '\nThe task is in Blocked/ (or was moved back to Approved/ without an answer). The answer is appended under\n## Answer and the file moved back to Approved/: the daemon runs it on with the question and the answer\nin its prompt. By hand: write under ## Answer at the end of the file, then move it to Approved/.',
+    )
+    .action(async (id: string, text: string, options: VaultOptions) => {
+      const { answerCommand } = await import('./answer.js');
+      setExit(await answerCommand(id, text, options));
+    });
+
+  vaultOptions(
+    program
       .command('doctor')
       .description(
         'check what a first run needs (config, agent commands and keys, vault, inotify, git, disk, Node) and say what to fix',

@@ -10,6 +10,7 @@ import type { ExitCode } from './exit-codes.js';
 import { openVault } from './open-vault.js';
 import type { VaultOptions } from './open-vault.js';
 import { renderStatus } from './status-text.js';
+import { blockedText, listBlocked } from '../vault/blocked-list.js';
 
 /** `wiggum status [ID] [--json]`: works whether or not the daemon runs. */
 export async function statusCommand(
@@ -31,18 +32,22 @@ export async function statusCommand(
     // One task needs the full parse and its history: loaded only then.
     const { findTask } = await import('../vault/find-task.js');
     const { describeTask } = await import('./task-status.js');
-    const task = await findTask(id, [layout.approved, layout.done, layout.rejected], layout.root);
+    const task = await findTask(id, [layout.approved, layout.done, layout.rejected, layout.blocked], layout.root);
     process.stdout.write(await describeTask(task, layout, await taskEntry(layout, task), options.json === true));
     return EXIT.complete;
   }
   const view = await inspectVault(layout, now);
   // A daemon killed without its drain left the page saying it runs: set it right (never fatal to status).
   await correctStaleDashboard(layout, view, now).catch(() => false);
+  const blocked = await listBlocked(layout);
   if (options.json === true)
     process.stdout.write(
-      `${JSON.stringify({ vault: layout.root, ...view, ...(configProblem === null ? {} : { configProblem }) }, null, 2)}\n`,
+      `${JSON.stringify({ vault: layout.root, ...view, blocked, ...(configProblem === null ? {} : { configProblem }) }, null, 2)}\n`,
     );
-  else process.stdout.write(renderStatus(view, layout, now, { all: options.all === true, configProblem }));
+  else
+    process.stdout.write(
+      renderStatus(view, layout, now, { all: options.all === true, configProblem }) + blockedText(blocked),
+    );
   return EXIT.complete;
 }
 

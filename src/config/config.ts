@@ -75,7 +75,7 @@ export interface Budget {
 export interface WiggumConfig {
   /** The files merged, lowest precedence first. */
   sources: string[];
-  folders: { approved: string; done: string; rejected: string; review: string };
+  folders: { approved: string; done: string; rejected: string; review: string; blocked?: string };
   dashboard: string | null;
   allowedWorkdirs: string[];
   loop: LoopConfig;
@@ -184,6 +184,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       done: raw.vault.done,
       rejected: raw.vault.rejected,
       review: raw.vault.review,
+      blocked: raw.vault.blocked,
     },
     dashboard: raw.vault.dashboard === '' ? null : raw.vault.dashboard,
     allowedWorkdirs: raw.vault.allowed_workdirs,

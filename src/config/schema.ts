@@ -79,6 +79,7 @@ export const rawConfigSchema = z.strictObject({
     done: folder,
     rejected: folder,
     review: folder,
+    blocked: folder,
     dashboard: z.string().regex(/^([^/\\]+\.md)?$/, { message: 'a Markdown file name at the vault root, or empty' }),
     allowed_workdirs: z.array(z.string().min(1)),
   }),

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { noHarnessMessage } from '../task/harness-choice.js';
 import { waitReasonText } from '../task/readiness.js';
+import type { UnansweredReason } from '../task/readiness.js';
 import type { WaitReason } from '../task/readiness.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { linkRefusalText } from '../vault/links.js';
@@ -41,6 +42,12 @@ export class AuthorWaits {
           { event: 'task.review-returned-without-request', file, reason: task.waiting },
           `${task.name}: ${waitReasonText(task.waiting)}`,
         );
+      // A blocked task moved back without an answer: said once per reason, naming the task.
+      if (isUnanswered(task.waiting) && this.said.get(task.name) !== task.waiting)
+        this.logger.warn(
+          { event: 'task.unanswered', taskId: task.name.replace(/\.md$/i, ''), file, reason: task.waiting },
+          `${task.name}: ${waitReasonText(task.waiting)}`,
+        );
     }
     this.said = said;
     return waits.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -50,4 +57,8 @@ export class AuthorWaits {
   has(name: string): boolean {
     return this.said.has(name);
   }
+}
+
+function isUnanswered(reason: WaitReason): reason is UnansweredReason {
+  return reason === 'unanswered' || reason === 'answer-empty' || reason === 'answer-misplaced';
 }

@@ -90,7 +90,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const layout = vaultLayout(options.vault, config);
   const logger = options.createLogger(config);
   await Promise.all(
-    [layout.approved, layout.done, layout.rejected, layout.state].map((dir) => mkdir(dir, { recursive: true })),
+    [layout.approved, layout.done, layout.rejected, layout.state, layout.blocked].map((dir) =>
+      mkdir(dir, { recursive: true }),
+    ),
   );
   await mkdir(layout.review, { recursive: true });
   const events = new TypedEvents<DaemonEvents>((error, event) =>

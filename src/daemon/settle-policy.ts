@@ -67,7 +67,11 @@ export function settlePolicy(facts: SettleFacts): SettleAction[] {
   const { error } = facts;
   if (error === null) return [{ kind: 'clear-said' }];
   // Changed between the scan and the run (emptied, its harness removed): the watcher reads it again, and it waits there.
-  if (isWiggumError(error, 'E_NO_HARNESS') || isWiggumError(error, 'E_TASK_EMPTY'))
+  if (
+    isWiggumError(error, 'E_NO_HARNESS') ||
+    isWiggumError(error, 'E_TASK_EMPTY') ||
+    isWiggumError(error, 'E_TASK_UNANSWERED')
+  )
     return [{ kind: 'forget' }, ...OFFER_AGAIN];
   if (isWiggumError(error, 'E_LOCKED')) {
     const owner = error.details.owner as { pid?: unknown } | undefined;

@@ -121,6 +121,12 @@ export const LOG_EVENTS = [
   'notify.queue-failed',
   'notify.secret-missing',
   'notify.pending',
+  // questions for a person: Blocked/
+  'iteration.question-unread',
+  'iteration.question-empty',
+  'task.blocked',
+  'task.unanswered',
+  'task.answered',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */

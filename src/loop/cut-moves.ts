@@ -2,7 +2,8 @@ import { lstatSync, readdirSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { basename, join } from 'node:path';
 import { readTaskFile } from '../task/read.js';
-import { endedAs, finishHalfDoneMove } from './ending.js';
+import { endedAs, finishHalfDoneMove, hasPendingMove, isBlocked } from './ending.js';
+import { withKeptId } from '../memory/kept-id.js';
 import type { EndingDeps } from './ending.js';
 
 /**
@@ -21,12 +22,41 @@ export async function finishCutMoves(deps: EndingDeps): Promise<string[]> {
     const file = join(deps.layout.approved, name);
     const stat = lstatOrNull(file);
     if (stat === null || !stat.isFile() || stat.nlink < 2) continue;
-    if (!hasTwin(deps.layout.done, name, stat) && !hasTwin(deps.layout.rejected, name, stat)) continue;
+    if (
+      !hasTwin(deps.layout.done, name, stat) &&
+      !hasTwin(deps.layout.rejected, name, stat) &&
+      !hasTwin(deps.layout.blocked, name, stat)
+    )
+      continue;
     const read = await readTaskFile(file).catch(() => null);
     if (read === null || !read.result.ok) continue;
-    const kind = endedAs(read.result.task);
+    const kind = endedAs(read.result.task) ?? (isBlocked(read.result.task) ? 'blocked' : null);
     if (kind === null) continue;
     await finishHalfDoneMove(read.result.task, kind, deps);
+    finished.push(name);
+  }
+  return [...finished, ...(await finishCutBlocks(deps))];
+}
+
+/**
+ * Finishes the moves to Blocked/ that a crash cut between the checkpoint (`status: blocked` and the
+ * question, written in Approved/) and the move: the `.ending` marker says the move was under way.
+ * Without this such a file would wait in Approved/ for an answer nobody was asked for. Only run
+ * when a marker exists, so a daemon start reads no task file in the common case.
+ */
+async function finishCutBlocks(deps: EndingDeps): Promise<string[]> {
+  if (!listing(deps.layout.taskLocks).some((name) => name.endsWith('.ending'))) return [];
+  const finished: string[] = [];
+  for (const name of listing(deps.layout.approved)) {
+    if (!name.endsWith('.md')) continue;
+    const file = join(deps.layout.approved, name);
+    const stat = lstatOrNull(file);
+    if (stat === null || !stat.isFile() || stat.nlink !== 1) continue;
+    const read = await readTaskFile(file).catch(() => null);
+    if (read === null || !read.result.ok) continue;
+    const task = withKeptId(read.result.task, deps.layout.sessions);
+    if (!isBlocked(task) || !hasPendingMove(task.id, deps)) continue;
+    await finishHalfDoneMove(task, 'blocked', deps);
     finished.push(name);
   }
   return finished;

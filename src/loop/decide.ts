@@ -3,6 +3,7 @@ import type { Spent } from '../memory/spent.js';
 import type { ErrorCode } from '../errors.js';
 import { budgetCrossed } from './budget.js';
 import type { IterationOutcome, StopReason } from './outcome.js';
+import type { AskedText } from './question.js';
 import { isOutageCode, probeDelayMs, retryDelayMs } from './retry-policy.js';
 import { plural } from '../plural.js';
 
@@ -47,7 +48,9 @@ export type NextAction =
   | { kind: 'wait'; untilMs: number; why: WaitCause }
   | { kind: 'done' }
   | { kind: 'reject'; code: ErrorCode; reason: string }
-  | { kind: 'stop'; reason: StopReason };
+  | { kind: 'stop'; reason: StopReason }
+  /** The agent asked a person: the task moves to Blocked/ with its question. */
+  | { kind: 'block'; question: AskedText };
 
 export interface Decision {
   action: NextAction;
@@ -87,6 +90,14 @@ export function decide(
 
     case 'hard':
       return { action: { kind: 'reject', code: outcome.code, reason: outcome.message }, state };
+
+    // Asking is not an iteration: the count, the retry attempt and the stuck streak stay as they
+    // were, and the run after the answer is this same iteration again, with the answer.
+    case 'asked':
+      return {
+        action: { kind: 'block', question: outcome.question },
+        state: { ...state, attempt: 0, usageWaits: 0, waitingSinceMs: null },
+      };
 
     case 'transient': {
       if (policy.failFast) return reject(state, outcome.code, `${outcome.message} (fail-fast: no retries)`);
@@ -259,6 +270,8 @@ export function describeNextAction(action: NextAction): string {
       return 'Done';
     case 'reject':
       return `Rejected (${action.code})`;
+    case 'block':
+      return 'Blocked (a question for a person)';
     case 'stop':
       return action.reason === 'stop-flag' ? 'stopped' : action.reason === 'task-gone' ? 'task gone' : 'interrupted';
   }

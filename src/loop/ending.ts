@@ -10,6 +10,8 @@ import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Task } from '../task/parse.js';
 import type { PersistenceLoopData } from '../task/render.js';
 import { appendSection } from '../task/render.js';
+import { questionSection } from '../task/question-section.js';
+import type { QuestionFacts } from '../task/question-section.js';
 import type { TaskFileWrite } from '../task/update-file.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -42,6 +44,9 @@ export interface LoopFile {
   file: string;
   lastText: string;
 }
+
+/** Where a run's file goes when it leaves Approved/ (the marker of a cut move names it). */
+export type EndKind = 'done' | 'rejected' | 'review' | 'blocked';
 
 /** How often a final write is retried while the user's edit does not parse (write-checkpoint.ts waits between). */
 const CONFLICT_RETRIES = 5;
@@ -83,8 +88,8 @@ export async function finishDone(
  * A task whose final state could not be written into its file (it no longer parses, or it kept
  * changing) stays in Approved/ and is never reported as done or rejected: its next run ends it.
  */
-function notEnded(kind: 'done' | 'rejected', target: LoopFile, iterations: number, deps: EndingDeps): TaskRunResult {
-  const reason = `the task ${kind === 'done' ? 'is complete' : 'was rejected'}, but its file could not be updated, so it stays in ${relative(deps.layout.root, target.file)}; fix the file (wiggum validate names the problem) and run it again to end it`;
+function notEnded(kind: EndKind, target: LoopFile, iterations: number, deps: EndingDeps): TaskRunResult {
+  const reason = `the task ${kind === 'done' ? 'is complete' : kind === 'blocked' ? 'asked a question' : 'was rejected'}, but its file could not be updated, so it stays in ${relative(deps.layout.root, target.file)}; fix the file (wiggum validate names the problem) and run it again to end it`;
   deps.logger.error({ event: 'task.not-ended', file: target.file }, reason);
   return { status: 'interrupted', taskId: target.taskId, file: target.file, iterations, reason };
 }
@@ -157,6 +162,49 @@ export async function finishStopped(
   return { status, taskId: target.taskId, file: target.file, iterations, reason };
 }
 
+/**
+ * A task whose agent asked a person: its question is appended below everything the user wrote,
+ * `status: blocked` is checkpointed, and the file moves to Blocked/. Like an ending, the move is
+ * marked first, so that a crash between the checkpoint and the move ends in Blocked/ after a
+ * restart (run-task.ts, cut-moves.ts) rather than in Approved/ with no answer.
+ */
+export async function finishBlocked(
+  target: LoopFile,
+  loop: PersistenceLoopData,
+  question: QuestionFacts,
+  deps: EndingDeps,
+): Promise<TaskRunResult> {
+  const ended = await endTask(
+    'blocked',
+    target,
+    { keys: { state: 'Blocked', persistence_loop: loop }, section: questionSection(question) },
+    deps,
+  );
+  if (ended === null) return notEnded('blocked', target, question.iteration - 1, deps);
+  deps.logger.info(
+    {
+      event: 'task.blocked',
+      iteration: question.iteration,
+      question: question.text.slice(0, 200),
+      questionLength: question.length,
+      file: ended,
+    },
+    `blocked: the agent asked a person in iteration ${question.iteration} (not counted)${question.length > question.text.length ? `; the question was ${question.length} characters, longer than ${question.text.length}, and was cut to ${question.text.length}` : ''}; answer under ## Answer in ${relative(deps.layout.root, ended)} and move it back to Approved/, or run wiggum answer ${target.taskId} "text"`,
+  );
+  return {
+    status: 'blocked',
+    taskId: target.taskId,
+    file: ended,
+    iterations: question.iteration - 1,
+    reason: question.text,
+  };
+}
+
+/** Whether a task's file says it waits for a person's answer (`status: blocked`). */
+export function isBlocked(task: Task): boolean {
+  return task.frontmatter.state === 'Blocked' || task.frontmatter.persistence_loop?.status === 'blocked';
+}
+
 /** Which way a task's file says its run ended, or null while it is still to run. */
 export function endedAs(task: Task): Ended | null {
   const status = task.frontmatter.persistence_loop?.status;
@@ -182,7 +230,7 @@ export function hasPendingMove(taskId: string, deps: EndingDeps): boolean {
 }
 
 /** Finishes the move of a task whose final state was written before a crash. */
-export async function finishHalfDoneMove(task: Task, kind: Ended, deps: EndingDeps): Promise<TaskRunResult> {
+export async function finishHalfDoneMove(task: Task, kind: EndKind, deps: EndingDeps): Promise<TaskRunResult> {
   const file = await moveToEnd(kind, task.file, deps);
   await rm(pendingMoveMarker(deps, task.id), { force: true });
   deps.logger.info({ event: 'task.move-finished' }, 'finished moving a task whose loop had already ended');
@@ -241,7 +289,12 @@ export async function rejectInvalid(
  * Approved/ whose state already says Done or Rejected, and the next run only finishes the move.
  * Returns where the file is now, or null when its final state could not be written (it stays put).
  */
-async function endTask(kind: Ended, target: LoopFile, write: TaskFileWrite, deps: EndingDeps): Promise<string | null> {
+async function endTask(
+  kind: EndKind,
+  target: LoopFile,
+  write: TaskFileWrite,
+  deps: EndingDeps,
+): Promise<string | null> {
   const marker = pendingMoveMarker(deps, target.taskId);
   await writeFileAtomic(marker, `${kind}\n`).catch((error: unknown) =>
     deps.logger.warn(
@@ -254,7 +307,7 @@ async function endTask(kind: Ended, target: LoopFile, write: TaskFileWrite, deps
     await rm(marker, { force: true });
     deps.logger.error(
       { event: 'task.report-unwritten', file: target.file },
-      `the ${kind === 'rejected' ? 'failure report' : 'completion summary'} could not be written; the task stays where it is`,
+      `the ${kind === 'rejected' ? 'failure report' : kind === 'blocked' ? 'question' : 'completion summary'} could not be written; the task stays where it is`,
     );
     return null;
   }
@@ -263,9 +316,15 @@ async function endTask(kind: Ended, target: LoopFile, write: TaskFileWrite, deps
   return moved;
 }
 
-/** Moves a task whose final state is written into Done/, Rejected/ or Review/ (a clash gets a suffix) and drops its stop flag. */
-async function moveToEnd(kind: Ended, file: string, deps: EndingDeps): Promise<string> {
-  const folder = kind === 'done' ? deps.layout.done : kind === 'review' ? deps.layout.review : deps.layout.rejected;
+/** Moves a task whose final state is written into Done/, Rejected/, Review/ or Blocked/ (a clash gets a suffix) and drops its stop flag. */
+async function moveToEnd(kind: EndKind, file: string, deps: EndingDeps): Promise<string> {
+  const folders = {
+    done: deps.layout.done,
+    rejected: deps.layout.rejected,
+    review: deps.layout.review,
+    blocked: deps.layout.blocked,
+  };
+  const folder = folders[kind];
   const destination = await moveWithoutClobber(file, folder);
   await rm(stopFlagFor(file), { force: true });
   deps.logger.info({ event: 'task.moved', file: destination }, `moved to ${relative(deps.layout.root, destination)}`);

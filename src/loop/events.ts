@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { IterationRecord } from '../memory/history.js';
 
-export type TaskRunStatus = 'done' | 'rejected' | 'stopped' | 'interrupted';
+export type TaskRunStatus = 'done' | 'rejected' | 'stopped' | 'interrupted' | 'blocked';
 
 /** How a task's run ended, for exit codes, the daemon and status. */
 export interface TaskRunResult {

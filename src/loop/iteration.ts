@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Budget, CheckDefinition, HarnessDefinition, WiggumConfig } from '../config/config.js';
 import { WiggumError, isWiggumError } from '../errors.js';
@@ -26,6 +27,10 @@ import type { LoopState } from './decide.js';
 import type { IterationOutcome } from './outcome.js';
 import { stopReasonOf } from './outcome.js';
 import { PromiseScanner, containsPromise } from './promise.js';
+import { QuestionScanner, askingOf, questionInMessage } from './question.js';
+import type { Asking } from './question.js';
+import { readQuestionFile } from './question-file.js';
+import { questionRounds, withoutQuestionSections } from '../task/question-section.js';
 import { buildPrompt } from './prompt.js';
 import { runVerifyCheck } from './verify.js';
 import { iterationDeadline } from './iteration-deadline.js';
@@ -104,7 +109,8 @@ export async function runIteration(
     promise: ctx.promise,
     taskId: ctx.taskId,
     title: ctx.title,
-    body,
+    body: withoutQuestionSections(body),
+    answers: questionRounds(body),
     paths: files === null ? null : { prd: files.prd, progress: files.progress, sessionDir: files.dir },
     stories: {
       passing: storiesBefore.passing,
@@ -132,6 +138,10 @@ export async function runIteration(
   // the reports quote its end rather than raw JSON.
   const shown = new OutputTail(ctx.config.harness.tailBytes);
   const scanner = new PromiseScanner(ctx.promise, prompt);
+  const questions = new QuestionScanner(prompt);
+  // Where the agent may write a question instead of printing it: one file per run, read after it.
+  const questionFile = files === null ? '' : join(files.dir, `question.${iteration}.${state.attempt}.txt`);
+  let fromFile: Awaited<ReturnType<typeof readQuestionFile>> = null;
   const logFile = ctx.store.logFile(iteration, state.attempt);
   // Ends the run at once when the agent reports what no waiting fixes (a refused key it would
   // otherwise retry for minutes); a stop request of the user aborts it too.
@@ -167,6 +177,7 @@ export async function runIteration(
           WIGGUM_PROGRESS: values.progress,
           WIGGUM_CONTEXT: values.context,
           WIGGUM_PROMISE: ctx.promise,
+          WIGGUM_QUESTION: questionFile,
         }),
         stdin: prompt,
         timeoutMs: deadline.timeoutMs,
@@ -184,7 +195,11 @@ export async function runIteration(
           reader.push(chunk, stream);
           if (!giveUp.signal.aborted && reader.urgentFailure() !== null)
             giveUp.abort(new Error('the agent reported a failure no retry fixes'));
-          if (stream === 'stdout') scanner.push(chunk.toString('utf8'));
+          if (stream === 'stdout') {
+            const text = chunk.toString('utf8');
+            scanner.push(text);
+            questions.push(text);
+          }
           const text = reader.display(chunk, stream);
           shown.push(Buffer.from(text));
           if (ctx.stream !== null) ctx.stream.write(text);
@@ -193,6 +208,14 @@ export async function runIteration(
       ctx.processes,
     );
   } finally {
+    // Before absorb: a store without a folder of its own removes the scratch folder there.
+    fromFile = await readQuestionFile(questionFile).catch((error: unknown) => {
+      ctx.logger.warn(
+        { event: 'iteration.question-unread', file: questionFile, err: error },
+        `could not read the agent's question file ${questionFile}; the run counts as one without a question`,
+      );
+      return null;
+    });
     await files
       ?.absorb()
       .catch((error: unknown) =>
@@ -230,6 +253,15 @@ export async function runIteration(
 
   const completionFound =
     report.finalMessage !== null ? containsPromise(report.finalMessage, ctx.promise) : scanner.detected;
+  const asking = askingOf(
+    report.finalMessage !== null ? questionInMessage(report.finalMessage) : questions.question,
+    fromFile,
+  );
+  if (asking.kind === 'empty')
+    ctx.logger.warn(
+      { event: 'iteration.question-empty', iteration, source: asking.source },
+      `the agent asked an empty question (${asking.source === 'file' ? 'an empty $WIGGUM_QUESTION file' : '<question></question>'}): not a block; iteration ${iteration} counts as a normal one`,
+    );
   const outcome: IterationOutcome =
     prdError !== null
       ? { kind: 'hard', code: 'E_MEMORY_CORRUPT', message: prdError.message, error: prdError }
@@ -241,7 +273,7 @@ export async function runIteration(
               code: 'E_BUDGET',
               message: `the agent used up the task's max_duration (${Math.round(ctx.budget.maxDurationMs / 1000)} s of agent time) and was stopped mid-run`,
             }
-          : await classify(ctx, result, report, completionFound, stories, progressed);
+          : await classify(ctx, result, report, completionFound, stories, progressed, asking);
 
   const endedAtMs = ctx.clock.now();
   const record: IterationRun['record'] = {
@@ -279,6 +311,12 @@ export async function runIteration(
     };
   }
   if (logFile !== null) record.logFile = logFile;
+  if (outcome.kind === 'asked')
+    record.question = {
+      text: outcome.question.text,
+      length: outcome.question.length,
+      source: asking.kind === 'asked' ? asking.source : 'message',
+    };
   return {
     outcome,
     gitState: gitAfter?.state ?? null,
@@ -307,6 +345,7 @@ async function classify(
   completionFound: boolean,
   stories: ReturnType<typeof storySummary>,
   progressed: boolean,
+  asking: Asking,
 ): Promise<IterationOutcome> {
   if (result.stopped && ctx.signal.aborted) return { kind: 'stopped', reason: stopReasonOf(ctx.signal), progressed };
   const failure =
@@ -324,6 +363,9 @@ async function classify(
       return { kind: 'hard', code: failure.code, message: failure.message, error: result.spawnError };
     return { kind: failure.kind, code: failure.code, message: failure.message };
   }
+  // A question beats a promise in the same reply: an agent that still asks is not done, and a task
+  // in Done/ that was not done is the worst ending (docs/decisions.md).
+  if (asking.kind === 'asked') return { kind: 'asked', question: asking.question };
   if (completionFound) {
     const refusal = await completionRefusal(ctx, stories);
     return { kind: 'claimed', accepted: refusal === null, refusal, progressed, exitCode: result.exitCode };

@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../errors.js';
 import type { SeenStopReason } from '../vault/stop-flag-watch.js';
+import type { AskedText } from './question.js';
 
 /**
  * What one harness run came to, as the loop's decision sees it. Built by the runner from the
@@ -27,7 +28,9 @@ export type IterationOutcome =
    * The run was cut short by a stop request. If it had already changed memory or the repository,
    * that work is kept and the iteration counts: resuming must not redo or hide it.
    */
-  | { kind: 'stopped'; reason: StopReason; progressed: boolean };
+  | { kind: 'stopped'; reason: StopReason; progressed: boolean }
+  /** The agent asked a person (question.ts): the task waits in Blocked/ for the answer. */
+  | { kind: 'asked'; question: AskedText };
 
 /** Why a run is aborted: a reason seen on disk (its flag, its file gone), or a signal's interruption. */
 export type StopReason = SeenStopReason | 'interrupted';

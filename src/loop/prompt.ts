@@ -1,4 +1,5 @@
 import { basename, dirname } from 'node:path';
+import type { QuestionRound } from '../task/question-section.js';
 
 /** Everything an iteration's prompt is built from; all of it is reloaded from disk each iteration. */
 export interface PromptInput {
@@ -17,15 +18,17 @@ export interface PromptInput {
   context: string;
   /** Why the last completion claim was not accepted. */
   refusal: string | null;
+  /** The questions the agent asked a person, with their answers (task/question-section.ts). */
+  answers?: readonly QuestionRound[];
 }
 
 /**
  * The parts of a prompt, each there for a reason (docs/performance.md, "Prompt economy", measures
  * them): `heading` the iteration and the budget; `memory` that the agent starts blank and where its
  * memory is; `steps` the protocol of the loop, with the story to do now; `task` the user's task;
- * `context` and `refusal` only when there is one.
+ * `context` and `refusal` only when there is one; `answers` once a person answered the agent's question.
  */
-export type PromptPart = 'heading' | 'memory' | 'steps' | 'task' | 'context' | 'refusal';
+export type PromptPart = 'heading' | 'memory' | 'steps' | 'task' | 'context' | 'refusal' | 'answers';
 
 export interface PromptBlock {
   part: PromptPart;
@@ -53,6 +56,13 @@ export function promptBlocks(input: PromptInput): PromptBlock[] {
   if (input.context.trim() !== '') {
     blocks.push({ part: 'context', text: `## Additional Context (added by user mid-loop)\n\n${input.context.trim()}` });
   }
+  const answered = (input.answers ?? []).filter((round) => round.answer !== null);
+  if (answered.length > 0) {
+    blocks.push({
+      part: 'answers',
+      text: `## Your questions, answered by a person\n\n${answered.map((round) => `Question: ${round.question}\n\nAnswer: ${round.answer ?? ''}`).join('\n\n')}`,
+    });
+  }
   if (input.refusal !== null) {
     blocks.push({
       part: 'refusal',
@@ -78,7 +88,7 @@ function memoryFiles(input: PromptInput): { prd: string; progress: string; where
 }
 
 function memory(input: PromptInput): string {
-  return `You start blank; earlier iterations' work is in ${memoryFiles(input).where}. Nobody answers questions.`;
+  return `You start blank; earlier iterations' work is in ${memoryFiles(input).where}. Ask a person only as step 7 says.`;
 }
 
 function steps(input: PromptInput): string {
@@ -94,6 +104,7 @@ function steps(input: PromptInput): string {
     '   patterns under `## Codebase Patterns`.',
     '5. Add lasting conventions to the nearest AGENTS.md.',
     `6. When ${stories ? 'every story passes' : 'the task is done'}, end your reply with <promise>${input.promise}</promise> (it is checked).`,
+    '7. Blocked on a decision only a person can make? End your reply with <question>the question</question> instead.',
   ].join('\n');
 }
 

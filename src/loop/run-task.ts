@@ -13,7 +13,16 @@ import { isoSeconds } from '../time/clock.js';
 import { NO_CHANGE_REQUEST_TEXT } from '../task/readiness.js';
 import { changeRequestOf } from '../task/review.js';
 import { checkpointData, loopStateFromCheckpoint } from './checkpoint.js';
-import { endedAs, finishHalfDoneMove, finishRejected, finishStopped, hasPendingMove, rejectInvalid } from './ending.js';
+import {
+  endedAs,
+  finishHalfDoneMove,
+  finishRejected,
+  finishStopped,
+  hasPendingMove,
+  isBlocked,
+  rejectInvalid,
+} from './ending.js';
+import { answerState, unansweredText } from '../task/question-section.js';
 import type { EndingDeps } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { closeEndedWorktree } from './close-worktree.js';
@@ -74,6 +83,8 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   let task = parsed;
   const log = deps.logger.child({ taskId: task.id });
   const endingDeps: EndingDeps = { layout: deps.layout, logger: log, clock: deps.clock };
+  const parked = await fromBlocked(task, endingDeps);
+  if (parked !== null) return parked;
   const ended = endedAs(task);
   const start = startPlan(ended, ended !== null && hasPendingMove(task.id, endingDeps));
   if (start.kind === 'finish-move') return finishHalfDoneMove(task, start.as, endingDeps);
@@ -96,6 +107,29 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   const result = await runTaskLoop(task, prepared, request, deps);
   await closeEndedWorktree(prepared.worktree, result, deps.config.git.keepWorktree, log);
   return result;
+}
+
+/**
+ * A task whose file says it is blocked (its agent asked a person): a crash cut its move to Blocked/
+ * short (its marker is there: the move is finished), or the person moved it back. Answered, it
+ * runs on, the next prompt carrying the question and the answer; without an answer it does not run
+ * (E_TASK_UNANSWERED: the daemon lets it wait in Approved/ with the message, see readiness.ts).
+ */
+async function fromBlocked(task: Task, deps: EndingDeps): Promise<TaskRunResult | null> {
+  if (!isBlocked(task)) return null;
+  if (hasPendingMove(task.id, deps)) return finishHalfDoneMove(task, 'blocked', deps);
+  const state = answerState(task.body);
+  if (state.kind === 'none') return null;
+  if (state.kind !== 'answered') {
+    const message = `${basename(task.file)}: ${unansweredText(state)}`;
+    deps.logger.warn({ event: 'task.unanswered', file: task.file, reason: state.kind }, message);
+    throw new WiggumError('E_TASK_UNANSWERED', message);
+  }
+  deps.logger.info(
+    { event: 'task.answered', question: state.question.slice(0, 200), answer: state.answer.slice(0, 200) },
+    'the question was answered: the task runs on, with the question and the answer in its prompt',
+  );
+  return null;
 }
 
 /** A task that cannot start (unknown harness, workdir outside the allowed folders, …): rejected with no iteration run. */

@@ -20,7 +20,9 @@ import type { ResumePlan } from './resume-plan.js';
 import { HarnessPauses } from './harness-pauses.js';
 import { decide, describeNextAction, gate } from './decide.js';
 import type { LoopState, WaitCause } from './decide.js';
-import { finishDone, finishRejected, finishStopped } from './ending.js';
+import { finishBlocked, finishDone, finishRejected, finishStopped, isBlocked } from './ending.js';
+import { answerState } from '../task/question-section.js';
+import type { AskedText } from './question.js';
 import { writeCheckpoint } from './write-checkpoint.js';
 import type { EndingDeps, LoopFile } from './ending.js';
 import type { TaskRunResult } from './events.js';
@@ -98,6 +100,8 @@ class TaskLoop {
    * with its error, before anything else reads or writes the task file or the history.
    */
   private checkpointWriting: Promise<void> | null = null;
+  /** The question and answer of a blocked task moved back answered: kept in the next history line. */
+  private answer: { question: string; text: string } | null;
 
   constructor(
     task: Task,
@@ -121,6 +125,8 @@ class TaskLoop {
     this.review = needsReview(task.frontmatter.review, deps.config.review.required);
     this.historyBase = plan.historyBase;
     this.ctx = iterationContext(task, prepared, request, deps, this.log);
+    const answered = isBlocked(task) ? answerState(task.body) : null;
+    this.answer = answered?.kind === 'answered' ? { question: answered.question, text: answered.answer } : null;
   }
 
   async run(): Promise<TaskRunResult> {
@@ -277,16 +283,22 @@ class TaskLoop {
         this.pauses.othersFailing(harness, this.ctx.taskId),
       );
       this.noteAnswer(run.outcome);
-      this.state = {
-        ...decision.state,
-        activeMs: decision.state.activeMs + run.record.durationMs,
-        spent: addRun(decision.state.spent, run.record),
-      };
+      // Asking uses neither an iteration nor the budgets: the run that asked is in the history only.
+      this.state =
+        decision.action.kind === 'block'
+          ? decision.state
+          : {
+              ...decision.state,
+              activeMs: decision.state.activeMs + run.record.durationMs,
+              spent: addRun(decision.state.spent, run.record),
+            };
       const record: IterationRecord = {
         ...run.record,
+        ...(this.answer === null ? {} : { answer: this.answer }),
         action: decision.action.kind,
         nextState: describeNextAction(decision.action),
       };
+      this.answer = null;
       this.history.push(record);
       // A record that cannot be kept (the disk full, the folder unwritable) ends this run before
       // the checkpoint counts the iteration: the task resumes from its last checkpoint and runs the
@@ -321,6 +333,7 @@ class TaskLoop {
       );
       this.request.onEvent?.({ type: 'iteration-end', taskId: this.ctx.taskId, record });
 
+      if (action.kind === 'block') return this.block(action.question, record);
       if (action.kind === 'done') {
         const ended = await this.complete();
         if (ended !== null) return ended;
@@ -666,6 +679,26 @@ class TaskLoop {
                   this.prepared.session.runDir,
                 ),
               ),
+      },
+      this.endingDeps(),
+    );
+  }
+
+  /** The agent asked a person: the question goes into the file, and the file to Blocked/ (ending.ts). */
+  private async block(question: AskedText, record: IterationRecord): Promise<TaskRunResult> {
+    await this.checkpointDurable();
+    await this.removeHarnessRecord();
+    await this.follow();
+    const loop = checkpointData(this.checkpointKeys('blocked', record));
+    return finishBlocked(
+      this.target(),
+      loop,
+      {
+        taskId: this.ctx.taskId,
+        iteration: record.iteration,
+        askedAt: record.endedAt,
+        text: question.text,
+        length: question.length,
       },
       this.endingDeps(),
     );

@@ -42,6 +42,10 @@ export interface IterationRecord {
   agentSessionId?: string;
   error?: { code: string; message: string };
   logFile?: string;
+  /** The question the agent asked a person in this run (the task went to Blocked/); `length` before it was cut. */
+  question?: { text: string; length: number; source: string };
+  /** The question of the last block and the person's answer, which this run's prompt carried. */
+  answer?: { question: string; text: string };
   /** The action taken and the state that follows: every iteration's record names both. */
   action: string;
   nextState: string;
@@ -93,6 +97,8 @@ export const iterationRecordSchema = z
     agentSessionId: z.string().exactOptional(),
     error: z.object({ code: z.string(), message: z.string() }).loose().exactOptional(),
     logFile: z.string().exactOptional(),
+    question: z.object({ text: z.string(), length: count, source: z.string() }).loose().exactOptional(),
+    answer: z.object({ question: z.string(), text: z.string() }).loose().exactOptional(),
     action: z.string().min(1),
     nextState: z.string().min(1),
   })

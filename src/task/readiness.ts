@@ -1,4 +1,5 @@
-import type { ParseResult } from './parse.js';
+import type { ParseResult, Task } from './parse.js';
+import { answerState, unansweredText } from './question-section.js';
 import { NO_HARNESS_TEXT, chooseHarness } from './harness-choice.js';
 import { CHANGES_HEADING, changeRequestOf } from './review.js';
 
@@ -9,7 +10,13 @@ import { CHANGES_HEADING, changeRequestOf } from './review.js';
  * task that waited for review, moved back from Review/ with nothing under `## Changes requested`
  * (run again, it would only claim completion again): it waits for the request, or to be approved.
  */
-export type WaitReason = 'empty' | 'no-harness' | 'no-change-request';
+export type WaitReason = 'empty' | 'no-harness' | 'no-change-request' | UnansweredReason;
+
+/**
+ * A blocked task moved back into Approved/ with no answer below its question (question-section.ts):
+ * none, an empty `## Answer`, or an answer where it is not read. It waits; the agent is not run.
+ */
+export type UnansweredReason = 'unanswered' | 'answer-empty' | 'answer-misplaced';
 
 /** Whether a read file may run, or why it waits. A file that does not parse is for the caller to judge. */
 export function waitReasonOf(
@@ -21,13 +28,36 @@ export function waitReasonOf(
   if (!result.ok) return null;
   if (result.task.frontmatter.state === 'Review' && changeRequestOf(result.task.body) === null)
     return 'no-change-request';
+  const unanswered = unansweredReasonOf(result.task);
+  if (unanswered !== null) return unanswered;
   return chooseHarness(undefined, result.task.frontmatter.harness, defaultHarness) === null ? 'no-harness' : null;
 }
 
 /** What is wrong with a waiting file and how to fix it, without its name (status and Dashboard lines). */
 export function waitReasonText(reason: WaitReason): string {
   if (reason === 'no-change-request') return NO_CHANGE_REQUEST_TEXT;
+  if (reason === 'unanswered' || reason === 'answer-empty' || reason === 'answer-misplaced')
+    return unansweredText({ kind: UNANSWERED_KINDS[reason], question: '', where: MISPLACED_WHERE });
   return reason === 'empty' ? 'empty; write the task in it (better: in Drafts/, then move it here)' : NO_HARNESS_TEXT;
+}
+
+const UNANSWERED_KINDS = {
+  unanswered: 'unanswered',
+  'answer-empty': 'empty',
+  'answer-misplaced': 'misplaced',
+} as const;
+const MISPLACED_WHERE =
+  'where it is not read (above the ## Question, or not under a ## Answer heading): write it under ## Answer below the question';
+
+/** Why a blocked task waits for its answer, or null when it is not blocked or is answered. */
+export function unansweredReasonOf(task: Task): UnansweredReason | null {
+  const loop = task.frontmatter.persistence_loop;
+  if (task.frontmatter.state !== 'Blocked' && loop?.status !== 'blocked') return null;
+  const state = answerState(task.body);
+  if (state.kind === 'answered') return null;
+  // Blocked, but no question in the file (the user removed it): an answer cannot be told apart; it runs.
+  if (state.kind === 'none') return null;
+  return state.kind === 'empty' ? 'answer-empty' : state.kind === 'misplaced' ? 'answer-misplaced' : 'unanswered';
 }
 
 /** What a task moved back from Review/ with no change request waits for. */

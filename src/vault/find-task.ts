@@ -17,7 +17,7 @@ export interface FoundTask extends TaskEntry {
   task: Task | null;
 }
 
-export type VaultFolder = 'approved' | 'done' | 'rejected' | 'review';
+export type VaultFolder = 'approved' | 'done' | 'rejected' | 'review' | 'blocked';
 
 /**
  * The task `ref` names in `folders` (see matchTaskRef for the rules). A path is taken from the
@@ -74,7 +74,9 @@ export async function findTaskIn(
   );
   if (match.kind === 'found') return match.entry;
   if (match.kind === 'ambiguous') throw ambiguous(ref, match.candidates, layout.root);
-  const others = (['approved', 'done', 'rejected', 'review'] as const).filter((key) => !allowed.includes(key));
+  const others = (['approved', 'done', 'rejected', 'review', 'blocked'] as const).filter(
+    (key) => !allowed.includes(key),
+  );
   const other = await resolveTask(
     ref,
     others.map((key) => layout[key]),

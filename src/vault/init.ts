@@ -41,7 +41,7 @@ Change \`harness:\` to \`claude\` (or another configured agent) and give it real
 `;
 
 /** Drafts/ is where a person writes a task before moving it, whole, into Approved/. */
-const FOLDERS = ['Approved', 'Done', 'Rejected', 'Drafts', 'Review', '.wiggum'] as const;
+const FOLDERS = ['Approved', 'Done', 'Rejected', 'Drafts', 'Review', '.wiggum', 'Blocked'] as const;
 
 export interface ScaffoldOptions {
   /** Written as `harness.default` into a new `.wiggum/config.yaml`; checked by the caller. */

@@ -9,6 +9,8 @@ export interface VaultLayout {
   rejected: string;
   /** Where a complete task that needs review waits for a person (Review/). */
   review: string;
+  /** Tasks whose agent asked a person a question, waiting for the answer. */
+  blocked: string;
   /** `<vault>/STOP`: while it exists no iteration of any task starts. */
   stopFile: string;
   dashboard: string | null;
@@ -33,6 +35,7 @@ export function vaultLayout(root: string, config: Pick<WiggumConfig, 'folders' |
     done: join(absolute, config.folders.done),
     rejected: join(absolute, config.folders.rejected),
     review: join(absolute, config.folders.review),
+    blocked: join(absolute, config.folders.blocked ?? 'Blocked'),
     stopFile: join(absolute, 'STOP'),
     dashboard: config.dashboard === null ? null : join(absolute, config.dashboard),
     state,
