@@ -119,6 +119,8 @@ export interface WiggumConfig {
     dashboardDebounceMs: number;
     /** A task whose loop failed outside its own handling (a disk full, …) is offered again after this. */
     failedRetryMs: number;
+    /** The priority of a task that names none (lower runs first). */
+    defaultPriority: number;
   };
   log: { level: RawConfig['log']['level'] };
 }
@@ -198,6 +200,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       drainGraceMs: raw.daemon.drain_grace,
       dashboardDebounceMs: raw.daemon.dashboard_debounce,
       failedRetryMs: raw.daemon.failed_retry,
+      defaultPriority: raw.daemon.default_priority,
     },
     log: { level: raw.log.level },
   };

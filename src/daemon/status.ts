@@ -42,7 +42,10 @@ export interface TaskEntry {
   failure?: { message: string; retryAtMs: number };
 }
 
-/** A file in Approved/ that does not run until its author fixes it (empty, names no harness, a link). */
+/**
+ * A file in Approved/ that does not run until its author fixes it (empty, names no harness, a link),
+ * or that the order of work holds (`reason` an object: src/task/order.ts `OrderWait`).
+ */
 export interface AuthorWait {
   name: string;
   file: string;
@@ -149,7 +152,9 @@ export class StatusTracker {
   set waitingForAuthor(waits: AuthorWait[]) {
     const same =
       waits.length === this.authorWaits.length &&
-      waits.every((wait, i) => wait.name === this.authorWaits[i]?.name && wait.reason === this.authorWaits[i]?.reason);
+      waits.every(
+        (wait, i) => wait.name === this.authorWaits[i]?.name && wait.message === this.authorWaits[i]?.message,
+      );
     this.authorWaits = waits;
     if (!same) this.onChange();
   }
