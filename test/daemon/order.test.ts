@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/child.js';
@@ -130,6 +130,27 @@ describe('the order of work', () => {
       rmSync(join(vault.root, 'Rejected', 'dep-bad.md'));
       await daemon.waitForEvent('task.done', { taskId: 'dep-child' });
       expect(started(daemon)).toEqual(['dep-bad', 'dep-bad', 'dep-child']);
+    },
+    NO_TOTAL_BUDGET,
+  );
+
+  test(
+    'a dependency moved into Done/ by hand lets its dependent start at once, not at the next rescan',
+    async () => {
+      // A rescan far away: only the watch of Done/ can start the dependent.
+      const vault = await makeVault({
+        fake: { FAKE_COMPLETE_AFTER: '1' },
+        config: { daemon: { rescan_interval: '1h' } },
+      });
+      mkdirSync(join(vault.root, 'Later'));
+      writeFileSync(join(vault.root, 'Later', 'by-hand.md'), '---\ntitle: by-hand\n---\ndone elsewhere\n');
+      const daemon = start(vault);
+      await daemon.ready();
+      write(vault, 'after-hand', 'depends_on: [by-hand]\n');
+      const waits = await daemon.waitForEvent('task.order-waits', { taskId: 'after-hand' });
+      expect(waits.waitsFor).toEqual(['by-hand']);
+      renameSync(join(vault.root, 'Later', 'by-hand.md'), join(vault.root, 'Done', 'by-hand.md'));
+      await daemon.waitForEvent('task.done', { taskId: 'after-hand' });
     },
     NO_TOTAL_BUDGET,
   );
