@@ -153,7 +153,11 @@ export class StatusTracker {
     const same =
       waits.length === this.authorWaits.length &&
       waits.every(
-        (wait, i) => wait.name === this.authorWaits[i]?.name && wait.message === this.authorWaits[i]?.message,
+        (wait, i) =>
+          wait.name === this.authorWaits[i]?.name &&
+          wait.message === this.authorWaits[i]?.message &&
+          // An order wait is an object made anew at each reconciliation: compared by what it says.
+          JSON.stringify(wait.reason) === JSON.stringify(this.authorWaits[i]?.reason),
       );
     this.authorWaits = waits;
     if (!same) this.onChange();
