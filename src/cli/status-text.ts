@@ -1,10 +1,11 @@
 import { relative } from 'node:path';
 import { elapsed } from '../daemon/dashboard.js';
-import type { TaskEntry } from '../daemon/status.js';
+import type { AuthorWait, TaskEntry } from '../daemon/status.js';
 import type { VaultView } from '../daemon/view.js';
 import { describeNotifier } from '../notify/describe.js';
 import { plural } from '../plural.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
+import { passesByItself } from '../task/order.js';
 import type { VaultLayout } from '../vault/layout.js';
 
 /** A group longer than this shows its first `SHOWN` lines and a count, unless `--all`. */
@@ -54,12 +55,24 @@ export function renderStatus(view: VaultView, layout: VaultLayout, nowMs: number
       ),
     );
   }
-  if (view.waitingForAuthor.length > 0) {
+  const inOrder = view.waitingForAuthor.filter(waitsInOrder);
+  const forYou = view.waitingForAuthor.filter((wait) => !waitsInOrder(wait));
+  if (inOrder.length > 0) {
+    lines.push('', 'waiting (order of work):');
+    lines.push(
+      ...cut(
+        inOrder.map((wait) => `  ${wait.name.replace(/\.md$/i, '')}: ${wait.message}`),
+        options.all,
+        'waiting',
+      ),
+    );
+  }
+  if (forYou.length > 0) {
     lines.push('', 'waiting for you (not run until fixed):');
     // The file's stem names it as the task lists do (`hl`), the message says what to fix.
     lines.push(
       ...cut(
-        view.waitingForAuthor.map((wait) => `  ${wait.name.replace(/\.md$/i, '')}: ${wait.message}`),
+        forYou.map((wait) => `  ${wait.name.replace(/\.md$/i, '')}: ${wait.message}`),
         options.all,
         'waiting for you',
       ),
@@ -139,4 +152,9 @@ function outageWords(task: TaskEntry, outage: NonNullable<TaskEntry['outage']>, 
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length > 160 ? `${flat.slice(0, 157)}…` : flat;
+}
+
+/** A file the order of work holds for a dependency or a time: it runs by itself, nothing to fix. */
+function waitsInOrder(wait: AuthorWait): boolean {
+  return typeof wait.reason === 'object' && passesByItself(wait.reason);
 }

@@ -122,6 +122,8 @@ export interface WiggumConfig {
     dashboardDebounceMs: number;
     /** A task whose loop failed outside its own handling (a disk full, …) is offered again after this. */
     failedRetryMs: number;
+    /** The priority of a task that names none (lower runs first). */
+    defaultPriority: number;
   };
   /** Review before Done: whether a complete task waits in Review/ for a person, and how many may wait. */
   review: {
@@ -256,6 +258,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       drainGraceMs: raw.daemon.drain_grace,
       dashboardDebounceMs: raw.daemon.dashboard_debounce,
       failedRetryMs: raw.daemon.failed_retry,
+      defaultPriority: raw.daemon.default_priority,
     },
     review: {
       required: raw.review.required,

@@ -168,6 +168,7 @@ export const rawConfigSchema = z.strictObject({
     drain_grace: duration,
     dashboard_debounce: duration,
     failed_retry: duration.refine((ms) => ms >= 100, { message: 'failed_retry must be at least 100ms' }),
+    default_priority: z.int().min(-1_000_000).max(1_000_000),
   }),
   review: z.strictObject({ required: z.boolean(), max_pending: z.int().min(0).max(100_000) }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),

@@ -353,6 +353,9 @@ class Daemon implements RunningDaemon {
     const next = blocked?.shift();
     if (blocked !== undefined && blocked.length === 0) this.blockedById.delete(job.id);
     if (next !== undefined && !this.draining) void this.enqueue(next.name, next.file);
+    // Its file has just landed in Done/ or Rejected/: the tasks whose depends_on names it are
+    // decided again now, not at the next periodic rescan.
+    if (!this.draining) void this.watcher.rescan();
     this.changed();
     if (this.options.exitWhenIdle === true) this.checkIdleSoon();
   }

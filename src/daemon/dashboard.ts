@@ -2,6 +2,7 @@ import { basename, extname } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
 import { countText, describeIterations, iterationCount } from '../task/iteration-count.js';
 import { describeNotifier } from '../notify/describe.js';
+import { passesByItself } from '../task/order.js';
 import { localStamp, localTime } from '../time/local-time.js';
 import type { TaskEntry } from './status.js';
 import type { VaultView } from './view.js';
@@ -50,9 +51,20 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
     lines.push('');
   }
 
-  if (view.waitingForAuthor.length > 0) {
+  // The order of work holds these (a dependency, a time): they start by themselves.
+  const inOrder = view.waitingForAuthor.filter(
+    (wait) => typeof wait.reason === 'object' && passesByItself(wait.reason),
+  );
+  const forYou = view.waitingForAuthor.filter((wait) => !inOrder.includes(wait));
+  if (inOrder.length > 0) {
+    lines.push('## Waiting', '', 'These tasks in Approved/ start once what they wait for comes:', '');
+    for (const wait of inOrder)
+      lines.push(`- [[${folders.approved}/${basename(wait.name, extname(wait.name))}]]: ${wait.message}`);
+    lines.push('');
+  }
+  if (forYou.length > 0) {
     lines.push('## Waiting for you', '', 'These files in Approved/ do not run until they are fixed:', '');
-    for (const wait of view.waitingForAuthor)
+    for (const wait of forYou)
       lines.push(`- [[${folders.approved}/${basename(wait.name, extname(wait.name))}]]: ${wait.message}`);
     lines.push('');
   }

@@ -26,7 +26,14 @@ export async function jobFor(
   const read = await readTaskFile(file).catch(() => null);
   if (read === null || !read.result.ok) {
     const id = idFromFileName(name);
-    return { id, name, file, ...claimFor(`invalid:${name}`, null), priority: 0, enqueuedAtMs: nowMs };
+    return {
+      id,
+      name,
+      file,
+      ...claimFor(`invalid:${name}`, null),
+      priority: config.daemon.defaultPriority,
+      enqueuedAtMs: nowMs,
+    };
   }
   const task = withKeptId(read.result.task, layout.sessions);
   const workdir = await resolveWorkdir(task.id, task.frontmatter.workdir, {
@@ -49,7 +56,7 @@ export async function jobFor(
     name,
     file,
     ...claim,
-    priority: task.frontmatter.priority ?? 0,
+    priority: task.frontmatter.priority ?? config.daemon.defaultPriority,
     enqueuedAtMs: nowMs,
     ...(session === undefined ? {} : { session }),
   };

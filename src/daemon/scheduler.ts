@@ -10,7 +10,8 @@ interface Entry {
 }
 
 /**
- * Runs jobs with a bounded concurrency (p-queue), first come first served within a priority, never
+ * Runs jobs with a bounded concurrency (p-queue), lowest priority number first, first come first
+ * served within a priority, never
  * the same task twice at once, and never two jobs with the same key at once (one branch of a
  * repository, or one workdir outside a repository: admission.ts), nor more than `maxPerRepo` on one
  * repository: a job that may not start yet is parked outside the queue, so it holds no slot while
@@ -84,7 +85,7 @@ export class Scheduler implements TaskQueue {
     return [...this.entries.values()]
       .filter((entry) => entry.state !== 'running')
       .map((entry) => entry.job)
-      .sort((a, b) => b.priority - a.priority || a.enqueuedAtMs - b.enqueuedAtMs);
+      .sort((a, b) => a.priority - b.priority || a.enqueuedAtMs - b.enqueuedAtMs);
   }
 
   /** Resolves when nothing is queued, parked or running. */
@@ -97,7 +98,8 @@ export class Scheduler implements TaskQueue {
     const holding = [...this.entries.values()].filter((other) => other.state !== 'parked').map((other) => other.job);
     if (!mayStart(entry.job, holding, this.options.maxPerRepo)) return;
     entry.state = 'queued';
-    void this.queue.add(() => this.execute(entry), { priority: entry.job.priority });
+    // p-queue runs its highest priority first; a task's lower number runs first (docs/decisions.md).
+    void this.queue.add(() => this.execute(entry), { priority: -entry.job.priority });
   }
 
   private async execute(entry: Entry): Promise<void> {
@@ -120,6 +122,6 @@ export class Scheduler implements TaskQueue {
   private parkedInOrder(): Entry[] {
     return [...this.entries.values()]
       .filter((entry) => entry.state === 'parked')
-      .sort((a, b) => b.job.priority - a.job.priority || a.job.enqueuedAtMs - b.job.enqueuedAtMs);
+      .sort((a, b) => a.job.priority - b.job.priority || a.job.enqueuedAtMs - b.job.enqueuedAtMs);
   }
 }

@@ -43,7 +43,10 @@ export interface TaskEntry {
   failure?: { message: string; retryAtMs: number };
 }
 
-/** A file in Approved/ that does not run until its author fixes it (empty, names no harness, a link). */
+/**
+ * A file in Approved/ that does not run until its author fixes it (empty, names no harness, a link),
+ * or that the order of work holds (`reason` an object: src/task/order.ts `OrderWait`).
+ */
 export interface AuthorWait {
   name: string;
   file: string;
@@ -160,7 +163,13 @@ export class StatusTracker {
   set waitingForAuthor(waits: AuthorWait[]) {
     const same =
       waits.length === this.authorWaits.length &&
-      waits.every((wait, i) => wait.name === this.authorWaits[i]?.name && wait.reason === this.authorWaits[i]?.reason);
+      waits.every(
+        (wait, i) =>
+          wait.name === this.authorWaits[i]?.name &&
+          wait.message === this.authorWaits[i]?.message &&
+          // An order wait is an object made anew at each reconciliation: compared by what it says.
+          JSON.stringify(wait.reason) === JSON.stringify(this.authorWaits[i]?.reason),
+      );
     this.authorWaits = waits;
     if (!same) this.onChange();
   }

@@ -13,7 +13,7 @@ export interface Job {
   key: string;
   /** The repository (git's common dir) a task works in, for `git.max_parallel_per_repo`; null outside one. */
   repository: string | null;
-  /** Higher runs sooner; equal priorities run first come, first served. */
+  /** Lower runs sooner (priority 1 before 2); equal priorities run first come, first served. */
   priority: number;
   enqueuedAtMs: number;
   /** The session its checkpoint names, if it has run before: it identifies the task across a rename. */

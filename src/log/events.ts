@@ -127,6 +127,9 @@ export const LOG_EVENTS = [
   'task.blocked',
   'task.unanswered',
   'task.answered',
+  // the order of work (depends_on, not_before)
+  'task.order-waits',
+  'task.order-blocked',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */

@@ -181,6 +181,21 @@ function parseTaskText(file: string, text: string, ownedKeysReplaceable: boolean
 
   const frontmatter = checked.data;
   const id = frontmatter.id ?? idFromFileName(file);
+  // A task that waits for itself would never run: said at once, as a mistake in the file.
+  if (frontmatter.depends_on?.includes(id) === true) {
+    const offset = doc === null ? undefined : offsetOfPath(doc, ['depends_on']);
+    return {
+      ok: false,
+      problems: [
+        {
+          file,
+          ...(offset === undefined ? { line: 1, col: 1 } : at(offset)),
+          key: 'depends_on',
+          message: `depends_on: names this task itself (${id}); a task cannot wait for itself: remove ${id} from the list`,
+        },
+      ],
+    };
+  }
   const body = text.slice(layout.bodyStart);
   const keyPositions: Task['keyPositions'] = {};
   const owned: Task['owned'] = {};

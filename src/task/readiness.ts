@@ -2,6 +2,8 @@ import type { ParseResult, Task } from './parse.js';
 import { answerState, unansweredText } from './question-section.js';
 import { NO_HARNESS_TEXT, chooseHarness } from './harness-choice.js';
 import { CHANGES_HEADING, changeRequestOf } from './review.js';
+import { orderWaitText } from './order.js';
+import type { OrderWait } from './order.js';
 
 /**
  * Why a file in Approved/ is not run (yet): `empty`, nothing but white space (a note just created,
@@ -9,8 +11,13 @@ import { CHANGES_HEADING, changeRequestOf } from './review.js';
  * Neither is rejected: the file waits, and runs once its author fixes it. `no-change-request`: a
  * task that waited for review, moved back from Review/ with nothing under `## Changes requested`
  * (run again, it would only claim completion again): it waits for the request, or to be approved.
+ * An `OrderWait` (an object): the order of work holds it (src/task/order.ts), for a dependency, a
+ * time, or until a stuck dependency (rejected, a cycle, an unknown id) is sorted out.
  */
-export type WaitReason = 'empty' | 'no-harness' | 'no-change-request' | UnansweredReason;
+export type WaitReason = FileWaitReason | OrderWait;
+
+/** The reasons the file alone gives (`waitReasonOf`). */
+export type FileWaitReason = 'empty' | 'no-harness' | 'no-change-request' | UnansweredReason;
 
 /**
  * A blocked task moved back into Approved/ with no answer below its question (question-section.ts):
@@ -23,7 +30,7 @@ export function waitReasonOf(
   text: string | null,
   result: ParseResult,
   defaultHarness: string | null,
-): WaitReason | null {
+): FileWaitReason | null {
   if (text !== null && text.trim() === '') return 'empty';
   if (!result.ok) return null;
   if (result.task.frontmatter.state === 'Review' && changeRequestOf(result.task.body) === null)
@@ -33,12 +40,25 @@ export function waitReasonOf(
   return chooseHarness(undefined, result.task.frontmatter.harness, defaultHarness) === null ? 'no-harness' : null;
 }
 
-/** What is wrong with a waiting file and how to fix it, without its name (status and Dashboard lines). */
-export function waitReasonText(reason: WaitReason): string {
+/**
+ * What is wrong with a waiting file and how to fix it, or what it waits for, without its name
+ * (status and Dashboard lines). `time` writes a moment for that page.
+ */
+export function waitReasonText(reason: WaitReason, time: (ms: number) => string = isoTime): string {
+  if (typeof reason === 'object') return orderWaitText(reason, time);
   if (reason === 'no-change-request') return NO_CHANGE_REQUEST_TEXT;
   if (reason === 'unanswered' || reason === 'answer-empty' || reason === 'answer-misplaced')
     return unansweredText({ kind: UNANSWERED_KINDS[reason], question: '', where: MISPLACED_WHERE });
   return reason === 'empty' ? 'empty; write the task in it (better: in Drafts/, then move it here)' : NO_HARNESS_TEXT;
+}
+
+/** Whether two wait reasons say the same (order waits are objects). */
+export function sameWaitReason(a: WaitReason | null, b: WaitReason | null): boolean {
+  return a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 const UNANSWERED_KINDS = {

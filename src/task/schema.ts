@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LAND_MODES, duration } from '../config/schema.js';
 import { LOOP_STATUSES, TASK_ID_PATTERN, TASK_STATES } from './vocabulary.js';
+import { dependencyIds, parseNotBefore } from './order.js';
 
 /**
  * Dates are kept as the strings the user or wiggum wrote; they are only checked for shape. wiggum
@@ -60,7 +61,18 @@ export const persistenceLoopSchema = z
 export type PersistenceLoop = z.infer<typeof persistenceLoopSchema>;
 export type Checkpoint = z.infer<typeof checkpointSchema>;
 
-const PRIORITY_WORDS = { highest: 20, high: 10, normal: 0, medium: 0, low: -10, lowest: -20 } as const;
+// Lower runs first (docs/decisions.md): `high` is a smaller number than `normal`, so it runs before it.
+const PRIORITY_WORDS = { highest: -20, high: -10, normal: 0, medium: 0, low: 10, lowest: 20 } as const;
+
+/** A task id in `depends_on:`; an Obsidian link to the task (`"[[chain-a]]"`) names it too. */
+const dependencyId = z
+  .string()
+  .transform((value) => dependencyIds([value])[0] ?? '')
+  .pipe(
+    z.string().regex(TASK_ID_PATTERN, {
+      message: 'each entry of depends_on is the id of another task (its file name without .md, or its id: key)',
+    }),
+  );
 
 /**
  * The keys wiggum reads from a task's frontmatter. Every other key is the user's and is kept
@@ -120,6 +132,25 @@ export const taskFrontmatterSchema = z
       .union([z.number(), z.enum(Object.keys(PRIORITY_WORDS) as [keyof typeof PRIORITY_WORDS])])
       .transform((value) => (typeof value === 'number' ? value : PRIORITY_WORDS[value]))
       .optional(),
+    // The order of work (src/task/order.ts): the tasks to wait for, one id or a list of them.
+    depends_on: orEmpty(
+      z
+        .union([dependencyId.transform((id) => [id]), z.array(dependencyId)], {
+          message: 'depends_on is a list of task ids, such as [chain-a, chain-b]',
+        })
+        .transform((ids) => dependencyIds(ids))
+        .optional(),
+    ),
+    // Kept as written; parseNotBefore reads it when the task is considered.
+    not_before: orEmpty(
+      z
+        .string({ message: 'not_before is a date-time such as 2026-01-27T10:05:00Z' })
+        .refine((text) => parseNotBefore(text) !== null, {
+          message:
+            'not_before is not a date-time wiggum can read: write it as 2026-01-27T10:05:00Z or 2026-01-27T10:05+02:00 (without a zone it is the local time of the machine wiggum runs on)',
+        })
+        .optional(),
+    ),
     // An empty `state:` or `persistence_loop:` means "not written yet".
     state: z
       .enum(TASK_STATES, { message: `state must be one of ${TASK_STATES.join(', ')}` })

@@ -9,6 +9,11 @@ import { isStopFlagName, isTaskFileName } from './names.js';
 export interface WatchedPaths {
   approved: string;
   root: string;
+  /**
+   * Folders where a task file arriving may let a task in Approved/ start (Done/ and Rejected/, for
+   * depends_on): watched plainly, without recursion; absent or empty, none.
+   */
+  others?: string[];
 }
 
 /**
@@ -26,15 +31,19 @@ export interface FileEventSource {
 export type FileEventSourceFactory = (paths: WatchedPaths) => FileEventSource;
 
 /** The real paths (chokidar does not follow a symlinked vault or Approved/ with followSymlinks off). */
-export async function resolveWatchedPaths(approved: string, root: string): Promise<WatchedPaths> {
+export async function resolveWatchedPaths(
+  approved: string,
+  root: string,
+  others: string[] = [],
+): Promise<WatchedPaths> {
   const real = (path: string): Promise<string> => realpath(path).catch(() => path);
-  return { approved: await real(approved), root: await real(root) };
+  return { approved: await real(approved), root: await real(root), others: await Promise.all(others.map(real)) };
 }
 
 /**
  * chokidar on Approved/ only (depth 0, no symlinks followed, only `*.md` task names and `*.stop`
  * flags), plus a plain non-recursive watch of the vault root for `STOP` (and Approved/ itself
- * appearing). The root watch sees no event from inside Done/ or Rejected/, and, unlike a
+ * appearing), and of `others` (Done/, Rejected/) for task files landing there. The root watch sees no event from inside Done/ or Rejected/, and, unlike a
  * chokidar watch of the STOP path, notices STOP coming back after it was removed.
  */
 export function createFileEventSource(paths: WatchedPaths): FileEventSource {
@@ -70,11 +79,29 @@ export function createFileEventSource(paths: WatchedPaths): FileEventSource {
     setImmediate(() => failed(error));
   }
 
+  // A task file landing in Done/ or Rejected/ decides the tasks that depend on it. These watches
+  // are hints only: one that cannot be set (the folder missing) or fails leaves the rescan to it,
+  // and never degrades the watcher of Approved/.
+  const otherWatches: FolderWatcher[] = [];
+  for (const folder of paths.others ?? []) {
+    try {
+      const watch = watchFolder(folder, { persistent: false }, (_event, filename) => {
+        const name = filename === null ? null : filename.toString();
+        if (name === null || isTaskFileName(name)) changed();
+      });
+      watch.on('error', () => watch.close());
+      otherWatches.push(watch);
+    } catch {
+      // Not there (yet): the periodic rescan covers it.
+    }
+  }
+
   return {
     onChange: (listener) => void changeListeners.push(listener),
     onReady: (listener) => void chokidar.once('ready', listener),
     onError: (listener) => void errorListeners.push(listener),
     close: async () => {
+      for (const watch of otherWatches) watch.close();
       rootWatch?.close();
       await chokidar.close();
     },

@@ -93,6 +93,8 @@ export function plan(
       const settled = settleCheck(task, entry.parses, wait, nowMs, settings);
       if (settled === 'waiting') {
         next.set(entry.name, { ...task, waiting: wait });
+        // A task held until its not_before: read again then, when it may start.
+        if (typeof wait === 'object' && wait?.kind === 'not-before') checkAt(wait.atMs);
       } else if (settled === 'settled') {
         if (snapshot.stopFlags.has(stemOf(entry.name))) {
           next.set(entry.name, { ...task, phase: 'stopped' });
@@ -213,8 +215,9 @@ function waitingOf(before: KnownTask | undefined, task: KnownTask, entry: TaskFi
  * Whether a settling file may be handed over. It must be unchanged for `settleMs` (for a file being
  * composed in place, `composeQuietMs`) and parse; a file that does not parse waits
  * `malformedGraceMs` unchanged (a half-written file is neither run nor rejected early); a file not
- * read by this scan (`parses: null`) asks for a read at once; one with a wait reason waits, with no
- * timer, until it changes.
+ * read by this scan (`parses: null`) asks for a read at once; one with a wait reason waits until it
+ * changes, or, held by the order of work, until the next reconciliation finds its wait over (a
+ * not_before arms a timer in `plan`).
  */
 function settleCheck(
   task: KnownTask,

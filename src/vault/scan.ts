@@ -3,6 +3,8 @@ import type { Dirent, Stats } from 'node:fs';
 import { join } from 'node:path';
 import { isWiggumError, systemErrorCode } from '../errors.js';
 import { readTaskFile } from '../task/read.js';
+import { orderWaits, parseNotBefore } from '../task/order.js';
+import type { OrderTask } from '../task/order.js';
 import { waitReasonOf } from '../task/readiness.js';
 import type { WaitReason } from '../task/readiness.js';
 import { systemClock } from '../time/clock.js';
@@ -10,6 +12,7 @@ import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from './layout.js';
 import { FILES_AT_ONCE, mapLimited } from './limited.js';
 import { flagStemOf, isStopFlagName, isTaskFileName } from './names.js';
+import { taskPlaces } from './task-places.js';
 
 /** One file in Approved/ that may be a task, as one scan saw it. */
 export interface TaskFileEntry {
@@ -75,6 +78,8 @@ export async function scanApproved(layout: VaultLayout, options: ScanOptions): P
   snapshot.globalStop = globalStop;
 
   const candidates: string[] = [];
+  /** The files read that may run but for the order of work, by name: decided once all are read. */
+  const ordered = new Map<string, OrderTask>();
   for (const entry of entries) {
     if (entry.isDirectory()) continue;
     if (isStopFlagName(entry.name)) {
@@ -106,22 +111,56 @@ export async function scanApproved(layout: VaultLayout, options: ScanOptions): P
     if (options.parse(name)) {
       const checked = await readAndParse(entry, options.defaultHarness ?? null);
       if (checked === null) return;
-      snapshot.tasks.set(name, checked);
+      snapshot.tasks.set(name, checked.entry);
+      if (checked.order !== null) ordered.set(name, checked.order);
       return;
     }
     snapshot.tasks.set(name, entry);
   });
+  if (ordered.size > 0) await holdForOrder(layout, snapshot, ordered);
   return snapshot;
 }
 
-async function readAndParse(entry: TaskFileEntry, defaultHarness: string | null): Promise<TaskFileEntry | null> {
+/**
+ * Sets the wait of each read file that the order of work holds (a dependency not done, a time not
+ * come, a stuck dependency). Only files with `depends_on:` or `not_before:` get here, so a vault
+ * that uses neither never pays for the listing of its folders.
+ */
+async function holdForOrder(
+  layout: VaultLayout,
+  snapshot: VaultSnapshot,
+  ordered: ReadonlyMap<string, OrderTask>,
+): Promise<void> {
+  const tasks = [...ordered.values()];
+  const places = tasks.some((task) => task.dependsOn.length > 0)
+    ? await taskPlaces(
+        layout,
+        tasks.map((task) => task.id),
+      )
+    : new Map();
+  const graph = new Map(tasks.map((task) => [task.id, task.dependsOn]));
+  const waits = orderWaits(tasks, graph, places, snapshot.takenAtMs);
+  for (const [name, task] of ordered) {
+    const wait = waits.get(task.id);
+    const entry = snapshot.tasks.get(name);
+    if (wait !== undefined && entry !== undefined) snapshot.tasks.set(name, { ...entry, wait });
+  }
+}
+
+/** A file read: what the scan saw, and its order of work when that alone may hold it. */
+interface ReadEntry {
+  entry: TaskFileEntry;
+  order: OrderTask | null;
+}
+
+async function readAndParse(entry: TaskFileEntry, defaultHarness: string | null): Promise<ReadEntry | null> {
   // An empty file is the usual first step of "create, then write": not a task yet, and never one.
-  if (entry.size === 0) return { ...entry, parses: true, wait: 'empty' };
+  if (entry.size === 0) return { entry: { ...entry, parses: true, wait: 'empty' }, order: null };
   try {
     const read = await readTaskFile(entry.path);
     // The identity of what was parsed; if the file changed since the lstat, reconciliation sees it.
     const wait = waitReasonOf(read.text, read.result, defaultHarness);
-    return {
+    const seen: TaskFileEntry = {
       ...entry,
       size: read.stat.size,
       mtimeMs: read.stat.mtimeMs,
@@ -129,11 +168,17 @@ async function readAndParse(entry: TaskFileEntry, defaultHarness: string | null)
       parses: read.result.ok || wait !== null,
       wait,
     };
+    if (!read.result.ok || wait !== null) return { entry: seen, order: null };
+    const { id, frontmatter } = read.result.task;
+    const dependsOn = frontmatter.depends_on ?? [];
+    const notBeforeMs = frontmatter.not_before === undefined ? null : parseNotBefore(frontmatter.not_before);
+    const order = dependsOn.length > 0 || notBeforeMs !== null ? { id, dependsOn, notBeforeMs } : null;
+    return { entry: seen, order };
   } catch (error) {
     if (isWiggumError(error, 'E_TASK_NOT_FOUND')) return null;
     // Unreadable (permissions, …): it will be handed over after the malformed grace, and the
     // runner, which reads it again, reports why.
-    return { ...entry, parses: false };
+    return { entry: { ...entry, parses: false }, order: null };
   }
 }
 

@@ -246,7 +246,7 @@ export function watchVault(
 
   async function start(): Promise<void> {
     try {
-      const paths = await resolveWatchedPaths(layout.approved, layout.root);
+      const paths = await resolveWatchedPaths(layout.approved, layout.root, [layout.done, layout.rejected]);
       watchedApproved = paths.approved;
       if (closed) return;
       const created = (options.fileEvents ?? createFileEventSource)(paths);

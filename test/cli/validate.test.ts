@@ -39,6 +39,16 @@ const badInputs: [string, string | Buffer, RegExp][] = [
   ['merge key', '---\nbase: &b {a: 1}\nx:\n  <<: *b\n---\n', /:4:3: x.<<: YAML merge keys \(<<\) are not supported/],
   ['bad id', '---\nid: ../../etc/passwd\n---\n', /:2:5: id: an id must start with a letter or digit/],
   [
+    'depends_on naming the task itself',
+    '---\nharness: demo\ndepends_on: [task]\n---\n',
+    /:3:13: depends_on: names this task itself \(task\)/,
+  ],
+  [
+    'a not_before that does not parse',
+    '---\nharness: demo\nnot_before: next tuesday-ish\n---\n',
+    /:3:13: not_before: not_before is not a date-time wiggum can read/,
+  ],
+  [
     'unknown harness',
     '---\nharness: skynet\n---\n',
     /:2:1: harness: unknown harness "skynet": the configured harnesses are demo, claude/,

@@ -81,19 +81,36 @@ describe('Scheduler', () => {
     expect(h.peak()).toBe(2);
   });
 
-  test('a higher priority runs sooner', async () => {
+  test('a lower priority number runs sooner (priority 1 before 2)', async () => {
     const h = harness(1);
     h.scheduler.add(job('first'));
     await h.startedCount(1);
-    h.scheduler.add(job('low', undefined, -10));
+    h.scheduler.add(job('low', undefined, 10));
     h.scheduler.add(job('normal'));
-    h.scheduler.add(job('urgent', undefined, 10));
+    h.scheduler.add(job('urgent', undefined, -10));
     for (const id of ['first', 'urgent', 'normal', 'low']) {
       await h.end(id);
       await new Promise((resolve) => setImmediate(resolve));
     }
     await h.scheduler.idle();
     expect(h.started).toEqual(['first', 'urgent', 'normal', 'low']);
+  });
+
+  test('equal priorities run in the order they arrived; waiting() lists that order', async () => {
+    const h = harness(1);
+    h.scheduler.add(job('first'));
+    await h.startedCount(1);
+    h.scheduler.add(job('pri-c', undefined, 3));
+    h.scheduler.add(job('pri-b', undefined, 2));
+    h.scheduler.add(job('pri-a', undefined, 1));
+    h.scheduler.add(job('pri-e', undefined, 2));
+    expect(h.scheduler.waiting().map((waiting) => waiting.id)).toEqual(['pri-a', 'pri-b', 'pri-e', 'pri-c']);
+    for (const id of ['first', 'pri-a', 'pri-b', 'pri-e', 'pri-c']) {
+      await h.end(id);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await h.scheduler.idle();
+    expect(h.started).toEqual(['first', 'pri-a', 'pri-b', 'pri-e', 'pri-c']);
   });
 
   test('two jobs with the same workdir never run together, and the waiting one holds no slot', async () => {

@@ -210,6 +210,13 @@ describe('what the status says of a task after what happened to it', () => {
     expect(fold([setWaits([empty]), setWaits([empty])]).changes).toBe(1);
     expect(fold([setWaits([empty]), setWaits([{ ...empty, reason: 'no-harness' }])]).changes).toBe(2);
     expect(fold([setWaits([empty]), setWaits([])]).changes).toBe(2);
+    const order: AuthorWait = { ...empty, reason: { kind: 'dependencies', ids: ['a'] }, message: 'waiting for a' };
+    expect(
+      fold([setWaits([order]), setWaits([{ ...order, reason: { kind: 'dependencies', ids: ['a'] } }])]).changes,
+    ).toBe(1);
+    expect(
+      fold([setWaits([order]), setWaits([{ ...order, reason: { kind: 'dependencies', ids: ['b'] } }])]).changes,
+    ).toBe(2);
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { isDueForRead, markFinished, markStopped, plan } from '../../src/vault/reconcile.js';
 import type { KnownTask, ReconcileAction, ReconcileSettings } from '../../src/vault/reconcile.js';
 import type { TaskFileEntry, VaultSnapshot } from '../../src/vault/scan.js';
+import type { WaitReason } from '../../src/task/readiness.js';
 
 /**
  * Scenarios are sequences of reconciliations on a fake time line. Each step says what is in
@@ -18,8 +19,8 @@ interface FileState {
   read?: boolean;
   /** Has another hard link (nlink > 1). */
   linked?: boolean;
-  /** Why it may not run, when read (empty, names no harness). */
-  wait?: 'empty' | 'no-harness';
+  /** Why it may not run, when read (empty, names no harness, the order of work). */
+  wait?: WaitReason;
 }
 
 type Phase = KnownTask['phase'] | 'forgotten';
@@ -191,6 +192,29 @@ const scenarios: Scenario[] = [
       { at: 60_000, expect: [], next: null },
       { at: 61_000, files: { 'e.md': { size: 0, wait: 'empty' }, 'n.md': { size: 45 } }, expect: [], next: 66_000 },
       { at: 66_000, expect: ['start n.md'] },
+    ],
+  },
+  {
+    name: 'the order of work: a dependency waits with no timer of its own, a not_before arms one, both start once their wait is over',
+    steps: [
+      {
+        at: 0,
+        files: {
+          'dep.md': { size: 30, wait: { kind: 'dependencies', ids: ['a'] } },
+          'nb.md': { size: 30, wait: { kind: 'not-before', atMs: 5000 } },
+        },
+        expect: [],
+        next: 100,
+      },
+      { at: 100, expect: [], next: 5000, phases: { 'dep.md': 'settling', 'nb.md': 'settling' } },
+      // The dependency is done (the daemon reconciles when a run ends): the same file, read again, may start.
+      {
+        at: 2000,
+        files: { 'dep.md': { size: 30 }, 'nb.md': { size: 30, wait: { kind: 'not-before', atMs: 5000 } } },
+        expect: ['start dep.md'],
+        next: 5000,
+      },
+      { at: 5000, files: { 'dep.md': { size: 30 }, 'nb.md': { size: 30 } }, expect: ['start nb.md'] },
     ],
   },
   {
