@@ -51,6 +51,21 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
     lines.push('');
   }
 
+  const blocked = view.blocked ?? [];
+  if (blocked.length > 0) {
+    lines.push(
+      '## Blocked',
+      '',
+      `These tasks in ${folders.blocked ?? 'Blocked'}/ wait for your answer: write it under \`## Answer\` and move the file back to ${folders.approved}/ (or run \`wiggum answer ID "…"\`).`,
+      '',
+    );
+    for (const task of blocked)
+      lines.push(
+        `- [[${folders.blocked ?? 'Blocked'}/${basename(task.name, extname(task.name))}]]: ${task.question === '' ? '(no question in the file)' : task.question}`,
+      );
+    lines.push('');
+  }
+
   // The order of work holds these (a dependency, a time): they start by themselves.
   const inOrder = view.waitingForAuthor.filter(
     (wait) => typeof wait.reason === 'object' && passesByItself(wait.reason),

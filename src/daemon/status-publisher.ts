@@ -7,6 +7,7 @@ import { CoalescedWriter } from './coalesced-writer.js';
 import { renderDashboard } from './dashboard.js';
 import { StatusTracker } from './status.js';
 import { folderCounts, viewFromStatus } from './view.js';
+import { listBlocked } from '../vault/blocked-list.js';
 
 const STATUS_WRITE_MS = 200;
 
@@ -62,6 +63,8 @@ export class StatusPublisher {
   private async writeDashboard(): Promise<void> {
     if (this.layout.dashboard === null) return;
     const view = viewFromStatus(this.tracker.snapshot(), await folderCounts(this.layout));
-    await writeFileAtomic(this.layout.dashboard, renderDashboard(view, this.folders, this.clock.now()));
+    // Blocked/ holds the few tasks that wait for a person's answer: read afresh, as a person moves them.
+    const blocked = await listBlocked(this.layout);
+    await writeFileAtomic(this.layout.dashboard, renderDashboard({ ...view, blocked }, this.folders, this.clock.now()));
   }
 }

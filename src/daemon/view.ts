@@ -13,6 +13,7 @@ import { mapLimited, FILES_AT_ONCE } from '../vault/limited.js';
 import { readRecent } from './recent.js';
 import type { AuthorWait, DaemonStatus, FinishedEntry, TaskEntry } from './status.js';
 import type { NotifierStatus } from '../notify/sender.js';
+import type { BlockedTask } from '../vault/blocked-list.js';
 
 /** Everything `wiggum status` and Dashboard.md show, from the daemon's live status or the files. */
 export interface VaultView {
@@ -25,6 +26,8 @@ export interface VaultView {
   recent: FinishedEntry[];
   /** The notifiers and how their deliveries go (empty when none, or the daemon is not running). */
   notifiers?: NotifierStatus[];
+  /** The tasks in Blocked/ with their questions (the Dashboard's view only). */
+  blocked?: BlockedTask[];
   updatedAtMs: number;
 }
 

@@ -98,4 +98,21 @@ describe('Dashboard.md says absolute times only', () => {
       '## Recently finished\n\n- ✅ [[Done/a]]: done after 3 iterations, at 14:11:28\n- ❌ [[Rejected/r]]: E_HARNESS_FATAL: permission denied, at 2026-11-24 08:01\n',
     );
   });
+
+  test('blocked: each task in Blocked/ with its question, and how to answer it', () => {
+    const page = renderDashboard(
+      {
+        ...view([]),
+        blocked: [
+          { name: 'db.md', file: '/v/Blocked/db.md', question: 'Postgres or SQLite?' },
+          { name: 'bare.md', file: '/v/Blocked/bare.md', question: '' },
+        ],
+      },
+      { ...FOLDERS, blocked: 'Asked' },
+      NOW,
+    );
+    expect(page).toContain('## Blocked\n\nThese tasks in Asked/ wait for your answer');
+    expect(page).toContain('- [[Asked/db]]: Postgres or SQLite?\n- [[Asked/bare]]: (no question in the file)\n');
+    expect(renderDashboard(view([]), FOLDERS, NOW)).not.toContain('## Blocked');
+  });
 });
