@@ -52,6 +52,12 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
       { event: 'wiggum.crashed', err: error },
       'wiggum crashed; task files are consistent and resume at the next start',
     );
+    // The notifiers hear of it from the next start (the event is kept in the outbox).
+    try {
+      daemon?.crashed(error);
+    } catch {
+      // Exiting is what matters now.
+    }
     process.exit(1);
   };
   process.on('SIGHUP', onHup);

@@ -66,6 +66,8 @@ export interface RunningDaemon {
   killAgentsNow(): void;
   /** SIGHUP: reload and check the configuration; a bad one is logged and the old one kept. */
   reload(): Promise<void>;
+  /** The process is crashing: what must outlive it is written now, synchronously (the notifiers' `daemon` event). */
+  crashed(error: unknown): void;
 }
 
 const IDLE_CHECK_MS = 500;
@@ -526,6 +528,10 @@ class Daemon implements RunningDaemon {
     );
     // The listeners signal synchronously, so SIGKILL reaches every agent's group before the caller exits.
     this.killAgents.abort();
+  }
+
+  crashed(error: unknown): void {
+    this.notifications.crashed(error);
   }
 
   async reload(): Promise<void> {

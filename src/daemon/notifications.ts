@@ -84,6 +84,20 @@ export class DaemonNotifications {
     await this.sender.close(Math.min(STOP_GRACE_MS, this.config.daemon.drainGraceMs));
   }
 
+  /**
+   * The process is crashing: the `daemon` event (`failed`, with the error's message) is kept in
+   * the outbox for the next start to send, since nothing asynchronous runs any more.
+   */
+  crashed(error: unknown): void {
+    if (!this.configured) return;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.sender.keepForNextStart({
+      event: 'daemon',
+      task: null,
+      details: { daemon: { state: 'failed', pid: process.pid, reason: `crashed: ${reason.slice(0, 500)}` } },
+    });
+  }
+
   /** A task's run ended: done, rejected, blocked or review are told; stopped and interrupted are not endings. */
   ended(result: TaskRunResult, name: string): void {
     if (result.taskId !== null) {

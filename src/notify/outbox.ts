@@ -2,7 +2,8 @@ import { mkdir, readFile, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemErrorCode } from '../errors.js';
 import { sweepStaleTemps } from '../store/stale-temps.js';
-import { writeFileAtomic } from '../store/atomic-write.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../store/atomic-write.js';
+import { mkdirSync } from 'node:fs';
 
 /**
  * One event waiting to reach one notifier: `.wiggum/outbox/<event id>.<notifier key>.json`, written
@@ -25,6 +26,12 @@ export function entryFile(dir: string, entry: Pick<OutboxEntry, 'id' | 'notifier
 export async function writeEntry(dir: string, entry: OutboxEntry): Promise<void> {
   await mkdir(dir, { recursive: true });
   await writeFileAtomic(entryFile(dir, entry), `${JSON.stringify(entry)}\n`);
+}
+
+/** The same as {@link writeEntry}, for the last writes of a process that is crashing. */
+export function writeEntrySync(dir: string, entry: OutboxEntry): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomicSync(entryFile(dir, entry), `${JSON.stringify(entry)}\n`);
 }
 
 export async function removeEntry(dir: string, entry: OutboxEntry): Promise<void> {

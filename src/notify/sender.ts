@@ -10,7 +10,7 @@ import { eventDocument } from './event-doc.js';
 import type { NotifyInput } from './event-doc.js';
 import { FRESH_HEALTH, afterAttempt, isFailing } from './health.js';
 import type { NotifierHealth } from './health.js';
-import { backlogOverflow, readOutbox, removeEntry, writeEntry } from './outbox.js';
+import { backlogOverflow, readOutbox, removeEntry, writeEntry, writeEntrySync } from './outbox.js';
 import type { OutboxEntry } from './outbox.js';
 
 /** A notifier as `wiggum status` and the Dashboard show it. */
@@ -143,6 +143,32 @@ export class NotifySender {
     this.writes.add(write);
     void write.finally(() => this.writes.delete(write));
     return write;
+  }
+
+  /**
+   * Keeps an event in the outbox synchronously, for the next start to send: the last thing a
+   * process that is crashing does (nothing asynchronous runs after it). Never throws.
+   */
+  keepForNextStart(input: NotifyInput): void {
+    const lanes = [...this.lanes.values()].filter((lane) => lane.notifier.events.includes(input.event));
+    if (lanes.length === 0) return;
+    const nowMs = this.options.clock.now();
+    const id = this.newId();
+    const body = JSON.stringify(eventDocument(input, id, nowMs, this.options.vault));
+    for (const lane of lanes) {
+      try {
+        writeEntrySync(this.options.dir, {
+          version: 1,
+          id,
+          notifier: lane.notifier.key,
+          event: input.event,
+          createdAtMs: nowMs,
+          body,
+        });
+      } catch {
+        // A crash is already under way; the log line about it is what remains.
+      }
+    }
   }
 
   private async keep(lane: Lane, entry: OutboxEntry): Promise<void> {
