@@ -41,8 +41,12 @@ export function actionSteps(action: ReconcileAction, named: NamedJob | undefined
     case 'stop': {
       if (named === undefined) return [];
       const { id, name, file } = named.job;
-      const stop: ActionStep = { kind: 'stop-job', id, name, reason: 'stop-flag' };
-      return named.running ? [stop] : [stop, { kind: 'mark-stopped', id, name, file }];
+      // Listed as stopped at once, running or not: the flag is the person's word, and `status`
+      // says so before the agent is gone and the checkpoint written (the run's own 'ended' agrees).
+      return [
+        { kind: 'stop-job', id, name, reason: 'stop-flag' },
+        { kind: 'mark-stopped', id, name, file },
+      ];
     }
     case 'gone':
       if (named === undefined) return [];

@@ -22,10 +22,13 @@ describe('actionSteps: what a reconciliation action does to the queue and the st
       [{ kind: 'enqueue', name: 'fix-login.md', file: job.file }],
     ],
     [
-      'a stop flag for a running task → its run is aborted; the run itself reports the stop',
+      'a stop flag for a running task → its run is aborted, and listed as stopped at once (status says so before the agent has gone)',
       { kind: 'stop', name: 'fix-login.md' },
       running,
-      [{ kind: 'stop-job', id: 'fix-login', name: 'fix-login.md', reason: 'stop-flag' }],
+      [
+        { kind: 'stop-job', id: 'fix-login', name: 'fix-login.md', reason: 'stop-flag' },
+        { kind: 'mark-stopped', id: 'fix-login', name: 'fix-login.md', file: job.file },
+      ],
     ],
     [
       'a stop flag for a queued task → dropped, and listed as stopped at once (no run will say so)',
