@@ -246,8 +246,10 @@ class Daemon implements RunningDaemon {
   }
 
   async start(): Promise<void> {
-    await this.sweepReviews();
-    this.sweepReviewsEvery(Math.min(this.config.daemon.rescanIntervalMs, REVIEW_SWEEP_MS));
+    // How many wait in Review/ is known before any task starts (review.max_pending); Done/, which
+    // may hold thousands of files to look at once, is swept in the background.
+    await this.reviews.countPending();
+    this.sweepReviewsEvery(0);
     await this.watcher.ready;
     this.setLifecycle('running');
     this.logger.info(
@@ -425,13 +427,14 @@ class Daemon implements RunningDaemon {
   }
 
   /** Review/ and Done/ are not watched (moves there are a person's): they are looked at on this timer. */
-  private sweepReviewsEvery(ms: number): void {
-    this.options.clock.sleep(ms, this.drained.signal).then(
+  private sweepReviewsEvery(firstMs: number): void {
+    const everyMs = Math.min(this.config.daemon.rescanIntervalMs, REVIEW_SWEEP_MS);
+    this.options.clock.sleep(firstMs, this.drained.signal).then(
       async () => {
         await this.sweepReviews().catch((error: unknown) =>
           this.logger.warn({ event: 'task.approve-failed', err: error }, 'could not read Review/ or Done/'),
         );
-        this.sweepReviewsEvery(ms);
+        this.sweepReviewsEvery(everyMs);
       },
       () => undefined, // drained
     );

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { readTaskFile } from '../task/read.js';
@@ -67,15 +67,23 @@ export class ReviewDesk {
 
   /** Reads Review/ and the names new to Done/; marks approved what a person moved to Done/. */
   async sweep(): Promise<void> {
-    this.pending = new Set((await names(this.layout.review)).filter(isTaskFileName));
+    await this.countPending();
     for (const name of await names(this.layout.done)) {
       if (this.doneSeen.has(name) || !isTaskFileName(name)) continue;
       if (await this.approveIfMoved(join(this.layout.done, name))) this.doneSeen.add(name);
     }
   }
 
+  /** Reads Review/ only: how many tasks wait there (cheap: one readdir). */
+  async countPending(): Promise<void> {
+    this.pending = new Set((await names(this.layout.review)).filter(isTaskFileName));
+  }
+
   /** True once the file needs nothing more (marked, or not a task waiting for its mark). */
   private async approveIfMoved(file: string): Promise<boolean> {
+    // Done/ may hold thousands of finished tasks, each looked at once per start: only the head of
+    // the file is read unless it may say Review (a full read and parse costs ten times more).
+    if (!(await mayAwaitApproval(file))) return true;
     try {
       const read = await readTaskFile(file);
       if (!read.result.ok || !awaitsApprovalMark(read.result.task)) return true;
@@ -97,4 +105,26 @@ export class ReviewDesk {
 
 async function names(dir: string): Promise<string[]> {
   return readdir(dir).catch(() => [] as string[]);
+}
+
+const HEAD_BYTES = 4096;
+
+/**
+ * Whether the frontmatter at the head of `file` may say the task waits for review (`state:
+ * Review` or `status: review`): false settles it without a parse; true is checked by one.
+ */
+async function mayAwaitApproval(file: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch {
+    return false; // gone meanwhile: nothing to mark
+  }
+  try {
+    const buffer = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
+    return /^\s*(state:\s*['"]?review|status:\s*['"]?review)\b/im.test(buffer.toString('utf8', 0, bytesRead));
+  } finally {
+    await handle.close();
+  }
 }

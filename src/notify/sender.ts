@@ -12,6 +12,7 @@ import { FRESH_HEALTH, afterAttempt, isFailing } from './health.js';
 import type { NotifierHealth } from './health.js';
 import { backlogOverflow, readOutbox, removeEntry, writeEntry, writeEntrySync } from './outbox.js';
 import type { OutboxEntry } from './outbox.js';
+import { plural } from '../plural.js';
 
 /** A notifier as `wiggum status` and the Dashboard show it. */
 export interface NotifierStatus {
@@ -122,7 +123,10 @@ export class NotifySender {
       pending += 1;
     }
     if (pending > 0)
-      logger.info({ event: 'notify.pending', pending }, `sending ${pending} event(s) an earlier run left undelivered`);
+      logger.info(
+        { event: 'notify.pending', pending },
+        `sending ${plural(pending, 'event')} an earlier run left undelivered`,
+      );
     for (const lane of this.lanes.values()) this.kick(lane);
     this.options.onChange();
   }
@@ -299,7 +303,7 @@ export class NotifySender {
             error: result.error,
             pending: lane.entries.length,
           },
-          `notifier ${label} keeps failing (${health.failures} times in a row; last: ${result.error}); its ${lane.entries.length} event(s) stay in the outbox and are tried again`,
+          `notifier ${label} keeps failing (${health.failures} times in a row; last: ${result.error}); the outbox keeps its ${plural(lane.entries.length, 'event')}, tried again later`,
         );
     }
     this.options.onChange();

@@ -134,8 +134,8 @@ export function parseNotBefore(text: string): number | null {
       text.trim(),
     );
   if (match === null) return null;
-  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', z, sign, zh, zm = '0'] = match;
-  const parts = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
+  const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', z, sign, zh, zm = '0'] = match;
+  const parts = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)] as const;
   const ms = Math.floor(Number(`0.${frac || '0'}`) * 1000);
   if (parts[3] > 23 || parts[4] > 59 || parts[5] > 59 || Number(zh ?? 0) > 23 || Number(zm) > 59) return null;
   const utc = Date.UTC(...parts, ms);

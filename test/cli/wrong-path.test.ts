@@ -57,7 +57,15 @@ describe('wiggum init', () => {
     const root = join(tempDir(), 'new', 'vault');
     const result = await runCli(['init', root]);
     expect(result.code).toBe(0);
-    expect(readdirSync(root).sort()).toEqual(['.wiggum', 'Approved', 'Done', 'Drafts', 'Rejected']);
+    expect(readdirSync(root).sort()).toEqual([
+      '.wiggum',
+      'Approved',
+      'Blocked',
+      'Done',
+      'Drafts',
+      'Rejected',
+      'Review',
+    ]);
     expect(result.stdout).toContain('write a task in Drafts/, then move it into Approved/');
     expect(readFileSync(join(root, 'Approved', 'try-wiggum.md'), 'utf8')).toContain('\nharness: demo\n');
   });

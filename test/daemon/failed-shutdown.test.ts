@@ -30,7 +30,14 @@ test('a drain whose release throws still releases the rest, and the daemon stops
   daemon.drain('the test is over');
   expect(await daemon.stopped).toBe(1);
   // The failure did not cut the release short: the parts after it went too, the lock last.
-  expect(released).toEqual(['file watcher', 'task queue', 'lifecycle', 'status.json and Dashboard.md', 'vault lock']);
+  expect(released).toEqual([
+    'file watcher',
+    'task queue',
+    'lifecycle',
+    'notifications',
+    'status.json and Dashboard.md',
+    'vault lock',
+  ]);
   expect(existsSync(vault.layout.lockFile)).toBe(false);
   expect(lines.filter((line) => line.level >= 50).map((line) => line.part ?? line.parts)).toEqual([
     'task queue',

@@ -51,7 +51,14 @@ describe('the daemon in process: one lifecycle, typed events', () => {
 
     const { released, lifecycle, code } = await drained(daemon);
     expect(code).toBe(0);
-    expect(released).toEqual(['file watcher', 'task queue', 'lifecycle', 'status.json and Dashboard.md', 'vault lock']);
+    expect(released).toEqual([
+      'file watcher',
+      'task queue',
+      'lifecycle',
+      'notifications',
+      'status.json and Dashboard.md',
+      'vault lock',
+    ]);
     expect(lifecycle).toEqual(['draining', 'stopped']);
     expect(existsSync(vault.layout.lockFile)).toBe(false);
     // Written before the lock went: what `wiggum status` reads says the daemon stopped.
