@@ -17,6 +17,8 @@ export type ErrorCode =
   | 'E_TASK_EMPTY'
   | 'E_NO_HARNESS'
   | 'E_TASK_UNANSWERED'
+  /** A queue address (`--queue`, `queue:`) that is not `redis://HOST:PORT[/DB]`. */
+  | 'E_QUEUE_URL'
   // storage
   | 'E_SYMLINK_REFUSED'
   | 'E_WRITE'
