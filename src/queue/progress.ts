@@ -87,7 +87,7 @@ export const NO_PROGRESS: ProgressState = { generation: 0, seq: 0 };
  * - `gap`: history lines `missing` were dropped before the host saw them (it was down longer than
  *   PENDING_RECORDS_CAP iterations): the checkpoint and memory are written (full state, so the
  *   counters, budgets and resume point stay right), the records it has are appended, and the gap
- *   is logged with its seqs (`queue.progress-gap`): the history lacks those lines, nothing is counted twice.
+ *   is logged with its seqs: the history lacks those lines, nothing is counted twice.
  */
 export type ProgressDecision =
   | { kind: 'apply'; records: SequencedRecord[]; state: ProgressState }
@@ -103,7 +103,7 @@ export type ProgressDecision =
  */
 export function applyProgress(
   state: ProgressState,
-  progress: Pick<Progress, 'generation' | 'seq' | 'records'>,
+  progress: { generation: number; seq: number; records: readonly SequencedRecord[] },
 ): ProgressDecision {
   if (progress.generation < state.generation) return { kind: 'ignore-stale-generation', state };
   const generation = progress.generation;
