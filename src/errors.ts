@@ -53,6 +53,13 @@ export type ErrorCode =
   /** A push or pull-request command failed for good (or kept failing past the retries). */
   | 'E_LAND_FAILED'
   | 'E_VERIFY'
+  // scale-out (src/queue/)
+  /** A queued run would carry more memory than a job may (its memory files past the cap). */
+  | 'E_QUEUE_JOB_TOO_LARGE'
+  /** A job's data or progress that is not this protocol's (another version, or malformed). */
+  | 'E_QUEUE_PROTOCOL'
+  /** A task's run stalled more often than queue.max_stalled allows. */
+  | 'E_QUEUE_STALLED'
   // loop endings
   | 'E_MAX_ITERATIONS'
   | 'E_TOTAL_TIMEOUT'

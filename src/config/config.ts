@@ -10,6 +10,27 @@ export interface HarnessDefinition {
   command: string;
   args: string[];
   env: Record<string, string>;
+  /** The account a usage limit pauses, when the config names one; `accountOf` gives the default. */
+  account?: string;
+}
+
+/** The account a harness's usage limit pauses: its `account:`, else the harness's own name. */
+export function accountOf(harness: Pick<HarnessDefinition, 'name' | 'account'>): string {
+  return harness.account ?? harness.name;
+}
+
+/**
+ * `queue:`: where task runs are queued. `url` null: the in-process queue (nothing leaves this
+ * process); a Redis URL: runs go through BullMQ to `wiggum worker` processes (docs/scale-out.md).
+ */
+export interface QueueConfig {
+  url: string | null;
+  /** How long a worker's lock on a run lasts without renewal; a run whose lock lapses is stalled. */
+  lockDurationMs: number;
+  /** How often workers look for stalled runs. */
+  stalledIntervalMs: number;
+  /** Stalls a run may have and still resume; one more sends the task to Rejected/ with a report. */
+  maxStalled: number;
 }
 
 /** A named check a task can require with `verify:`. */
@@ -135,6 +156,7 @@ export interface WiggumConfig {
   log: { level: RawConfig['log']['level'] };
   /** `notify:`: where events go (empty: nowhere). */
   notify: NotifierDefinition[];
+  queue: QueueConfig;
 }
 
 /** What every notifier has, whatever its kind. */
@@ -229,7 +251,14 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
     harnesses: Object.fromEntries(
       Object.entries(raw.harnesses).map(([name, h]) => [
         name,
-        { name, kind: h.kind, command: h.command, args: [...h.args, ...h.extra_args], env: h.env },
+        {
+          name,
+          kind: h.kind,
+          command: h.command,
+          args: [...h.args, ...h.extra_args],
+          env: h.env,
+          ...(h.account === undefined ? {} : { account: h.account }),
+        },
       ]),
     ),
     checks: Object.fromEntries(
@@ -266,5 +295,11 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
     },
     log: { level: raw.log.level },
     notify: raw.notify.map(compileNotifier),
+    queue: {
+      url: raw.queue.url === '' ? null : raw.queue.url,
+      lockDurationMs: raw.queue.lock_duration,
+      stalledIntervalMs: raw.queue.stalled_interval,
+      maxStalled: raw.queue.max_stalled,
+    },
   };
 }

@@ -61,6 +61,16 @@ const harness = z.strictObject({
   // Appended to `args`: a layer adds flags (a --model) to a built-in harness without restating its args.
   extra_args: z.array(z.string()).default([]),
   env: envMap,
+  // The account a usage limit pauses (on every worker); absent: the harness's own name.
+  account: name.optional(),
+});
+
+/**
+ * `queue.url`: empty (the in-process queue) or a Redis URL. Only the scheme is checked here; the
+ * host, port and database are checked where a connection is opened (src/queue/).
+ */
+const queueUrl = z.string().regex(/^((redis|rediss):\/\/\S+)?$/, {
+  message: 'queue.url must be empty (the in-process queue) or a Redis URL such as redis://HOST:6379',
 });
 
 const check = z.strictObject({
@@ -171,6 +181,13 @@ export const rawConfigSchema = z.strictObject({
     default_priority: z.int().min(-1_000_000).max(1_000_000),
   }),
   review: z.strictObject({ required: z.boolean(), max_pending: z.int().min(0).max(100_000) }),
+  queue: z.strictObject({
+    url: queueUrl,
+    // A lock shorter than a second is lost to any pause of the event loop: every run would stall.
+    lock_duration: duration.refine((ms) => ms >= 1000, { message: 'queue.lock_duration must be at least 1s' }),
+    stalled_interval: duration.refine((ms) => ms >= 100, { message: 'queue.stalled_interval must be at least 100ms' }),
+    max_stalled: z.int().min(0).max(1000),
+  }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']) }),
   notify: notifyListSchema.prefault([]),
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { compileConfig } from '../../src/config/config.js';
+import { accountOf, compileConfig } from '../../src/config/config.js';
 import type { WiggumConfig } from '../../src/config/config.js';
 import { mergeLayers } from '../../src/config/layers.js';
 import { rawConfigSchema } from '../../src/config/schema.js';
@@ -122,6 +122,34 @@ describe('compileConfig (the YAML as written → what every component reads)', (
         { command: 'glab', args: ['mr', 'create', '--source-branch', '{branch}'], env: { A: '1' }, timeoutMs: 30_000 },
       ],
     ],
+    [
+      "queue: none by default (the in-process queue), the design's locks in ms",
+      {},
+      (c: WiggumConfig) => c.queue,
+      { url: null, lockDurationMs: 60_000, stalledIntervalMs: 15_000, maxStalled: 5 },
+    ],
+    [
+      'queue: a Redis URL and short locks, as tests use them',
+      { queue: { url: 'redis://127.0.0.1:6390/2', lock_duration: '2s', stalled_interval: '1s', max_stalled: 1 } },
+      (c: WiggumConfig) => c.queue,
+      { url: 'redis://127.0.0.1:6390/2', lockDurationMs: 2000, stalledIntervalMs: 1000, maxStalled: 1 },
+    ],
+    [
+      "a harness's account: kept when named; accountOf falls back to the harness's name",
+      {
+        harnesses: {
+          a: { kind: 'command', command: 'agent', account: 'team-1' },
+          b: { kind: 'command', command: 'agent' },
+        },
+      },
+      (c: WiggumConfig) => [
+        c.harnesses.a?.account,
+        accountOf(c.harnesses.a!),
+        c.harnesses.b?.account,
+        accountOf(c.harnesses.b!),
+      ],
+      ['team-1', 'team-1', undefined, 'b'],
+    ],
   ] as const)('%s', (_name, layer, read, expected) => {
     expect(read(compiled(layer))).toEqual(expected);
   });
@@ -132,6 +160,22 @@ describe('compileConfig (the YAML as written → what every component reads)', (
     });
     expect(config.loop.retry.retriable.exitCodes).toEqual([75]);
     expect(config.loop.retry.retriable.patterns.map((p) => p.test('Try Again Later'))).toEqual([true]);
+  });
+
+  test.each([
+    ['a queue URL of another scheme', { queue: { url: 'http://127.0.0.1:6379' } }, 'queue.url must be empty'],
+    ['a lock under a second', { queue: { lock_duration: '500ms' } }, 'at least 1s'],
+    ['a negative max_stalled', { queue: { max_stalled: -1 } }, 'max_stalled'],
+    ['an unknown queue key', { queue: { lock: '5s' } }, 'lock'],
+    [
+      'an account that is not a name',
+      { harnesses: { a: { kind: 'command', command: 'x', account: 'a b' } } },
+      'names use',
+    ],
+  ])('refused: %s', (_name, layer, words) => {
+    const checked = rawConfigSchema.safeParse(mergeLayers([defaults, layer]));
+    expect(checked.success).toBe(false);
+    expect(JSON.stringify(checked.error?.issues)).toContain(words);
   });
 
   test('the files merged are kept in order, lowest first', () => {
