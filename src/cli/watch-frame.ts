@@ -2,6 +2,7 @@ import type { AuthorWait, FinishedEntry, TaskEntry } from '../daemon/status.js';
 import type { Spent } from '../memory/spent.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import { plural } from '../plural.js';
+import { passesByItself } from '../task/order.js';
 
 /** Everything one frame of `status --watch` shows, read from the vault at one moment. */
 export interface WatchSnapshot {
@@ -67,9 +68,19 @@ export function renderFrame(snapshot: WatchSnapshot, width?: number): string {
     lines.push('', `${title} (${tasks.length}):`);
     for (const task of tasks) lines.push(...taskLines(task, now));
   }
-  if (snapshot.waitingForAuthor.length > 0) {
-    lines.push('', `waiting for you (${snapshot.waitingForAuthor.length}):`);
-    for (const wait of snapshot.waitingForAuthor) lines.push(`  ${wait.name}: ${wait.message}`);
+  // The order of work holds some (a dependency still to run, a time): they start by themselves,
+  // so they are not listed as waiting for the person, as the Dashboard says it too.
+  const inOrder = snapshot.waitingForAuthor.filter(
+    (wait) => typeof wait.reason === 'object' && passesByItself(wait.reason),
+  );
+  const forYou = snapshot.waitingForAuthor.filter((wait) => !inOrder.includes(wait));
+  for (const [title, waits] of [
+    ['waiting their turn', inOrder],
+    ['waiting for you', forYou],
+  ] as const) {
+    if (waits.length === 0) continue;
+    lines.push('', `${title} (${waits.length}):`);
+    for (const wait of waits) lines.push(`  ${wait.name}: ${wait.message}`);
   }
   if (snapshot.recent.length > 0) {
     lines.push('', 'recently finished:');

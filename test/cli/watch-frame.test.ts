@@ -87,6 +87,32 @@ describe('a frame of status --watch', () => {
     expect(frame).not.toContain('running (');
   });
 
+  test('tasks the order of work holds wait their turn; the ones only a person can fix wait for you', () => {
+    const frame = renderFrame(
+      snapshot({
+        waitingForAuthor: [
+          {
+            name: 'chain-b.md',
+            file: '/v/Approved/chain-b.md',
+            reason: { kind: 'dependencies', ids: ['chain-a'] },
+            message: 'waits for chain-a',
+          },
+          {
+            name: 'cyc.md',
+            file: '/v/Approved/cyc.md',
+            reason: { kind: 'dependency-cycle', ids: ['cyc', 'other'] },
+            message: 'a depends_on cycle: cyc → other → cyc',
+          },
+          { name: 'blank.md', file: '/v/Approved/blank.md', reason: 'empty', message: 'empty; write the task in it' },
+        ],
+      }),
+    );
+    expect(frame).toContain('waiting their turn (1):\n  chain-b.md: waits for chain-a\n');
+    expect(frame).toContain(
+      'waiting for you (2):\n  cyc.md: a depends_on cycle: cyc → other → cyc\n  blank.md: empty; write the task in it',
+    );
+  });
+
   test('no daemon and nothing to run', () => {
     const frame = renderFrame(
       snapshot({
