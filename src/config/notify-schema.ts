@@ -1,24 +1,10 @@
 import { z } from 'zod';
 import { checkWebhookUrl } from './webhook-url.js';
-import { durationMs } from './units.js';
+import { duration } from './duration.js';
 
 /** What a notifier may be told about (`events:` of a notifier under `notify:`). */
 export const NOTIFY_EVENTS = ['done', 'rejected', 'blocked', 'review', 'waiting', 'stalled', 'daemon'] as const;
 export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
-
-// The same units as every other duration of the config (schema.ts's `duration`, which this file
-// cannot import without a cycle: schema.ts imports the notifier list from here).
-const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
-  const ms = durationMs(value);
-  if (ms === undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `"${value}" is not a duration: use seconds (300) or a unit (500ms, 30s, 5m, 6h)`,
-    });
-    return z.NEVER;
-  }
-  return ms;
-});
 
 const variableName = z
   .string({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { durationMs, sizeBytes } from './units.js';
+import { duration } from './duration.js';
+import { sizeBytes } from './units.js';
 import { notifyListSchema } from './notify-schema.js';
 
 /** How a finished task's branch lands (`land:` in a task, `git.land` in the config). */
@@ -9,17 +10,7 @@ export type LandMode = (typeof LAND_MODES)[number];
 export const HARNESS_KINDS = ['command', 'claude', 'codex', 'opencode', 'amp', 'gemini'] as const;
 export type HarnessKind = (typeof HARNESS_KINDS)[number];
 
-export const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
-  const ms = durationMs(value);
-  if (ms === undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `"${value}" is not a duration: use seconds (300) or a unit (500ms, 30s, 5m, 6h)`,
-    });
-    return z.NEVER;
-  }
-  return ms;
-});
+export { duration };
 
 const size = z.union([z.number(), z.string()]).transform((value, ctx) => {
   const bytes = sizeBytes(value);

@@ -13,10 +13,9 @@ export interface ActionTarget {
   changed(): void;
 }
 
-/** The queue's job a reconcile action names, and whether it holds a slot now. */
+/** The queue's job a reconcile action names. */
 export interface NamedJob {
   job: Pick<Job, 'id' | 'name' | 'file'>;
-  running: boolean;
 }
 
 /** One effect of a reconcile action on the queue and the status, in the order they are carried out. */
@@ -75,7 +74,7 @@ function namedJob(action: ReconcileAction, queue: TaskQueue): NamedJob | undefin
   if (action.kind !== 'stop' && action.kind !== 'gone') return undefined;
   const job = queue.byName(action.name);
   if (job === undefined) return undefined;
-  return { job, running: queue.running().some((running) => running.id === job.id) };
+  return { job };
 }
 
 async function carryOut(step: ActionStep, target: ActionTarget): Promise<void> {

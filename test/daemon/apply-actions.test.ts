@@ -4,8 +4,7 @@ import type { ActionStep, NamedJob } from '../../src/daemon/apply-actions.js';
 import type { ReconcileAction } from '../../src/vault/reconcile.js';
 
 const job = { id: 'fix-login', name: 'fix-login.md', file: '/v/Approved/fix-login.md' };
-const queued: NamedJob = { job, running: false };
-const running: NamedJob = { job, running: true };
+const named: NamedJob = { job };
 
 describe('actionSteps: what a reconciliation action does to the queue and the status', () => {
   const cases: [string, ReconcileAction, NamedJob | undefined, ActionStep[]][] = [
@@ -22,18 +21,9 @@ describe('actionSteps: what a reconciliation action does to the queue and the st
       [{ kind: 'enqueue', name: 'fix-login.md', file: job.file }],
     ],
     [
-      'a stop flag for a running task → its run is aborted, and listed as stopped at once (status says so before the agent has gone)',
+      'a stop flag for a task the queue holds, queued or running → dropped or aborted, and listed as stopped at once (status says so before any agent has gone)',
       { kind: 'stop', name: 'fix-login.md' },
-      running,
-      [
-        { kind: 'stop-job', id: 'fix-login', name: 'fix-login.md', reason: 'stop-flag' },
-        { kind: 'mark-stopped', id: 'fix-login', name: 'fix-login.md', file: job.file },
-      ],
-    ],
-    [
-      'a stop flag for a queued task → dropped, and listed as stopped at once (no run will say so)',
-      { kind: 'stop', name: 'fix-login.md' },
-      queued,
+      named,
       [
         { kind: 'stop-job', id: 'fix-login', name: 'fix-login.md', reason: 'stop-flag' },
         { kind: 'mark-stopped', id: 'fix-login', name: 'fix-login.md', file: job.file },
@@ -41,18 +31,9 @@ describe('actionSteps: what a reconciliation action does to the queue and the st
     ],
     ['a stop flag for a task the queue does not hold → nothing', { kind: 'stop', name: 'fix-login.md' }, undefined, []],
     [
-      'a running task moved or deleted → stopped as gone and forgotten (its memory stays on disk)',
+      'a task the queue holds (queued or running) moved or deleted → stopped as gone and forgotten (its memory stays on disk)',
       { kind: 'gone', name: 'fix-login.md' },
-      running,
-      [
-        { kind: 'stop-job', id: 'fix-login', name: 'fix-login.md', reason: 'task-gone' },
-        { kind: 'forget', id: 'fix-login' },
-      ],
-    ],
-    [
-      'a queued task moved or deleted → the same: dropped and forgotten',
-      { kind: 'gone', name: 'fix-login.md' },
-      queued,
+      named,
       [
         { kind: 'stop-job', id: 'fix-login', name: 'fix-login.md', reason: 'task-gone' },
         { kind: 'forget', id: 'fix-login' },
