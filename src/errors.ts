@@ -60,6 +60,8 @@ export type ErrorCode =
   | 'E_QUEUE_PROTOCOL'
   /** A task's run stalled more often than queue.max_stalled allows. */
   | 'E_QUEUE_STALLED'
+  /** A worker's run was taken over by another worker (its lock lapsed): it stopped, and sent nothing more. */
+  | 'E_QUEUE_FENCED'
   // loop endings
   | 'E_MAX_ITERATIONS'
   | 'E_TOTAL_TIMEOUT'

@@ -21,6 +21,7 @@ export function exitCodeFor(error: unknown): ExitCode {
       case 'E_NO_HARNESS':
       case 'E_TASK_EMPTY':
       case 'E_TASK_UNANSWERED':
+      case 'E_QUEUE_URL':
         return EXIT.usage;
       default:
         return EXIT.failed;

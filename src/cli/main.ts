@@ -12,6 +12,7 @@ import type { VaultOptions } from './open-vault.js';
 import type { RalphOptions } from './ralph.js';
 import type { RunOptions } from './run.js';
 import type { StartOptions } from './start.js';
+import type { WorkerOptions } from './worker.js';
 import { WiggumError } from '../errors.js';
 import { LOG_LEVELS, isLogLevel } from '../log/levels.js';
 import type { LogLevel } from '../log/levels.js';
@@ -72,9 +73,26 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .option('--concurrency <n>', 'tasks run at the same time', positiveInt)
     .option('--log-level <level>', `one of ${LOG_LEVELS.join(', ')}`, logLevel)
     .option('--exit-when-idle', 'drain and exit once nothing is left to run (for demos and scripts)')
+    .option('--queue <url>', 'run tasks on `wiggum worker` processes through this Redis: redis://HOST:PORT')
     .action(async (options: StartOptions) => {
       const { startCommand } = await import('./start.js');
       setExit(await startCommand(options));
+    });
+
+  program
+    .command('worker')
+    .description("take task runs from a vault host's queue (wiggum start --queue) and run them on this machine")
+    .option(
+      '--queue <url>',
+      'the Redis queue the vault host uses: redis://HOST:PORT (default: queue.url in the config)',
+    )
+    .option('--concurrency <n>', 'task runs at the same time (default 1)', positiveInt)
+    .option('--harnesses <names>', 'run only tasks on these harnesses (comma-separated; default: any)')
+    .option('--config <file>', 'a config file merged over .wiggum/config.yaml in the current folder')
+    .option('--log-level <level>', `one of ${LOG_LEVELS.join(', ')}`, logLevel)
+    .action(async (options: WorkerOptions) => {
+      const { workerCommand } = await import('./worker.js');
+      setExit(await workerCommand(options));
     });
 
   program

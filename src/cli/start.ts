@@ -19,6 +19,7 @@ export interface StartOptions {
   concurrency?: number;
   logLevel?: LogLevel;
   exitWhenIdle?: boolean;
+  queue?: string;
 }
 
 /**
@@ -77,6 +78,7 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
       random: Math.random,
       env: process.env,
       exitWhenIdle: options.exitWhenIdle === true,
+      ...(options.queue === undefined ? {} : { queueUrl: options.queue }),
       createLogger: (config) =>
         (logger = createLogger({
           level: options.logLevel ?? config.log.level,

@@ -11,6 +11,8 @@ export interface ActionTarget {
   draining(): boolean;
   enqueue(name: string, file: string): Promise<void>;
   changed(): void;
+  /** The vault's STOP file appeared (true) or went (false): runs elsewhere hold too (the queue's workers). */
+  holdChanged?(on: boolean): void;
 }
 
 /** The queue's job a reconcile action names. */
@@ -101,6 +103,7 @@ async function carryOut(step: ActionStep, target: ActionTarget): Promise<void> {
       return;
     case 'hold':
       tracker.held = step.on;
+      target.holdChanged?.(step.on);
       if (step.on) queue.pause();
       else queue.resume();
       logger.info(

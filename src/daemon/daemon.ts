@@ -28,6 +28,9 @@ import { acquireVaultLock } from './lock.js';
 import { endedPolicy, settlePolicy } from './settle-policy.js';
 import type { SaidOnce, SettleAction } from './settle-policy.js';
 import { Scheduler } from './scheduler.js';
+import { parseQueueUrl } from '../queue/address.js';
+import { openQueueHost } from '../queue/queue-host.js';
+import type { QueueHost } from '../queue/queue-host.js';
 import { DaemonNotifications } from './notifications.js';
 import type { FinishedEntry, Lifecycle, StatusTracker } from './status.js';
 import { AuthorWaits } from './author-waits.js';
@@ -50,6 +53,8 @@ export interface DaemonOptions {
   exitWhenIdle?: boolean;
   /** The queue; by default the in-process one (p-queue). */
   createQueue?: TaskQueueFactory;
+  /** `--queue redis://…`: task runs go to `wiggum worker` processes (over `queue.url` in the config). */
+  queueUrl?: string;
 }
 
 export interface RunningDaemon {
@@ -71,6 +76,8 @@ export interface RunningDaemon {
 }
 
 const IDLE_CHECK_MS = 500;
+/** Runs the host follows at once when workers run them: the workers' own concurrency is the bound. */
+const QUEUE_DISPATCH_LIMIT = 1_000;
 /**
  * How often Review/ and Done/ are read for a person's approvals (at most; rescan_interval if
  * shorter): a readdir of each, and a read only of names new to Done/, so it is cheap.
@@ -116,6 +123,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     },
   );
   try {
+    // Checked before anything is started: a mistyped URL is said at once, not at the first task.
+    const queueUrl = options.queueUrl ?? config.queue.url;
+    const address = queueUrl === null || queueUrl === '' ? null : parseQueueUrl(queueUrl);
     const lock = await acquireVaultLock(layout.lockFile);
     releasers.add('vault lock', () => lock.release());
     if (lock.tookOverFrom !== null)
@@ -142,7 +152,16 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     await reclaimOrphanWorktrees(layout, config, logger);
     // Read before this daemon writes its own status.json: the tasks the last one saw finish.
     const recent = await readRecent(layout.statusFile);
-    const daemon = new Daemon(options, config, layout, logger, events, releasers, releaseFailures, recent);
+    const queueHost = address === null ? null : openQueueHost(address, config, logger);
+    if (queueHost !== null) {
+      releasers.add('queue connection', () => queueHost.close());
+      queueHost.hold(existsSync(layout.stopFile));
+      logger.info(
+        { event: 'queue.opened', queue: queueHost.address.shown },
+        `task runs go to workers through ${queueHost.address.shown} (wiggum worker --queue ${queueHost.address.shown})`,
+      );
+    }
+    const daemon = new Daemon(options, config, layout, logger, events, releasers, releaseFailures, recent, queueHost);
     await daemon.start();
     return daemon;
   } catch (error) {
@@ -188,6 +207,7 @@ class Daemon implements RunningDaemon {
     private readonly releasers: Releasers,
     private readonly releaseFailures: readonly string[],
     recent: readonly FinishedEntry[] = [],
+    private readonly queueHost: QueueHost | null = null,
   ) {
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
     this.authorWaits = new AuthorWaits(layout, logger);
@@ -213,11 +233,13 @@ class Daemon implements RunningDaemon {
     const createQueue =
       options.createQueue ??
       ((concurrency, run, settled, queueOptions) => new Scheduler(concurrency, run, settled, queueOptions));
+    // With workers, they bound how many run at once; the host admits one task per repository, so
+    // that two tasks never work on one workdir or branch at a time across all workers.
     this.queue = createQueue(
-      config.daemon.concurrency,
+      queueHost === null ? config.daemon.concurrency : QUEUE_DISPATCH_LIMIT,
       (job, signal) => this.run(job, signal),
       (job, error) => this.settled(job, error),
-      { maxPerRepo: config.git.maxParallelPerRepo },
+      { maxPerRepo: queueHost === null ? config.git.maxParallelPerRepo : 1 },
     );
     releasers.add('task queue', () => this.drainQueue());
 
@@ -278,6 +300,7 @@ class Daemon implements RunningDaemon {
       draining: () => this.draining,
       enqueue: (name, file) => this.enqueue(name, file),
       changed: () => this.changed(),
+      ...(this.queueHost === null ? {} : { holdChanged: (on: boolean) => this.queueHost?.hold(on) }),
     };
   }
 
@@ -327,6 +350,7 @@ class Daemon implements RunningDaemon {
         logger: this.logger,
         env: this.options.env,
         pauses: this.pauses,
+        ...(this.queueHost === null ? {} : { engine: this.queueHost.engine }),
       },
     );
     this.ended(job, result);
@@ -547,7 +571,7 @@ class Daemon implements RunningDaemon {
       return;
     }
     this.config = checked.config;
-    this.queue.concurrency = checked.config.daemon.concurrency;
+    if (this.queueHost === null) this.queue.concurrency = checked.config.daemon.concurrency;
     this.tracker.concurrency = checked.config.daemon.concurrency;
     this.logger.level = checked.config.log.level;
     this.logger.info(

@@ -130,6 +130,27 @@ export const LOG_EVENTS = [
   // the order of work (depends_on, not_before)
   'task.order-waits',
   'task.order-blocked',
+  // scale-out (queue:): the vault host and `wiggum worker`
+  'worker.started',
+  'worker.stopping',
+  'worker.stopped',
+  'worker.error',
+  'worker.run-started',
+  'worker.run-ended',
+  'worker.handed-back',
+  'worker.stop-asked',
+  'worker.watch-failed',
+  'worker.fenced',
+  'worker.job-failed',
+  'queue.opened',
+  'queue.dispatched',
+  'queue.adopted',
+  'queue.job-lost',
+  'queue.progress-unreadable',
+  'queue.progress-stale',
+  'queue.progress-gap',
+  'queue.error',
+  'queue.run-failed',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */

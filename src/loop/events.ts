@@ -53,4 +53,6 @@ export type LoopEvent =
       /** Why a landing waits (the base checked out with local changes, …), in words. */
       reason?: string;
     }
-  | { type: 'ended'; taskId: string | null; result: TaskRunResult };
+  | { type: 'ended'; taskId: string | null; result: TaskRunResult }
+  /** The worker that runs the task (scale-out); null: it is queued again, no worker holds it. */
+  | { type: 'worker'; taskId: string; worker: { id: string; host: string; pid: number } | null };

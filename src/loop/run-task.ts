@@ -13,15 +13,7 @@ import { isoSeconds } from '../time/clock.js';
 import { NO_CHANGE_REQUEST_TEXT } from '../task/readiness.js';
 import { changeRequestOf } from '../task/review.js';
 import { checkpointData, loopStateFromCheckpoint } from './checkpoint.js';
-import {
-  endedAs,
-  finishHalfDoneMove,
-  finishRejected,
-  finishStopped,
-  hasPendingMove,
-  isBlocked,
-  rejectInvalid,
-} from './ending.js';
+import { endedAs, finishHalfDoneMove, finishStopped, hasPendingMove, isBlocked, rejectInvalid } from './ending.js';
 import { answerState, unansweredText } from '../task/question-section.js';
 import type { EndingDeps } from './ending.js';
 import type { TaskRunResult } from './events.js';
@@ -33,6 +25,7 @@ import { isAgentReported } from './reports.js';
 import { lockTask } from './task-lock.js';
 import { startPlan } from './resume-plan.js';
 import { runTaskLoop } from './task-loop.js';
+import { LOCAL_ENDINGS } from './endings.js';
 
 /**
  * Takes one task file through the persistence loop, one iteration at a time, until it is done,
@@ -94,15 +87,23 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   if (start.kind === 'send-back') task = await sendBack(task, start.from, deps, log);
   if (start.kind === 'review-returned') task = await sendBackWithChanges(task, deps, log);
 
-  let prepared: PreparedTask;
+  const reject = (error: WiggumError): Promise<TaskRunResult> => rejectBeforeStart(task, error, deps, endingDeps);
   try {
     const problems = await checkTaskAgainstConfig(task, deps.config, deps.layout);
     if (problems.length > 0)
       throw new WiggumError('E_TASK_SCHEMA', problems.map(formatProblem).join('\n'), { details: { problems } });
+  } catch (error) {
+    if (!isWiggumError(error)) throw error;
+    return reject(error);
+  }
+  // The run goes elsewhere (a worker, through the queue): everything before this point is the same.
+  if (deps.engine !== undefined) return deps.engine(task, request, { ...deps, logger: log }, reject);
+  let prepared: PreparedTask;
+  try {
     prepared = await prepareTask(task, request.overrides ?? {}, { ...deps, logger: log });
   } catch (error) {
     if (!isWiggumError(error)) throw error;
-    return rejectBeforeStart(task, error, deps, endingDeps);
+    return reject(error);
   }
   const result = await runTaskLoop(task, prepared, request, deps);
   await closeEndedWorktree(prepared.worktree, result, deps.config.git.keepWorktree, log);
@@ -155,7 +156,7 @@ function rejectBeforeStart(
     ended: true,
     exitReason: error.code,
   });
-  return finishRejected(
+  return (deps.endings ?? LOCAL_ENDINGS).rejected(
     { taskId: task.id, file: task.file, lastText: task.text },
     keys,
     {

@@ -20,11 +20,13 @@ import type { ResumePlan } from './resume-plan.js';
 import { HarnessPauses } from './harness-pauses.js';
 import { decide, describeNextAction, gate } from './decide.js';
 import type { LoopState, WaitCause } from './decide.js';
-import { finishBlocked, finishDone, finishRejected, finishStopped, isBlocked } from './ending.js';
+import { isBlocked } from './ending.js';
+import { LOCAL_ENDINGS } from './endings.js';
 import { answerState } from '../task/question-section.js';
 import type { AskedText } from './question.js';
 import { writeCheckpoint } from './write-checkpoint.js';
 import type { EndingDeps, LoopFile } from './ending.js';
+import type { Endings } from './endings.js';
 import type { TaskRunResult } from './events.js';
 import { runIteration } from './iteration.js';
 import { landingFiles } from './land-task.js';
@@ -332,6 +334,18 @@ class TaskLoop {
         `iteration ${record.iteration}${record.attempt > 0 ? ` (retry ${record.attempt})` : ''}: ${record.outcome} → ${record.nextState}`,
       );
       this.request.onEvent?.({ type: 'iteration-end', taskId: this.ctx.taskId, record });
+      // A worker sends each iteration to the vault host before anything else happens (queue/worker-run.ts).
+      await this.deps.afterIteration?.({
+        record,
+        checkpoint: checkpointData(
+          this.checkpointKeys(
+            action.kind === 'wait' ? 'waiting' : 'running',
+            record,
+            undefined,
+            action.kind === 'wait' ? action : undefined,
+          ),
+        ),
+      });
 
       if (action.kind === 'block') return this.block(action.question, record);
       if (action.kind === 'done') {
@@ -533,6 +547,10 @@ class TaskLoop {
     await synced;
   }
 
+  private endings(): Endings {
+    return this.deps.endings ?? LOCAL_ENDINGS;
+  }
+
   private endingDeps(): EndingDeps {
     return { layout: this.deps.layout, logger: this.log, clock: this.deps.clock };
   }
@@ -640,7 +658,14 @@ class TaskLoop {
     await this.follow();
     const loop = checkpointData(this.checkpointKeys('done', undefined, { exitReason: 'completed' }));
     const facts = landing === undefined ? this.facts() : { ...this.facts(), landing };
-    return finishDone(this.target(), loop, facts, this.endingDeps(), this.deps.config.loop.tickChecklist, this.review);
+    return this.endings().done(
+      this.target(),
+      loop,
+      facts,
+      this.endingDeps(),
+      this.deps.config.loop.tickChecklist,
+      this.review,
+    );
   }
 
   private async reject(error: WiggumError, failedIteration = this.state.iteration + 1): Promise<TaskRunResult> {
@@ -651,7 +676,7 @@ class TaskLoop {
     const lastRecord = this.history.at(-1);
     const { completedSteps, currentStep } = this.steps();
     const loop = checkpointData(this.checkpointKeys('rejected', lastRecord, { exitReason: code }));
-    return finishRejected(
+    return this.endings().rejected(
       this.target(),
       loop,
       {
@@ -690,7 +715,7 @@ class TaskLoop {
     await this.removeHarnessRecord();
     await this.follow();
     const loop = checkpointData(this.checkpointKeys('blocked', record));
-    return finishBlocked(
+    return this.endings().blocked(
       this.target(),
       loop,
       {
@@ -717,7 +742,7 @@ class TaskLoop {
     const loop = checkpointData(
       this.checkpointKeys(reason === 'stop-flag' || movedTo !== null ? 'stopped' : 'interrupted'),
     );
-    return finishStopped(this.target(), loop, reason, this.state.iteration, this.endingDeps(), movedTo);
+    return this.endings().stopped(this.target(), loop, reason, this.state.iteration, this.endingDeps(), movedTo);
   }
 }
 

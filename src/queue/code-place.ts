@@ -10,6 +10,8 @@ export interface CodePlace {
   remote: string;
   branch: string;
   commit: string | null;
+  /** Where a branch that does not exist yet starts: a branch of the remote (null: the remote's default). */
+  base: string | null;
 }
 
 /** A full commit id: SHA-1 (40 hex digits) or SHA-256 (64). Abbreviated ids are refused: they can become ambiguous. */
@@ -33,4 +35,5 @@ export const codePlaceSchema = z.strictObject({
   }),
   branch: z.string().regex(BRANCH_PATTERN, { message: 'not a branch name git accepts' }),
   commit: z.string().regex(COMMIT_PATTERN, { message: 'a full commit id (40 or 64 hex digits)' }).nullable(),
+  base: z.string().regex(BRANCH_PATTERN, { message: 'not a branch name git accepts' }).nullable(),
 });

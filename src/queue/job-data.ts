@@ -34,6 +34,13 @@ export interface JobData {
   checkpoint: PersistenceLoopData | null;
   memory: MemoryFiles;
   code: CodePlace;
+  /** The history lines of the task's current run the host holds: the worker's first seq is the next one. */
+  seq: number;
+  /**
+   * The newest generation the host has seen for the task: a worker's generation is this plus the
+   * job's take-ups, so generations keep growing when the host adds the job again (Redis lost).
+   */
+  generationBase: number;
 }
 
 /**
@@ -69,6 +76,8 @@ export interface JobDataInput {
   checkpoint: PersistenceLoopData | null;
   memory: MemoryFiles;
   code: CodePlace;
+  seq: number;
+  generationBase: number;
 }
 
 /**
@@ -89,6 +98,8 @@ export function buildJobData(input: JobDataInput, capBytes = MEMORY_CAP_BYTES): 
     checkpoint: input.checkpoint,
     memory: input.memory,
     code: input.code,
+    seq: input.seq,
+    generationBase: input.generationBase,
   };
   parseJobData(JSON.parse(JSON.stringify(data)) as unknown, capBytes);
   return data;
@@ -104,6 +115,8 @@ const jobDataSchema = z.strictObject({
   checkpoint: persistenceLoopSchema.nullable(),
   memory: memoryFilesSchema,
   code: codePlaceSchema,
+  seq: z.int().min(0),
+  generationBase: z.int().min(0),
 });
 
 /** A job's data as a worker reads it: the settings with their patterns compiled. */

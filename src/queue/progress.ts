@@ -19,6 +19,15 @@ import type { MemoryFiles } from './memory-files.js';
 export interface SequencedRecord {
   seq: number;
   record: IterationRecord;
+  /** The end of the iteration's agent output (its log), kept in the vault's session logs by the host. */
+  log?: string;
+}
+
+/** Who sends a progress message: shown in status and on the Dashboard. */
+export interface WorkerRef {
+  id: string;
+  host: string;
+  pid: number;
 }
 
 /**
@@ -40,6 +49,7 @@ export interface Progress {
   memory: MemoryFiles;
   /** The commit pushed to the task's branch after the iteration (null: nothing pushed yet). */
   commit: string | null;
+  worker: WorkerRef;
 }
 
 /**
@@ -124,10 +134,13 @@ const progressSchema = z
     taskId: z.string().regex(TASK_ID_PATTERN),
     generation: z.int().min(1),
     seq: z.int().min(0),
-    records: z.array(z.strictObject({ seq: seqSchema, record: iterationRecordSchema })),
+    records: z.array(
+      z.strictObject({ seq: seqSchema, record: iterationRecordSchema, log: z.string().exactOptional() }),
+    ),
     checkpoint: persistenceLoopSchema,
     memory: memoryFilesSchema,
     commit: z.string().regex(COMMIT_PATTERN, { message: 'a full commit id (40 or 64 hex digits)' }).nullable(),
+    worker: z.strictObject({ id: z.string().min(1), host: z.string(), pid: z.int() }),
   })
   .superRefine((value, ctx) => {
     // Records in a row, ending at seq: the host appends them as they come.

@@ -35,7 +35,9 @@ function input(overrides: Partial<JobDataInput> = {}): JobDataInput {
       checkpoint: { completed_steps: ['US-1'], current_step: 'US-2', state_data: { attempt: 0 } },
     },
     memory: { prd: '{"userStories":[]}', progress: 'learned: use the API\n', context: null },
-    code: { remote: 'ssh://git@host/repo.git', branch: 'wiggum/fix-login', commit: SHA },
+    code: { remote: 'ssh://git@host/repo.git', branch: 'wiggum/fix-login', commit: SHA, base: 'main' },
+    seq: 3,
+    generationBase: 0,
     ...overrides,
   };
 }

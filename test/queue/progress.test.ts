@@ -175,6 +175,7 @@ describe('parseProgress', () => {
     checkpoint: { status: 'running', iteration: 5, max_iterations: 10 },
     memory: { prd: '{}', progress: 'learned\n', context: null },
     commit: 'b'.repeat(40),
+    worker: { id: 'box-1', host: 'box', pid: 42 },
   };
   const viaJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
 

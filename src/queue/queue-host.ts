@@ -1,0 +1,59 @@
+import { Queue } from 'bullmq';
+import type { WiggumConfig } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
+import type { TaskEngine } from '../loop/request.js';
+import type { QueueAddress } from './address.js';
+import { openQueueConnection } from './connection.js';
+import { runOnWorkers } from './host-run.js';
+import { HOLD_KEY, QUEUE_NAME, SIGNAL_TTL_MS } from './names.js';
+import type { Redis } from 'ioredis';
+
+/** The vault host's side of the queue: the engine the daemon runs tasks with, and the vault-wide hold. */
+export interface QueueHost {
+  readonly address: QueueAddress;
+  readonly redis: Redis;
+  readonly engine: TaskEngine;
+  /** The vault's STOP file appeared or went: every worker holds its runs before their next iteration. */
+  hold(on: boolean): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the queue for `wiggum start --queue`. Redis is reached in the background and reached again
+ * after an outage (ioredis); a failure to reach it is logged, never thrown at the daemon.
+ */
+export function openQueueHost(address: QueueAddress, config: WiggumConfig, logger: Logger): QueueHost {
+  const connection = openQueueConnection(address, 'wiggum-vault-host');
+  let said = false;
+  connection.redis.on('error', (error: unknown) => {
+    if (said) return;
+    said = true;
+    logger.warn(
+      { event: 'queue.error', err: error },
+      `cannot reach the queue's Redis at ${address.shown} (${error instanceof Error ? error.message : String(error)}): trying again`,
+    );
+  });
+  connection.redis.on('ready', () => (said = false));
+  const queue = new Queue(QUEUE_NAME, { connection: connection.redis });
+  queue.on('error', () => undefined);
+  const host = { queue, redis: connection.redis, maxStalled: config.queue.maxStalled };
+  const setHold = (on: boolean): void => {
+    const done = on ? connection.redis.set(HOLD_KEY, '1', 'PX', SIGNAL_TTL_MS) : connection.redis.del(HOLD_KEY);
+    void done.catch((error: unknown) =>
+      logger.warn(
+        { event: 'queue.error', err: error },
+        'could not tell the workers about the STOP file; trying at the next change',
+      ),
+    );
+  };
+  return {
+    address,
+    redis: connection.redis,
+    engine: (task, request, deps, reject) => runOnWorkers(host, task, request, deps, reject),
+    hold: setHold,
+    close: async () => {
+      await queue.close().catch(() => undefined);
+      await connection.release();
+    },
+  };
+}

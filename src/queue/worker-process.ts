@@ -1,0 +1,152 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'bullmq';
+import type { Job } from 'bullmq';
+import type { WiggumConfig } from '../config/config.js';
+import type { Logger } from '../log/logger.js';
+import { HarnessPauses } from '../loop/harness-pauses.js';
+import type { Clock } from '../time/clock.js';
+import type { QueueAddress } from './address.js';
+import { openQueueConnection } from './connection.js';
+import { QUEUE_NAME } from './names.js';
+import type { WorkerRef } from './progress.js';
+import type { RunReturn } from './run-ending.js';
+import { runJob } from './worker-run.js';
+
+export interface QueueWorkerOptions {
+  address: QueueAddress;
+  config: WiggumConfig;
+  /** The worker's own folder for clones and private task copies (never in a vault). */
+  root: string;
+  concurrency: number;
+  harnesses: readonly string[] | null;
+  clock: Clock;
+  random: () => number;
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface RunningQueueWorker {
+  worker: WorkerRef;
+  /** Resolves with the exit code once the worker has handed its runs back and closed its connections. */
+  stopped: Promise<number>;
+  /** SIGTERM/SIGINT: every run stops its agent and hands its job back at once; then the worker exits. */
+  stop(why: string): void;
+}
+
+/** How often a worker says it is alive (its key in Redis lives three times as long). */
+export const HEARTBEAT_MS = 2_000;
+
+/**
+ * `wiggum worker`: takes task runs from the queue, `concurrency` at a time, and runs each with the
+ * same loop as the vault's machine (worker-run.ts). It never touches a vault: it reads and writes
+ * only Redis, git remotes and its own folder.
+ */
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<RunningQueueWorker> {
+  const { config, logger, clock } = options;
+  const startedAtMs = clock.now();
+  const host = hostname();
+  const ref: WorkerRef = { id: `${host}-${process.pid}`, host, pid: process.pid };
+  const blocking = openQueueConnection(options.address, `wiggum-worker-${ref.id}`);
+  const keys = openQueueConnection(options.address, `wiggum-worker-keys-${ref.id}`);
+  for (const connection of [blocking, keys])
+    connection.redis.on('error', (error: unknown) =>
+      logger.warn({ event: 'worker.error', err: error }, `Redis at ${options.address.shown}: ${describe(error)}`),
+    );
+  const handBack = new AbortController();
+  const running = new Set<string>();
+  const active = new Set<Promise<unknown>>();
+  const context = {
+    config,
+    root: options.root,
+    redis: keys.redis,
+    worker: ref,
+    harnesses: options.harnesses,
+    clock,
+    random: options.random,
+    logger,
+    env: options.env,
+    pauses: new HarnessPauses(),
+    handBack: handBack.signal,
+    running,
+  };
+  const worker = new Worker<unknown, RunReturn>(
+    QUEUE_NAME,
+    (job: Job, token?: string) => {
+      const run = runJob(job, token ?? '', context);
+      active.add(run);
+      void run.finally(() => active.delete(run)).catch(() => undefined);
+      return run;
+    },
+    {
+      connection: blocking.redis,
+      concurrency: options.concurrency,
+      lockDuration: config.queue.lockDurationMs,
+      stalledInterval: config.queue.stalledIntervalMs,
+      maxStalledCount: config.queue.maxStalled,
+      autorun: true,
+    },
+  );
+  worker.on('error', (error) =>
+    logger.warn({ event: 'worker.error', err: error }, `the queue reported: ${describe(error)}`),
+  );
+  worker.on('failed', (job, error) => {
+    if (job === undefined) return;
+    logger.warn({ event: 'worker.job-failed', jobId: job.id, err: error }, `run ${job.id} failed: ${describe(error)}`);
+  });
+
+  const beat = async (): Promise<void> => {
+    const info = {
+      id: ref.id,
+      host,
+      pid: ref.pid,
+      concurrency: options.concurrency,
+      harnesses: options.harnesses === null ? null : [...options.harnesses],
+      startedAtMs,
+      running: [...running],
+      seenAtMs: clock.now(),
+    };
+    await keys.redis.set(`wiggum:worker:${ref.id}`, JSON.stringify(info), 'PX', HEARTBEAT_MS * 3);
+  };
+  const heartbeat = setInterval(() => void beat().catch(() => undefined), HEARTBEAT_MS);
+  void beat().catch(() => undefined);
+  await worker.waitUntilReady();
+  logger.info(
+    { event: 'worker.started', worker: ref.id, queue: options.address.shown, concurrency: options.concurrency },
+    `worker ${ref.id} takes task runs from ${options.address.shown} (${options.concurrency} at a time${options.harnesses === null ? '' : `, harnesses ${options.harnesses.join(', ')}`})`,
+  );
+
+  let resolveStopped!: (code: number) => void;
+  const stopped = new Promise<number>((resolve) => (resolveStopped = resolve));
+  let stopping = false;
+  const stop = (why: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(
+      { event: 'worker.stopping', why, running: running.size },
+      running.size === 0 ? `${why}: stopping` : `${why}: stopping ${running.size} run(s) and handing them back`,
+    );
+    handBack.abort();
+    void (async () => {
+      // No new job is taken while the runs hand theirs back.
+      await worker.pause(true).catch(() => undefined);
+      await Promise.allSettled([...active]);
+      clearInterval(heartbeat);
+      await worker.close(true).catch(() => undefined);
+      await keys.redis.del(`wiggum:worker:${ref.id}`).catch(() => undefined);
+      await Promise.all([blocking.release(), keys.release()]);
+      logger.info({ event: 'worker.stopped' }, 'stopped');
+      resolveStopped(0);
+    })();
+  };
+  return { worker: ref, stopped, stop };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The worker's folder under its working directory: clones and private task copies. */
+export function workerRoot(cwd: string): string {
+  return join(cwd, '.wiggum', 'worker');
+}

@@ -1,0 +1,378 @@
+import { existsSync } from 'node:fs';
+import { open, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Job } from 'bullmq';
+import { DelayedError, WaitingError } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { WiggumConfig } from '../config/config.js';
+import { WiggumError } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import type { HarnessPauses } from '../loop/harness-pauses.js';
+import type { FinishedIteration } from '../loop/request.js';
+import { runTask } from '../loop/run-task.js';
+import { readMemoryText } from '../memory/session-meta.js';
+import type { PersistenceLoopData } from '../task/render.js';
+import type { Clock } from '../time/clock.js';
+import { isoSeconds } from '../time/clock.js';
+import { FENCE_REASON_TEXT, fenceDecision } from './fencing.js';
+import type { FenceReason } from './fencing.js';
+import { PROTOCOL_VERSION, parseJobData } from './job-data.js';
+import type { ParsedJobData } from './job-data.js';
+import { checkMemorySize } from './memory-files.js';
+import type { MemoryFiles } from './memory-files.js';
+import { HOLD_KEY, accountPauseKey, ackKey, jobKey, jobLockKey, stopKey } from './names.js';
+import { generationOf, parseProgress, pendingRecords } from './progress.js';
+import type { ParsedProgress, Progress, SequencedRecord, WorkerRef } from './progress.js';
+import { recordingEndings } from './run-ending.js';
+import type { RunReturn, WorkerEnding } from './run-ending.js';
+import { buildShadowVault, shadowMemoryPaths } from './shadow-vault.js';
+import { openWorkerClone, pushIteration } from './worker-git.js';
+
+/** What every run on one worker shares. */
+export interface WorkerRunContext {
+  config: WiggumConfig;
+  /** The worker's own folder (`<cwd>/.wiggum/worker`): its clones and private task copies. */
+  root: string;
+  /** A connection for plain keys (stop, hold, ack, account pauses), apart from BullMQ's blocking one. */
+  redis: Redis;
+  worker: WorkerRef;
+  /** Harnesses this worker runs (`--harnesses`); null: any. */
+  harnesses: readonly string[] | null;
+  clock: Clock;
+  random: () => number;
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+  pauses: HarnessPauses;
+  /** Aborted by SIGTERM: every run stops its agent and hands its job back. */
+  handBack: AbortSignal;
+  /** The task ids running now, for the worker's heartbeat. */
+  running: Set<string>;
+}
+
+/** How often a run looks at its stop key, the vault's hold, its lock and its account's pause. */
+const WATCH_MS = 500;
+/** A job for a harness this worker does not run goes back to the queue for this long. */
+const NOT_MINE_DELAY_MS = 1_000;
+/** The most of an iteration's output log a progress message carries to the vault. */
+const LOG_TAIL_BYTES = 64 * 1024;
+
+/**
+ * One task run on this worker: its code cloned, a private copy of the task and its memory built,
+ * the loop run on that copy exactly as on one machine; after each iteration the branch is pushed
+ * with a lease and the iteration sent to the vault host as job progress. The return value tells the
+ * host how the run ended. SIGTERM hands the job back (no attempt used); a run taken over by another
+ * worker stops its agent and sends nothing more (fencing).
+ */
+export async function runJob(job: Job, token: string, ctx: WorkerRunContext): Promise<RunReturn> {
+  const data = parseJobData(job.data);
+  const harness = data.settings.harness.name;
+  if (ctx.harnesses !== null && !ctx.harnesses.includes(harness)) {
+    await job.moveToDelayed(ctx.clock.now() + NOT_MINE_DELAY_MS, token);
+    throw new DelayedError(`task ${data.taskId} runs on harness ${harness}, which this worker does not run`);
+  }
+  const generation = data.generationBase + generationOf(job);
+  const log = ctx.logger.child({ taskId: data.taskId, generation });
+  const resumed = resumeFrom(job.progress, data.taskId, log);
+  const run = new WorkerRun(job, token, ctx, data, generation, resumed, log);
+  ctx.running.add(data.taskId);
+  try {
+    return await run.run();
+  } finally {
+    ctx.running.delete(data.taskId);
+  }
+}
+
+/** The newest progress stored in the job: where a run taken over from another worker resumes. */
+function resumeFrom(progress: unknown, taskId: string, log: Logger): ParsedProgress | null {
+  if (typeof progress !== 'object' || progress === null) return null;
+  try {
+    const parsed = parseProgress(progress);
+    return parsed.taskId === taskId ? parsed : null;
+  } catch (error) {
+    log.warn(
+      { event: 'queue.progress-unreadable', err: error },
+      'the job holds progress this worker cannot read: starting from the job',
+    );
+    return null;
+  }
+}
+
+class WorkerRun {
+  private readonly stop = new AbortController();
+  private readonly kill = new AbortController();
+  private fenced: FenceReason | null = null;
+  private handedBack = false;
+  private ending: WorkerEnding | null = null;
+  private seq: number;
+  private commit: string | null;
+  private readonly carried: SequencedRecord[];
+  private readonly mine: SequencedRecord[] = [];
+  private readonly dir: string;
+
+  constructor(
+    private readonly job: Job,
+    private readonly token: string,
+    private readonly ctx: WorkerRunContext,
+    private readonly data: ParsedJobData,
+    private readonly generation: number,
+    private readonly resumed: ParsedProgress | null,
+    private readonly log: Logger,
+  ) {
+    this.seq = resumed?.seq ?? data.seq;
+    this.commit = resumed?.commit ?? data.code.commit;
+    this.carried = resumed?.records ?? [];
+    this.dir = join(ctx.root, 'runs', data.taskId);
+  }
+
+  async run(): Promise<RunReturn> {
+    const { data, ctx, log } = this;
+    const code = { ...data.code, commit: this.commit };
+    const clone = await openWorkerClone(join(this.dir, 'code'), code);
+    const checkpoint = (this.resumed?.checkpoint ?? data.checkpoint) as PersistenceLoopData | null;
+    const shadow = await buildShadowVault(
+      join(this.dir, 'vault'),
+      {
+        taskId: data.taskId,
+        fileName: data.fileName,
+        taskText: data.taskText,
+        checkpoint,
+        memory: this.resumed?.memory ?? data.memory,
+        workdir: clone.dir,
+        branch: code.branch,
+      },
+      ctx.config,
+      isoSeconds(ctx.clock.now()),
+    );
+    log.info(
+      {
+        event: 'worker.run-started',
+        iteration: checkpoint?.iteration ?? 0,
+        branch: code.branch,
+        commit: code.commit,
+        resumed: this.resumed !== null,
+      },
+      `running task ${data.taskId} (generation ${this.generation}) from iteration ${(checkpoint?.iteration ?? 0) + 1}`,
+    );
+    const onHandBack = (): void => {
+      this.handedBack = true;
+      this.stop.abort('interrupted');
+    };
+    if (ctx.handBack.aborted) onHandBack();
+    ctx.handBack.addEventListener('abort', onHandBack);
+    const watching = this.watch(shadow.layout.stopFile);
+    let result;
+    try {
+      result = await runTask(
+        {
+          file: shadow.file,
+          stream: null,
+          signal: this.stop.signal,
+          kill: this.kill.signal,
+          onEvent: (event) => this.onLoopEvent(event),
+        },
+        {
+          config: this.runConfig(),
+          layout: shadow.layout,
+          clock: ctx.clock,
+          random: ctx.random,
+          logger: log,
+          env: ctx.env,
+          pauses: ctx.pauses,
+          workInPlace: true,
+          endings: recordingEndings((ending) => (this.ending = ending)),
+          afterIteration: (finished) => this.afterIteration(finished, clone, code, shadow.layout),
+        },
+      );
+    } finally {
+      ctx.handBack.removeEventListener('abort', onHandBack);
+      watching.stopped = true;
+      await watching.done;
+    }
+    if (this.fenced !== null) throw this.fencedError();
+    if (this.handedBack) {
+      // Back to the queue without using an attempt: another worker resumes from the last progress.
+      log.info(
+        { event: 'worker.handed-back', iteration: result.iterations },
+        `handed task ${data.taskId} back to the queue`,
+      );
+      await this.job.moveToWait(this.token);
+      throw new WaitingError();
+    }
+    if (this.ending === null)
+      throw new WiggumError(
+        'E_INTERNAL',
+        `the run of task ${data.taskId} ended (${result.status}) without an ending to send`,
+      );
+    log.info(
+      { event: 'worker.run-ended', status: result.status, iterations: result.iterations },
+      `task ${data.taskId}: ${result.status}`,
+    );
+    return { version: PROTOCOL_VERSION, taskId: data.taskId, generation: this.generation, ending: this.ending };
+  }
+
+  /** The worker's config for this run: the task's harness, check and limits as the host resolved them. */
+  private runConfig(): WiggumConfig {
+    const { config, root } = this.ctx;
+    const { settings } = this.data;
+    return {
+      ...config,
+      allowedWorkdirs: [join(root, 'runs')],
+      harnesses: { ...config.harnesses, [settings.harness.name]: settings.harness },
+      checks: settings.verify === null ? config.checks : { ...config.checks, [settings.verify.name]: settings.verify },
+      loop: settings.loop,
+      memory: { ...config.memory, backend: 'disk', inWorkdir: false },
+      git: { ...config.git, enabled: true },
+    };
+  }
+
+  private onLoopEvent(event: Parameters<NonNullable<Parameters<typeof runTask>[0]['onEvent']>>[0]): void {
+    if (event.type === 'waiting' && event.why === 'usage-limit') {
+      // Every worker holds this account's runs until the limit resets.
+      const ttl = Math.max(1, Math.round(event.untilMs - this.ctx.clock.now()));
+      void this.ctx.redis
+        .set(accountPauseKey(this.data.account), String(event.untilMs), 'PX', ttl)
+        .catch(() => undefined);
+    }
+  }
+
+  /**
+   * Until the run ends: the host's stop of this task, the vault's STOP file (mirrored into the
+   * private copy, where the loop holds on it as on one machine), this run's lock (lost: another
+   * worker has it, the agent is stopped at once) and its account's usage-limit pause.
+   */
+  private watch(stopFile: string): { stopped: boolean; done: Promise<void> } {
+    const state = { stopped: false, done: Promise.resolve() };
+    const { ctx, data } = this;
+    const once = async (): Promise<void> => {
+      const [stop, hold, lock, pause] = await ctx.redis
+        .multi()
+        .get(stopKey(data.taskId))
+        .get(HOLD_KEY)
+        .get(jobLockKey(this.job.id ?? ''))
+        .get(accountPauseKey(data.account))
+        .exec()
+        .then((replies) => (replies ?? []).map(([, value]) => (typeof value === 'string' ? value : null)));
+      if (stop !== null && stop !== undefined && !this.stop.signal.aborted) {
+        this.log.info(
+          { event: 'worker.stop-asked', reason: stop },
+          `the vault host stops task ${data.taskId} (${stop})`,
+        );
+        this.stop.abort(stop === 'stop-flag' ? 'stop-flag' : 'interrupted');
+      }
+      if (stop === 'kill') this.kill.abort();
+      if (hold !== null && hold !== undefined && !existsSync(stopFile)) await writeFile(stopFile, '');
+      if ((hold === null || hold === undefined) && existsSync(stopFile)) await rm(stopFile, { force: true });
+      if (lock !== this.token && this.fenced === null && !this.handedBack) this.fence('lock-lost');
+      const until = Number(pause);
+      if (pause !== null && pause !== undefined && until > ctx.clock.now())
+        ctx.pauses.pause(data.settings.harness.name, until, 'usage-limit');
+    };
+    state.done = (async () => {
+      while (!state.stopped) {
+        await once().catch((error: unknown) =>
+          this.log.debug({ event: 'worker.watch-failed', err: error }, "could not read the run's keys; trying again"),
+        );
+        await ctx.clock.sleep(WATCH_MS).catch(() => undefined);
+      }
+    })();
+    return state;
+  }
+
+  private fence(reason: FenceReason): void {
+    this.fenced = reason;
+    this.log.warn(
+      { event: 'worker.fenced', reason },
+      `task ${this.data.taskId}: ${FENCE_REASON_TEXT[reason]}: its agent is stopped and this worker sends nothing more`,
+    );
+    this.stop.abort('interrupted');
+    this.kill.abort();
+  }
+
+  private fencedError(): WiggumError {
+    const reason = this.fenced ?? 'lock-lost';
+    return new WiggumError('E_QUEUE_FENCED', `task ${this.data.taskId}: ${FENCE_REASON_TEXT[reason]}`);
+  }
+
+  /** After each iteration: fence, commit and push with the lease, then send the full state as progress. */
+  private async afterIteration(
+    finished: FinishedIteration,
+    clone: Awaited<ReturnType<typeof openWorkerClone>>,
+    code: ParsedJobData['code'],
+    layout: Parameters<typeof shadowMemoryPaths>[0],
+  ): Promise<void> {
+    const { ctx, data } = this;
+    this.seq += 1;
+    const log = await readTail(finished.record.logFile);
+    this.mine.push({ seq: this.seq, record: finished.record, ...(log === null ? {} : { log }) });
+    if (this.fenced !== null) throw this.fencedError();
+    const [lockValue, started] = await ctx.redis
+      .multi()
+      .get(jobLockKey(this.job.id ?? ''))
+      .hget(jobKey(this.job.id ?? ''), 'attemptsStarted')
+      .exec()
+      .then((replies) => (replies ?? []).map(([, value]) => (typeof value === 'string' ? value : null)));
+    const decision = fenceDecision({
+      generation: this.generation,
+      job:
+        started === null || started === undefined
+          ? null
+          : { generation: data.generationBase + Number(started), lockHeld: lockValue === this.token },
+      branch: { remoteCommit: clone.lease, lease: clone.lease },
+    });
+    if (decision.kind !== 'proceed') {
+      this.fence(decision.reason);
+      throw this.fencedError();
+    }
+    const pushed = await pushIteration(clone, code, `wiggum: ${data.taskId} iteration ${finished.record.iteration}`);
+    if (pushed.kind === 'fenced') {
+      this.fence('branch-moved');
+      throw this.fencedError();
+    }
+    this.commit = pushed.commit;
+    const acked = Number((await ctx.redis.get(ackKey(data.taskId))) ?? 0) || 0;
+    const memory = readShadowMemory(layout, data.taskId);
+    checkMemorySize(data.taskId, memory);
+    const progress: Progress = {
+      version: PROTOCOL_VERSION,
+      taskId: data.taskId,
+      generation: this.generation,
+      seq: this.seq,
+      records: pendingRecords([...this.carried, ...this.mine], acked),
+      checkpoint: finished.checkpoint,
+      memory,
+      commit: this.commit,
+      worker: ctx.worker,
+    };
+    await this.job.updateProgress(progress);
+  }
+}
+
+function readShadowMemory(layout: Parameters<typeof shadowMemoryPaths>[0], taskId: string): MemoryFiles {
+  const paths = shadowMemoryPaths(layout, taskId);
+  return {
+    prd: readMemoryText(paths.prd),
+    progress: readMemoryText(paths.progress),
+    context: readMemoryText(paths.context),
+  };
+}
+
+/** The last LOG_TAIL_BYTES of an iteration's log (from a line start), or null when it has none. */
+async function readTail(path: string | undefined): Promise<string | null> {
+  if (path === undefined) return null;
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const { size } = await handle.stat();
+    const length = Math.min(size, LOG_TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    await handle.read(buffer, 0, length, size - length);
+    const text = buffer.toString('utf8');
+    return size > length ? text.slice(text.indexOf('\n') + 1) : text;
+  } finally {
+    await handle.close();
+  }
+}
