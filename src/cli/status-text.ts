@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
-import { elapsed } from '../daemon/dashboard.js';
-import type { AuthorWait, TaskEntry } from '../daemon/status.js';
+import { elapsed, sortedWorkers } from '../daemon/dashboard.js';
+import type { AuthorWait, TaskEntry, WorkerStatus } from '../daemon/status.js';
 import type { VaultView } from '../daemon/view.js';
 import { describeNotifier } from '../notify/describe.js';
 import { plural } from '../plural.js';
@@ -52,6 +52,18 @@ export function renderStatus(view: VaultView, layout: VaultLayout, nowMs: number
         tasks.map((task) => `  ${taskLine(task, title, nowMs)}`),
         options.all,
         `${title.split(',')[0] ?? title}`,
+      ),
+    );
+  }
+  if (view.workers !== undefined) {
+    const workers = sortedWorkers(view.workers);
+    lines.push('', 'workers:');
+    if (workers.length === 0) lines.push('  none connected: start one with wiggum worker --queue redis://HOST:PORT');
+    lines.push(
+      ...cut(
+        workers.map((worker) => `  ${workerLine(worker, nowMs)}`),
+        options.all,
+        'workers',
       ),
     );
   }
@@ -113,7 +125,14 @@ function taskLine(task: TaskEntry, group: string, nowMs: number): string {
   const last = task.lastOutcome === undefined ? '' : `  last: ${task.lastOutcome}`;
   const fragile = task.durable === false ? '  (memory NOT durable)' : '';
   const where = task.worktree === undefined ? '' : `  on ${task.worktree.branch} in ${task.worktree.path}`;
-  return `${task.id}${progress}${step}${doing(task, group, nowMs)}${last}${fragile}${where}`;
+  const worker = task.worker === undefined || group !== 'running' ? '' : `  on worker ${task.worker.id}`;
+  return `${task.id}${progress}${step}${doing(task, group, nowMs)}${worker}${last}${fragile}${where}`;
+}
+
+/** `box-7-k  ok  running 1 of 2  seen 3s ago  (harnesses claude, codex)`. */
+function workerLine(worker: WorkerStatus, nowMs: number): string {
+  const harnesses = worker.harnesses === null ? '' : `  (harnesses ${worker.harnesses.join(', ')})`;
+  return `${worker.id}  ${worker.health}  running ${worker.running.length} of ${worker.concurrency}  seen ${elapsed(nowMs - worker.seenAtMs)} ago${harnesses}`;
 }
 
 /** What the task is doing, or why not, for the lines that say more than their group's title. */

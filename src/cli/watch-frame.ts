@@ -110,8 +110,13 @@ function taskLines(task: WatchedTask, now: number): string[] {
   return lines;
 }
 
-/** What the task is doing and for how long, or why it does not run. */
+/** What the task is doing and for how long, or why it does not run, and on which worker (queue mode). */
 export function why(task: WatchedTask, now: number): string {
+  const doing = whatItDoes(task, now);
+  return task.entry.worker === undefined ? doing : `${doing} · on worker ${task.entry.worker.id}`;
+}
+
+function whatItDoes(task: WatchedTask, now: number): string {
   const entry = task.entry;
   const since = duration(now - entry.sinceMs);
   switch (entry.phase) {

@@ -4,7 +4,7 @@ import { countText, describeIterations, iterationCount } from '../task/iteration
 import { describeNotifier } from '../notify/describe.js';
 import { passesByItself } from '../task/order.js';
 import { localStamp, localTime } from '../time/local-time.js';
-import type { TaskEntry } from './status.js';
+import type { TaskEntry, WorkerStatus } from './status.js';
 import type { VaultView } from './view.js';
 
 /**
@@ -42,14 +42,21 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
   lines.push('## Running', '');
   if (running.length === 0) lines.push('Nothing is running.', '');
   else {
-    lines.push('| task | iteration | step | state | since | last outcome |', '| --- | --- | --- | --- | --- | --- |');
+    // Tasks run on workers (queue mode): a column names each one's worker; without a queue, no column.
+    const onWorkers = view.workers !== undefined || running.some((task) => task.worker !== undefined);
+    lines.push(
+      `| task |${onWorkers ? ' worker |' : ''} iteration | step | state | since | last outcome |`,
+      `| --- |${onWorkers ? ' --- |' : ''} --- | --- | --- | --- | --- |`,
+    );
     for (const task of running) {
+      const worker = onWorkers ? ` ${task.worker?.id ?? '—'} |` : '';
       lines.push(
-        `| ${link(folders.approved, task)} | ${task.iteration === undefined ? '—' : countText(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))} | ${task.step ?? '—'} | ${phaseText(task, nowMs)} | ${localTime(task.sinceMs, nowMs)} | ${task.lastOutcome ?? '—'} |`,
+        `| ${link(folders.approved, task)} |${worker} ${task.iteration === undefined ? '—' : countText(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))} | ${task.step ?? '—'} | ${phaseText(task, nowMs)} | ${localTime(task.sinceMs, nowMs)} | ${task.lastOutcome ?? '—'} |`,
       );
     }
     lines.push('');
   }
+  if (view.workers !== undefined) lines.push(...workersSection(sortedWorkers(view.workers), nowMs));
 
   const blocked = view.blocked ?? [];
   if (blocked.length > 0) {
@@ -157,6 +164,28 @@ function phaseText(task: TaskEntry, nowMs: number): string {
     return task.untilMs === undefined ? 'waiting' : `waiting to retry at ${localTime(task.untilMs, nowMs)}`;
   if (task.phase === 'held') return task.waitingReason ?? 'held by STOP';
   return task.attempt !== undefined && task.attempt > 0 ? `running (retry ${task.attempt})` : 'running';
+}
+
+/** The workers in id order, whatever order status.json keeps its keys in. */
+export function sortedWorkers(workers: Readonly<Record<string, WorkerStatus>>): WorkerStatus[] {
+  return Object.values(workers).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+const HEALTH_MARK: Record<WorkerStatus['health'], string> = { ok: '🟢', late: '🟡', gone: '🔴' };
+
+/** `## Workers`: one line per worker with its health, what it runs and when it was last seen (a time of day). */
+function workersSection(workers: readonly WorkerStatus[], nowMs: number): string[] {
+  const lines = ['## Workers', ''];
+  if (workers.length === 0)
+    lines.push('No worker is connected: start one with `wiggum worker --queue redis://HOST:PORT`.');
+  for (const worker of workers) {
+    const runs = worker.running.length === 0 ? 'idle' : `runs ${worker.running.join(', ')}`;
+    lines.push(
+      `- ${HEALTH_MARK[worker.health] ?? ''} \`${worker.id}\` (${worker.host}, pid ${worker.pid}): ${worker.health}, ${worker.running.length} of ${worker.concurrency} (${runs}), last seen at ${localTime(worker.seenAtMs, nowMs)}`,
+    );
+  }
+  lines.push('');
+  return lines;
 }
 
 export function elapsed(ms: number): string {

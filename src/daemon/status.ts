@@ -2,6 +2,7 @@ import type { LoopEvent, TaskRunResult } from '../loop/events.js';
 import type { WaitReason } from '../task/readiness.js';
 import type { LinkRefusal } from '../vault/links.js';
 import type { NotifierStatus } from '../notify/sender.js';
+import type { WorkerHealth } from '../queue/worker-registry.js';
 
 export type Lifecycle = 'starting' | 'running' | 'draining' | 'stopped';
 
@@ -41,6 +42,31 @@ export interface TaskEntry {
   foreground?: { pid: number };
   /** The daemon's last attempt to run it failed before the loop could (the disk full, …): why, and when it tries again. */
   failure?: { message: string; retryAtMs: number };
+  /** The `wiggum worker` that runs it (scale-out): absent when it runs here, or no worker holds it. */
+  worker?: TaskWorker;
+}
+
+/** A `wiggum worker` as a task names it: its id (the key of `DaemonStatus.workers`) and where it is. */
+export interface TaskWorker {
+  id: string;
+  host: string;
+  pid: number;
+}
+
+/** One `wiggum worker` as the vault host last read it from Redis (src/queue/worker-registry.ts). */
+export interface WorkerStatus {
+  id: string;
+  host: string;
+  pid: number;
+  health: WorkerHealth;
+  concurrency: number;
+  /** The ids of the tasks it runs. */
+  running: string[];
+  /** When it last published, by its own clock. */
+  seenAtMs: number;
+  startedAtMs: number;
+  /** The harnesses it runs; null: every harness its config names. */
+  harnesses: string[] | null;
 }
 
 /**
@@ -81,6 +107,8 @@ export interface DaemonStatus {
   recent: FinishedEntry[];
   /** The notifiers (`notify:`) and how their deliveries go (absent: none configured, or an older wiggum). */
   notifiers?: NotifierStatus[];
+  /** The `wiggum worker` processes, by id (absent: the daemon does not run tasks through a queue, or an older wiggum). */
+  workers?: Record<string, WorkerStatus>;
 }
 
 /** How many finished tasks the status (and Dashboard.md) lists. */
@@ -99,6 +127,8 @@ export class StatusTracker {
   private authorWaits: AuthorWait[] = [];
   /** Where the notifiers' state is read from at each snapshot (the daemon's NotifySender). */
   notifierSource: (() => NotifierStatus[]) | null = null;
+  /** null: not in queue mode, and status.json has no `workers`. */
+  private workers: WorkerStatus[] | null = null;
 
   constructor(
     private readonly base: { pid: number; vault: string; startedAtMs: number; concurrency: number },
@@ -155,7 +185,17 @@ export class StatusTracker {
   }
 
   stopped(id: string, name: string, file: string): void {
-    this.tasks.set(id, { ...(this.tasks.get(id) ?? { id, name, file }), phase: 'stopped', sinceMs: this.now() });
+    const { worker: _noLongerOnAWorker, ...before } = this.tasks.get(id) ?? { id, name, file };
+    this.tasks.set(id, { ...before, phase: 'stopped', sinceMs: this.now() });
+    this.onChange();
+  }
+
+  /**
+   * The workers as the host last read them (src/daemon/worker-status.ts turns the registry's entries
+   * into these); null: the daemon runs its tasks itself, not through a queue.
+   */
+  setWorkers(workers: WorkerStatus[] | null): void {
+    this.workers = workers === null ? null : workers.map(copyWorker);
     this.onChange();
   }
 
@@ -239,11 +279,32 @@ export class StatusTracker {
             sinceMs: entry.outage?.sinceMs ?? this.now(),
           };
         break;
+      case 'worker':
+        if (entry && event.worker !== null) {
+          entry.worker = { id: event.worker.id, host: event.worker.host, pid: event.worker.pid };
+          // Taken up by a worker: it runs, though its loop has not said `started` yet.
+          if (entry.phase === 'queued') Object.assign(entry, { phase: 'running', sinceMs: this.now() });
+          delete entry.failure;
+        } else if (entry) {
+          // Handed back or stalled: queued again until a worker takes it up; the checkpoint count stays.
+          delete entry.worker;
+          if (entry.phase !== 'stopped')
+            Object.assign(entry, {
+              phase: 'queued',
+              sinceMs: this.now(),
+              current: undefined,
+              untilMs: undefined,
+              waitingFor: undefined,
+              waitingReason: undefined,
+            });
+        }
+        break;
       case 'ended': {
         const { result } = event;
         if (result.status === 'stopped' && entry) {
           entry.phase = 'stopped';
           entry.sinceMs = this.now();
+          delete entry.worker;
         } else if (event.taskId !== null) {
           this.tasks.delete(event.taskId);
         }
@@ -278,6 +339,18 @@ export class StatusTracker {
       waitingForAuthor: this.authorWaits.map((wait) => ({ ...wait })),
       recent: [...this.recent],
       ...(this.notifierSource === null ? {} : { notifiers: this.notifierSource() }),
+      ...(this.workers === null
+        ? {}
+        : { workers: Object.fromEntries(this.workers.map((worker) => [worker.id, copyWorker(worker)])) }),
     };
   }
+}
+
+/** A worker's status that shares no array with the one given: the caller's later changes stay its own. */
+function copyWorker(worker: WorkerStatus): WorkerStatus {
+  return {
+    ...worker,
+    running: [...worker.running],
+    harnesses: worker.harnesses === null ? null : [...worker.harnesses],
+  };
 }

@@ -11,7 +11,7 @@ import { isLockOwnerAlive, readLockOwner } from '../lock/owner-lock.js';
 import { linkRefusalOf, linkRefusalText } from '../vault/links.js';
 import { mapLimited, FILES_AT_ONCE } from '../vault/limited.js';
 import { readRecent } from './recent.js';
-import type { AuthorWait, DaemonStatus, FinishedEntry, TaskEntry } from './status.js';
+import type { AuthorWait, DaemonStatus, FinishedEntry, TaskEntry, WorkerStatus } from './status.js';
 import type { NotifierStatus } from '../notify/sender.js';
 import type { BlockedTask } from '../vault/blocked-list.js';
 
@@ -26,6 +26,8 @@ export interface VaultView {
   recent: FinishedEntry[];
   /** The notifiers and how their deliveries go (empty when none, or the daemon is not running). */
   notifiers?: NotifierStatus[];
+  /** The `wiggum worker` processes by id, as status.json has them (absent: no queue, or the daemon is not running). */
+  workers?: Record<string, WorkerStatus>;
   /** The tasks in Blocked/ with their questions (the Dashboard's view only). */
   blocked?: BlockedTask[];
   updatedAtMs: number;
@@ -66,6 +68,7 @@ export function viewFromStatus(status: DaemonStatus, counts: VaultView['counts']
     recent: status.recent,
     updatedAtMs: status.updatedAtMs,
     ...(status.notifiers === undefined ? {} : { notifiers: status.notifiers }),
+    ...(status.workers === undefined ? {} : { workers: status.workers }),
   };
 }
 

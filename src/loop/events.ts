@@ -53,6 +53,9 @@ export type LoopEvent =
       /** Why a landing waits (the base checked out with local changes, …), in words. */
       reason?: string;
     }
-  | { type: 'ended'; taskId: string | null; result: TaskRunResult }
-  /** The worker that runs the task (scale-out); null: it is queued again, no worker holds it. */
-  | { type: 'worker'; taskId: string; worker: { id: string; host: string; pid: number } | null };
+  /**
+   * Which `wiggum worker` runs the task now (scale-out: the vault host says it when a worker takes
+   * the job up); null: it is queued again and no worker holds it (handed back, stalled).
+   */
+  | { type: 'worker'; taskId: string; worker: { id: string; host: string; pid: number } | null }
+  | { type: 'ended'; taskId: string | null; result: TaskRunResult };

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import type { TaskEntry } from '../../src/daemon/status.js';
+import type { DaemonStatus, TaskEntry, WorkerStatus } from '../../src/daemon/status.js';
 import type { VaultView } from '../../src/daemon/view.js';
-import { withForegroundRuns } from '../../src/daemon/view.js';
+import { viewFromStatus, withForegroundRuns } from '../../src/daemon/view.js';
 import { renderStatus } from '../../src/cli/status-text.js';
 import { vaultLayout } from '../../src/vault/layout.js';
 
@@ -55,6 +55,21 @@ describe('wiggum status says what each task does, or why not', () => {
     ],
     ['queued', entry('a'), 'queued:\n  a\n'],
     [
+      'running on a worker',
+      entry('a', { phase: 'running', worker: { id: 'box-7-k', host: 'box', pid: 7 } }),
+      'running:\n  a  running 5s  on worker box-7-k',
+    ],
+    [
+      'waiting on a worker',
+      entry('a', {
+        phase: 'waiting',
+        waitingFor: 'retry',
+        untilMs: NOW + 10_000,
+        worker: { id: 'box-7-k', host: 'box', pid: 7 },
+      }),
+      'running:\n  a  waiting to retry (in 10s)  on worker box-7-k',
+    ],
+    [
       'running in its worktree, on its branch',
       entry('a', { phase: 'running', worktree: { path: '/v/.wiggum/worktrees/a', branch: 'ralph/a' } }),
       'running:\n  a  running 5s  on ralph/a in /v/.wiggum/worktrees/a',
@@ -87,5 +102,71 @@ describe('wiggum status says what each task does, or why not', () => {
       ['a', 'running', 10],
       ['b', 'queued', undefined],
     ]);
+  });
+});
+
+describe('wiggum status lists the workers (queue mode)', () => {
+  const worker = (id: string, change: Partial<WorkerStatus> = {}): WorkerStatus => ({
+    id,
+    host: 'box',
+    pid: 7,
+    health: 'ok',
+    concurrency: 2,
+    running: [],
+    seenAtMs: NOW - 3_000,
+    startedAtMs: NOW - 60_000,
+    harnesses: null,
+    ...change,
+  });
+  const withWorkers = (workers: WorkerStatus[]): VaultView => ({
+    ...view([]),
+    workers: Object.fromEntries(workers.map((w) => [w.id, w])),
+  });
+
+  test('each worker in id order: its health, what it runs of what it may, when it was last seen', () => {
+    const text = render(
+      withWorkers([
+        worker('pc-9-k', { health: 'late', running: ['a', 'b'], concurrency: 4, seenAtMs: NOW - 12_000 }),
+        worker('box-7-k', { running: ['c'], harnesses: ['claude', 'codex'] }),
+        worker('old-1-k', { health: 'gone', seenAtMs: NOW - 95_000 }),
+      ]),
+    );
+    expect(text).toContain(
+      [
+        'workers:',
+        '  box-7-k  ok  running 1 of 2  seen 3s ago  (harnesses claude, codex)',
+        '  old-1-k  gone  running 0 of 2  seen 1m35s ago',
+        '  pc-9-k  late  running 2 of 4  seen 12s ago',
+      ].join('\n'),
+    );
+  });
+
+  test('in queue mode with no worker: says how to start one', () => {
+    expect(render(withWorkers([]))).toContain(
+      'workers:\n  none connected: start one with wiggum worker --queue redis://HOST:PORT\n',
+    );
+  });
+
+  test('without a queue: no workers block', () => {
+    expect(render(view([entry('a', { phase: 'running' })]))).not.toContain('workers');
+  });
+
+  test('status --json keeps the workers of status.json, and says nothing of them without a queue', () => {
+    const status: DaemonStatus = {
+      version: 1,
+      pid: 42,
+      vault: '/v',
+      startedAtMs: NOW,
+      updatedAtMs: NOW,
+      lifecycle: 'running',
+      held: false,
+      concurrency: 4,
+      tasks: [],
+      recent: [],
+    };
+    const counts = { approved: 0, done: 0, rejected: 0 };
+    const workers = { 'box-7-k': worker('box-7-k') };
+    expect(viewFromStatus({ ...status, workers }, counts).workers).toEqual(workers);
+    expect(viewFromStatus(status, counts)).not.toHaveProperty('workers');
   });
 });

@@ -164,6 +164,11 @@ describe('a frame of status --watch', () => {
     [{ phase: 'held' } as const, null, 'held by STOP for 12s'],
     [{ phase: 'held' } as const, 't.stop', 'held: its stop flag t.stop (wiggum resume t)'],
     [{ phase: 'stopped' } as const, null, 'stopped'],
+    [
+      { phase: 'running', worker: { id: 'box-7-k', host: 'box', pid: 7 } } as const,
+      null,
+      'running 12s · on worker box-7-k',
+    ],
   ])('%j with flag %s: %s', (fields, flag, expected) => {
     expect(why(watched({ entry: entry({ id: 't', ...fields }), stopFlag: flag }), NOW)).toBe(expected);
   });

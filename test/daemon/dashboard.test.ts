@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { renderDashboard } from '../../src/daemon/dashboard.js';
-import type { TaskEntry } from '../../src/daemon/status.js';
+import type { TaskEntry, WorkerStatus } from '../../src/daemon/status.js';
 import type { VaultView } from '../../src/daemon/view.js';
 
 const FOLDERS = { approved: 'Approved', done: 'Done', rejected: 'Rejected', review: 'Review' };
@@ -114,5 +114,86 @@ describe('Dashboard.md says absolute times only', () => {
     expect(page).toContain('## Blocked\n\nThese tasks in Asked/ wait for your answer');
     expect(page).toContain('- [[Asked/db]]: Postgres or SQLite?\n- [[Asked/bare]]: (no question in the file)\n');
     expect(renderDashboard(view([]), FOLDERS, NOW)).not.toContain('## Blocked');
+  });
+});
+
+describe('Dashboard.md in queue mode: which worker runs each task, and how each worker is', () => {
+  const worker = (id: string, change: Partial<WorkerStatus> = {}): WorkerStatus => ({
+    id,
+    host: 'box',
+    pid: 7,
+    health: 'ok',
+    concurrency: 2,
+    running: [],
+    seenAtMs: at(25, 14, 19, 58),
+    startedAtMs: at(25, 9, 0),
+    harnesses: null,
+    ...change,
+  });
+  const queueView = (tasks: TaskEntry[], workers: WorkerStatus[]): VaultView => ({
+    ...view(tasks),
+    workers: Object.fromEntries(workers.map((w) => [w.id, w])),
+  });
+  const W = { id: 'box-7-k', host: 'box', pid: 7 };
+
+  test("a running task's row names its worker; one no worker holds says so", () => {
+    const page = renderDashboard(
+      queueView(
+        [
+          task({ worker: W }, true),
+          task({ id: 'u', name: 'u.md', phase: 'waiting', waitingFor: 'retry', untilMs: at(25, 14, 20, 30) }),
+        ],
+        [worker('box-7-k', { running: ['t'] })],
+      ),
+      FOLDERS,
+      NOW,
+    );
+    expect(page).toContain(
+      [
+        '| task | worker | iteration | step | state | since | last outcome |',
+        '| --- | --- | --- | --- | --- | --- | --- |',
+        '| [[Approved/t]] | box-7-k | 1 of 5 done, the 2nd running | S-2 | running | 14:19:44 | continue |',
+        '| [[Approved/u]] | — | 1 of 5 done | S-2 | waiting to retry at 14:20:30 | 14:19:44 | continue |',
+      ].join('\n'),
+    );
+  });
+
+  test('## Workers: one line per worker in id order, its health and when it was last seen (a time of day)', () => {
+    const page = renderDashboard(
+      queueView(
+        [],
+        [
+          worker('pc-9-k', { host: 'pc', pid: 9, health: 'late', seenAtMs: at(25, 14, 19, 40) }),
+          worker('box-7-k', { running: ['t', 'u'] }),
+          worker('old-1-k', { host: 'old', pid: 1, health: 'gone', seenAtMs: at(24, 23, 0) }),
+        ],
+      ),
+      FOLDERS,
+      NOW,
+    );
+    const section = page.slice(page.indexOf('## Workers'));
+    expect(section).toBe(
+      [
+        '## Workers',
+        '',
+        '- 🟢 `box-7-k` (box, pid 7): ok, 2 of 2 (runs t, u), last seen at 14:19:58',
+        '- 🔴 `old-1-k` (old, pid 1): gone, 0 of 2 (idle), last seen at 2026-11-24 23:00',
+        '- 🟡 `pc-9-k` (pc, pid 9): late, 0 of 2 (idle), last seen at 14:19:40',
+        '',
+      ].join('\n'),
+    );
+    for (const line of section.split('\n').filter((text) => text.startsWith('- '))) expect(line).not.toMatch(RELATIVE);
+  });
+
+  test('no worker connected: says how to start one', () => {
+    expect(renderDashboard(queueView([], []), FOLDERS, NOW)).toContain(
+      '## Workers\n\nNo worker is connected: start one with `wiggum worker --queue redis://HOST:PORT`.\n',
+    );
+  });
+
+  test('without a queue: no worker column, no Workers section', () => {
+    const page = renderDashboard(view([task({}, true)]), FOLDERS, NOW);
+    expect(page).toContain('| task | iteration | step | state | since | last outcome |');
+    expect(page).not.toContain('worker');
   });
 });

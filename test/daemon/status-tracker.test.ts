@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { RECENT, StatusTracker } from '../../src/daemon/status.js';
-import type { AuthorWait, TaskEntry } from '../../src/daemon/status.js';
+import type { AuthorWait, DaemonStatus, TaskEntry, WorkerStatus } from '../../src/daemon/status.js';
 import type { LoopEvent } from '../../src/loop/events.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 
@@ -45,6 +45,8 @@ const ended = (outcome: IterationRecord['outcome']): LoopEvent => ({
   taskId: 'a',
   record: { outcome } as IterationRecord,
 });
+const W1 = { id: 'box-7-k', host: 'box', pid: 7 };
+const onWorker = (worker: typeof W1 | null = W1): LoopEvent => ({ type: 'worker', taskId: 'a', worker });
 
 function fold(steps: Step[]): { tracker: StatusTracker; changes: number } {
   let changes = 0;
@@ -186,6 +188,58 @@ describe('what the status says of a task after what happened to it', () => {
       undefined,
     ],
     ['a loop event for a task not listed adds nothing', [started, iteration], undefined],
+    [
+      'taken up by a worker: running there, before its loop says started',
+      [queue, onWorker()],
+      { phase: 'running', worker: W1, sinceMs: 1000 },
+    ],
+    [
+      'running on a worker: the worker stays through its iterations and waits',
+      [queue, onWorker(), started, iteration, { type: 'waiting', taskId: 'a', untilMs: 9000, why: 'retry' }],
+      { phase: 'waiting', worker: W1, iteration: 2 },
+    ],
+    [
+      'taken up by a worker after a failure here: the failure is no longer said',
+      [(t) => t.failed('a', 'a.md', FILE, 'ENOSPC', 31_000), onWorker()],
+      { phase: 'running', worker: W1, failure: undefined },
+    ],
+    [
+      'handed back by its worker: queued again, its checkpoint count kept',
+      [queue, onWorker(), started, iteration, onWorker(null)],
+      { phase: 'queued', worker: undefined, iteration: 2, current: undefined, sinceMs: 1000 },
+    ],
+    [
+      'handed back while waiting: queued, no longer waiting',
+      [queue, onWorker(), started, { type: 'waiting', taskId: 'a', untilMs: 9000, why: 'usage-limit' }, onWorker(null)],
+      { phase: 'queued', waitingFor: undefined, untilMs: undefined },
+    ],
+    [
+      'taken up by another worker after a stall',
+      [queue, onWorker(), started, onWorker(null), onWorker({ id: 'pc-9-k', host: 'pc', pid: 9 })],
+      { phase: 'running', worker: { id: 'pc-9-k', host: 'pc', pid: 9 } },
+    ],
+    [
+      'stopped on its worker: stopped, on no worker',
+      [
+        queue,
+        onWorker(),
+        started,
+        { type: 'ended', taskId: 'a', result: { status: 'stopped', taskId: 'a', file: FILE, iterations: 2 } },
+      ],
+      { phase: 'stopped', worker: undefined },
+    ],
+    [
+      'stopped by its flag while on a worker',
+      [queue, onWorker(), (t) => t.stopped('a', 'a.md', FILE)],
+      { phase: 'stopped', worker: undefined },
+    ],
+    [
+      'stopped, then its worker lets it go: still stopped',
+      [queue, onWorker(), (t) => t.stopped('a', 'a.md', FILE), onWorker(null)],
+      { phase: 'stopped' },
+    ],
+    ['queued again: on no worker', [queue, onWorker(), queue], { phase: 'queued', worker: undefined }],
+    ['a worker for a task not listed adds nothing', [onWorker()], undefined],
   ])('%s', (_, steps, expected) => {
     const entry = entryAfter(steps);
     if (expected === undefined) expect(entry).toBeUndefined();
@@ -268,5 +322,51 @@ describe('the order of the list', () => {
     tracker.queued(...at('w'));
     tracker.event({ type: 'waiting', taskId: 'w', untilMs: 5000, why: 'usage-limit' });
     expect(tracker.snapshot().tasks.map((task) => task.id)).toEqual(['r', 'w', 'q', 's']);
+  });
+});
+
+describe('the workers', () => {
+  const worker = (id: string, change: Partial<WorkerStatus> = {}): WorkerStatus => ({
+    id,
+    host: 'box',
+    pid: 7,
+    health: 'ok',
+    concurrency: 2,
+    running: [],
+    seenAtMs: 900,
+    startedAtMs: 100,
+    harnesses: null,
+    ...change,
+  });
+
+  test('not in queue mode: status.json has no workers key', () => {
+    const snapshot = fold([]).tracker.snapshot();
+    expect('workers' in snapshot).toBe(false);
+    expect(JSON.parse(JSON.stringify(snapshot))).not.toHaveProperty('workers');
+    expect(fold([(t) => t.setWorkers([worker('a')]), (t) => t.setWorkers(null)]).tracker.snapshot()).not.toHaveProperty(
+      'workers',
+    );
+  });
+
+  test('in queue mode: every worker by its id, as JSON says it; no worker: an empty object', () => {
+    const late = worker('pc-9-k', { host: 'pc', pid: 9, health: 'late', running: ['a'], harnesses: ['claude'] });
+    const { tracker, changes } = fold([(t) => t.setWorkers([worker('box-7-k'), late])]);
+    expect(changes).toBe(1);
+    const written = JSON.parse(JSON.stringify(tracker.snapshot())) as DaemonStatus;
+    expect(written.workers).toEqual({
+      'box-7-k': worker('box-7-k'),
+      'pc-9-k': late,
+    });
+    expect(fold([(t) => t.setWorkers([])]).tracker.snapshot().workers).toEqual({});
+  });
+
+  test("the snapshot is the tracker's own copy: changing what was given or what was read changes nothing", () => {
+    const given = [worker('a', { running: ['t1'] })];
+    const { tracker } = fold([(t) => t.setWorkers(given)]);
+    given[0]?.running.push('t2');
+    given.push(worker('b'));
+    const first = tracker.snapshot();
+    first.workers?.a?.running.push('t3');
+    expect(tracker.snapshot().workers).toEqual({ a: worker('a', { running: ['t1'] }) });
   });
 });
