@@ -29,7 +29,8 @@ import { endedPolicy, settlePolicy } from './settle-policy.js';
 import type { SaidOnce, SettleAction } from './settle-policy.js';
 import { Scheduler } from './scheduler.js';
 import { parseQueueUrl } from '../queue/address.js';
-import { openQueueHost } from '../queue/queue-host.js';
+import { HEARTBEAT_MS } from '../queue/names.js';
+import { workerStatuses } from './worker-status.js';
 import type { QueueHost } from '../queue/queue-host.js';
 import { DaemonNotifications } from './notifications.js';
 import type { FinishedEntry, Lifecycle, StatusTracker } from './status.js';
@@ -152,7 +153,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     await reclaimOrphanWorktrees(layout, config, logger);
     // Read before this daemon writes its own status.json: the tasks the last one saw finish.
     const recent = await readRecent(layout.statusFile);
-    const queueHost = address === null ? null : openQueueHost(address, config, logger);
+    // Loaded only with a queue: BullMQ and its Redis client are not the in-process daemon's to pay for.
+    const queueHost =
+      address === null ? null : (await import('../queue/queue-host.js')).openQueueHost(address, config, logger);
     if (queueHost !== null) {
       releasers.add('queue connection', () => queueHost.close());
       queueHost.hold(existsSync(layout.stopFile));
@@ -272,6 +275,7 @@ class Daemon implements RunningDaemon {
     // may hold thousands of files to look at once, is swept in the background.
     await this.reviews.countPending();
     this.sweepReviewsEvery(0);
+    if (this.queueHost !== null) this.readWorkersEvery(0);
     await this.watcher.ready;
     this.setLifecycle('running');
     this.logger.info(
@@ -459,6 +463,23 @@ class Daemon implements RunningDaemon {
           this.logger.warn({ event: 'task.approve-failed', err: error }, 'could not read Review/ or Done/'),
         );
         this.sweepReviewsEvery(everyMs);
+      },
+      () => undefined, // drained
+    );
+  }
+
+  /** With workers: who is alive, and how busy, for status.json and the Dashboard (their heartbeat keys). */
+  private readWorkersEvery(firstMs: number): void {
+    const host = this.queueHost;
+    if (host === null) return;
+    this.options.clock.sleep(firstMs, this.drained.signal).then(
+      async () => {
+        const workers = await host.workers().catch(() => null);
+        if (workers !== null) {
+          this.tracker.setWorkers(workerStatuses(workers, this.options.clock.now(), HEARTBEAT_MS));
+          this.changed();
+        }
+        this.readWorkersEvery(HEARTBEAT_MS);
       },
       () => undefined, // drained
     );

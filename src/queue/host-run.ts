@@ -131,6 +131,11 @@ class HostRun {
       }
       await this.takeProgress(job.progress);
       if (state === 'completed') return this.completed(job);
+      if (state === 'waiting' && this.worker !== null) {
+        // Handed back or stalled: no worker holds it until one takes it up again.
+        this.worker = null;
+        this.request.onEvent?.({ type: 'worker', taskId: this.task.id, worker: null });
+      }
       if (state === 'failed') return this.failed(job);
       if (this.stopSent !== null && (state === 'waiting' || state === 'delayed' || state === 'prioritized')) {
         // Not running anywhere: nobody else will say it stopped.

@@ -23,3 +23,6 @@ export const jobLockKey = (jobId: string): string => `${jobKey(jobId)}:lock`;
 
 /** How long the host's stop and hold keys live when nobody removes them (a host that died). */
 export const SIGNAL_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** How often a worker says it is alive (its key in Redis lives three times as long). */
+export const HEARTBEAT_MS = 2_000;

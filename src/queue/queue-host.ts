@@ -7,6 +7,8 @@ import { openQueueConnection } from './connection.js';
 import { runOnWorkers } from './host-run.js';
 import { HOLD_KEY, QUEUE_NAME, SIGNAL_TTL_MS } from './names.js';
 import type { Redis } from 'ioredis';
+import { readWorkers } from './worker-registry.js';
+import type { WorkerInfo } from './worker-registry.js';
 
 /** The vault host's side of the queue: the engine the daemon runs tasks with, and the vault-wide hold. */
 export interface QueueHost {
@@ -15,6 +17,8 @@ export interface QueueHost {
   readonly engine: TaskEngine;
   /** The vault's STOP file appeared or went: every worker holds its runs before their next iteration. */
   hold(on: boolean): void;
+  /** The workers that said they are alive lately (their heartbeat keys). */
+  workers(): Promise<WorkerInfo[]>;
   close(): Promise<void>;
 }
 
@@ -51,6 +55,7 @@ export function openQueueHost(address: QueueAddress, config: WiggumConfig, logge
     redis: connection.redis,
     engine: (task, request, deps, reject) => runOnWorkers(host, task, request, deps, reject),
     hold: setHold,
+    workers: () => readWorkers(connection.redis),
     close: async () => {
       await queue.close().catch(() => undefined);
       await connection.release();

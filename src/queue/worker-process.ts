@@ -8,10 +8,11 @@ import { HarnessPauses } from '../loop/harness-pauses.js';
 import type { Clock } from '../time/clock.js';
 import type { QueueAddress } from './address.js';
 import { openQueueConnection } from './connection.js';
-import { QUEUE_NAME } from './names.js';
+import { HEARTBEAT_MS, QUEUE_NAME } from './names.js';
 import type { WorkerRef } from './progress.js';
 import type { RunReturn } from './run-ending.js';
 import { runJob } from './worker-run.js';
+import { publishWorker, removeWorker, workerId } from './worker-registry.js';
 
 export interface QueueWorkerOptions {
   address: QueueAddress;
@@ -34,9 +35,6 @@ export interface RunningQueueWorker {
   stop(why: string): void;
 }
 
-/** How often a worker says it is alive (its key in Redis lives three times as long). */
-export const HEARTBEAT_MS = 2_000;
-
 /**
  * `wiggum worker`: takes task runs from the queue, `concurrency` at a time, and runs each with the
  * same loop as the vault's machine (worker-run.ts). It never touches a vault: it reads and writes
@@ -46,7 +44,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
   const { config, logger, clock } = options;
   const startedAtMs = clock.now();
   const host = hostname();
-  const ref: WorkerRef = { id: `${host}-${process.pid}`, host, pid: process.pid };
+  const ref: WorkerRef = { id: workerId(host, process.pid, startedAtMs), host, pid: process.pid };
   const blocking = openQueueConnection(options.address, `wiggum-worker-${ref.id}`);
   const keys = openQueueConnection(options.address, `wiggum-worker-keys-${ref.id}`);
   for (const connection of [blocking, keys])
@@ -106,7 +104,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
       running: [...running],
       seenAtMs: clock.now(),
     };
-    await keys.redis.set(`wiggum:worker:${ref.id}`, JSON.stringify(info), 'PX', HEARTBEAT_MS * 3);
+    await publishWorker(keys.redis, info, HEARTBEAT_MS * 3);
   };
   const heartbeat = setInterval(() => void beat().catch(() => undefined), HEARTBEAT_MS);
   void beat().catch(() => undefined);
@@ -133,7 +131,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
       await Promise.allSettled([...active]);
       clearInterval(heartbeat);
       await worker.close(true).catch(() => undefined);
-      await keys.redis.del(`wiggum:worker:${ref.id}`).catch(() => undefined);
+      await removeWorker(keys.redis, ref.id).catch(() => undefined);
       await Promise.all([blocking.release(), keys.release()]);
       logger.info({ event: 'worker.stopped' }, 'stopped');
       resolveStopped(0);

@@ -305,10 +305,11 @@ class WorkerRun {
     const log = await readTail(finished.record.logFile);
     this.mine.push({ seq: this.seq, record: finished.record, ...(log === null ? {} : { log }) });
     if (this.fenced !== null) throw this.fencedError();
+    // BullMQ keeps a job's attemptsStarted as `ats` in its hash; the hash is gone with the job.
     const [lockValue, started] = await ctx.redis
       .multi()
       .get(jobLockKey(this.job.id ?? ''))
-      .hget(jobKey(this.job.id ?? ''), 'attemptsStarted')
+      .hget(jobKey(this.job.id ?? ''), 'ats')
       .exec()
       .then((replies) => (replies ?? []).map(([, value]) => (typeof value === 'string' ? value : null)));
     const decision = fenceDecision({
