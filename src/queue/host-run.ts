@@ -28,10 +28,34 @@ export interface HostQueue {
   /** For the plain keys (stop, ack). */
   redis: Redis;
   maxStalled: number;
+  wakers: Wakers;
 }
 
-/** How often the host looks at a run's job: its progress, its state, whether it still exists. */
-const POLL_MS = 250;
+/** Per job, the run waiting for its next look at it: woken early by the queue's events. */
+export class Wakers {
+  private readonly waiting = new Map<string, () => void>();
+
+  wake(jobId: string): void {
+    const wake = this.waiting.get(jobId);
+    this.waiting.delete(jobId);
+    wake?.();
+  }
+
+  /** Resolves at `jobId`'s next event, or never; `cancel` forgets it. */
+  next(jobId: string): { woken: Promise<void>; cancel: () => void } {
+    let cancel = (): void => undefined;
+    const woken = new Promise<void>((resolve) => {
+      this.waiting.set(jobId, resolve);
+      cancel = () => {
+        if (this.waiting.get(jobId) === resolve) this.waiting.delete(jobId);
+      };
+    });
+    return { woken, cancel };
+  }
+}
+
+/** How often the host looks at a run's job when no event woke it: its progress, its state, whether it still exists. */
+const POLL_MS = 500;
 
 /**
  * The vault host's engine (request.ts TaskEngine): instead of running the loop here, the task's run
@@ -341,6 +365,16 @@ class HostRun {
   }
 
   private async pause(): Promise<void> {
-    await this.deps.clock.sleep(POLL_MS).catch(() => undefined);
+    const stop = new AbortController();
+    const event = this.host.wakers.next(this.jobId);
+    const stopAsked = this.request.signal.aborted && this.stopSent === null;
+    if (!stopAsked) {
+      const onAbort = (): void => stop.abort();
+      this.request.signal.addEventListener('abort', onAbort, { once: true });
+      await Promise.race([this.deps.clock.sleep(POLL_MS, stop.signal).catch(() => undefined), event.woken]);
+      this.request.signal.removeEventListener('abort', onAbort);
+    }
+    stop.abort();
+    event.cancel();
   }
 }

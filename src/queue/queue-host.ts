@@ -1,10 +1,10 @@
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import type { WiggumConfig } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { TaskEngine } from '../loop/request.js';
 import type { QueueAddress } from './address.js';
 import { openQueueConnection } from './connection.js';
-import { runOnWorkers } from './host-run.js';
+import { Wakers, runOnWorkers } from './host-run.js';
 import { HOLD_KEY, QUEUE_NAME, SIGNAL_TTL_MS } from './names.js';
 import type { Redis } from 'ioredis';
 import { readWorkers } from './worker-registry.js';
@@ -40,7 +40,17 @@ export function openQueueHost(address: QueueAddress, config: WiggumConfig, logge
   connection.redis.on('ready', () => (said = false));
   const queue = new Queue(QUEUE_NAME, { connection: connection.redis });
   queue.on('error', () => undefined);
-  const host = { queue, redis: connection.redis, maxStalled: config.queue.maxStalled };
+  // The queue's event stream wakes the run a job belongs to at once (a progress, its end, a
+  // hand-back), so that the checkpoint is written before its worker starts the next iteration; the
+  // runs still read the jobs themselves, so a missed event costs a poll, never a checkpoint.
+  const eventsConnection = openQueueConnection(address, 'wiggum-vault-host-events');
+  eventsConnection.redis.on('error', () => undefined);
+  const events = new QueueEvents(QUEUE_NAME, { connection: eventsConnection.redis });
+  events.on('error', () => undefined);
+  const wakers = new Wakers();
+  for (const name of ['progress', 'completed', 'failed', 'waiting', 'stalled', 'removed'] as const)
+    events.on(name, (event: { jobId: string }) => wakers.wake(event.jobId));
+  const host = { queue, redis: connection.redis, maxStalled: config.queue.maxStalled, wakers };
   const setHold = (on: boolean): void => {
     const done = on ? connection.redis.set(HOLD_KEY, '1', 'PX', SIGNAL_TTL_MS) : connection.redis.del(HOLD_KEY);
     void done.catch((error: unknown) =>
@@ -57,8 +67,9 @@ export function openQueueHost(address: QueueAddress, config: WiggumConfig, logge
     hold: setHold,
     workers: () => readWorkers(connection.redis),
     close: async () => {
+      await events.close().catch(() => undefined);
       await queue.close().catch(() => undefined);
-      await connection.release();
+      await Promise.all([connection.release(), eventsConnection.release()]);
     },
   };
 }

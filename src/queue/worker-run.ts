@@ -53,6 +53,9 @@ export interface WorkerRunContext {
 const WATCH_MS = 500;
 /** A job for a harness this worker does not run goes back to the queue for this long. */
 const NOT_MINE_DELAY_MS = 1_000;
+/** How long a run waits for the vault host to write an iteration before it goes on regardless. */
+const ACK_WAIT_MS = 3_000;
+const ACK_POLL_MS = 25;
 /** The most of an iteration's output log a progress message carries to the vault. */
 const LOG_TAIL_BYTES = 64 * 1024;
 
@@ -345,6 +348,22 @@ class WorkerRun {
       worker: ctx.worker,
     };
     await this.job.updateProgress(progress);
+    await this.awaitAck();
+  }
+
+  /**
+   * Waits, briefly, until the vault host has written this iteration (its ack): the checkpoint is
+   * then in the vault before the next agent starts, as on one machine, and a Redis lost now loses
+   * nothing the host has not kept. A host that is down does not hold the work up: past ACK_WAIT_MS
+   * the run goes on, and the host catches up from the job's progress when it is back.
+   */
+  private async awaitAck(): Promise<void> {
+    const until = this.ctx.clock.now() + ACK_WAIT_MS;
+    while (this.ctx.clock.now() < until) {
+      const acked = Number((await this.ctx.redis.get(ackKey(this.data.taskId)).catch(() => null)) ?? 0) || 0;
+      if (acked >= this.seq) return;
+      await this.ctx.clock.sleep(ACK_POLL_MS).catch(() => undefined);
+    }
   }
 }
 
