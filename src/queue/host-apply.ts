@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { waitCauseOf, waitingUntilOf } from '../loop/checkpoint.js';
+import { findMovedTaskFile } from '../loop/follow-file.js';
 import { dirname, relative } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import type { EndingDeps } from '../loop/ending.js';
@@ -69,6 +72,10 @@ export async function writeProgress(
     iteration: progress.checkpoint.iteration,
     maxIterations: progress.checkpoint.max_iterations,
   });
+  // A run waiting out a usage limit or an outage on its worker shows so here, as on one machine.
+  const until = waitingUntilOf(progress.checkpoint);
+  if (until !== null)
+    deps.onEvent?.({ type: 'waiting', taskId: target.taskId, untilMs: until, why: waitCauseOf(progress.checkpoint) });
   return text === null ? target : { ...target, lastText: text };
 }
 
@@ -80,6 +87,7 @@ export async function writeEnding(
   target: HostTarget,
   ending: WorkerEnding,
   prepared: HostPrepared,
+  commit: string | null,
   deps: ApplyDeps,
 ): Promise<TaskRunResult> {
   const history = await deps.session.store.loadHistory();
@@ -91,19 +99,32 @@ export async function writeEnding(
       return LOCAL_ENDINGS.done(
         target,
         ending.loop,
-        { ...ending.facts, ...local },
+        { ...ending.facts, ...local, landing: landingText(prepared, commit) },
         deps,
         ending.tickChecklist,
         ending.review,
       );
     case 'rejected':
       return LOCAL_ENDINGS.rejected(target, ending.loop, { ...ending.facts, ...local }, deps);
-    case 'stopped':
-      return LOCAL_ENDINGS.stopped(target, ending.loop, ending.reason, ending.iterations, deps);
+    case 'stopped': {
+      // A file moved out of Approved/ gets its final state where it went, as on one machine.
+      const movedTo =
+        ending.reason === 'task-gone' && !existsSync(target.file)
+          ? await findMovedTaskFile(deps.layout.root, target.file, deps.session.sessionId)
+          : null;
+      return LOCAL_ENDINGS.stopped(target, ending.loop, ending.reason, ending.iterations, deps, movedTo);
+    }
     case 'blocked':
       return LOCAL_ENDINGS.blocked(target, ending.loop, ending.question, deps);
   }
-  void prepared;
+}
+
+/** Where a run on workers left its work: the task's branch on the remote, at the last pushed commit. */
+function landingText(prepared: HostPrepared, commit: string | null): string {
+  const { remote, branch } = prepared.code;
+  return commit === null
+    ? `The work is on the branch \`${branch}\` of ${remote} (nothing was pushed).`
+    : `The work is on the branch \`${branch}\` of ${remote}, at ${commit.slice(0, 12)}: merge it or open a pull request from there.`;
 }
 
 /** A worker named in a progress message, said once per change. */

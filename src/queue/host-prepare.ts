@@ -64,6 +64,11 @@ export async function prepareOnHost(task: Task, request: RunTaskRequest, deps: R
       'E_WORKDIR',
       `${basename(task.file)} has no workdir: a task run on workers needs one, a git clone whose origin every worker reaches (the run works on the task's branch there)`,
     );
+  if (settings.land !== 'branch')
+    throw new WiggumError(
+      'E_TASK_SCHEMA',
+      `${basename(task.file)} asks for land: ${settings.land}, which workers do not make: a task run on workers lands as its branch on the remote (land: branch); merge it or open the pull request from there, or run the task without --queue`,
+    );
   const workdir = await resolveWorkdir(task.id, settings.workdir, {
     vaultRoot: layout.root,
     allowedRoots: config.allowedWorkdirs,

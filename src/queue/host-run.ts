@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ErrorCode } from '../errors.js';
@@ -87,6 +86,8 @@ class HostRun {
   private target: HostTarget;
   private applied: ProgressState;
   private worker: WorkerRef | null = null;
+  /** The newest commit a run pushed that the host wrote (the task's work on the remote). */
+  private commit: string | null;
   private stopSent: string | null = null;
   private quietErrors = 0;
   private unreadable = false;
@@ -104,6 +105,7 @@ class HostRun {
     this.log = deps.logger;
     this.target = { taskId: task.id, file: task.file, lastText: prepared.text };
     this.applied = { generation: prepared.record.generation, seq: prepared.record.seq };
+    this.commit = prepared.record.commit;
     this.applyDeps = {
       layout: deps.layout,
       logger: deps.logger,
@@ -260,6 +262,7 @@ class HostRun {
       );
     this.target = await writeProgress(this.currentTarget(), progress, decision, this.applyDeps);
     this.applied = decision.state;
+    this.commit = progress.commit ?? this.commit;
     await this.host.redis
       .set(ackKey(this.task.id), String(this.applied.seq), 'PX', SIGNAL_TTL_MS)
       .catch((error: unknown) => this.redisFailed(error));
@@ -280,7 +283,7 @@ class HostRun {
         `the run of ${this.task.id} ended on its worker without saying how: it is offered again`,
       );
     }
-    const result = await writeEnding(this.currentTarget(), ending, this.prepared, this.applyDeps);
+    const result = await writeEnding(this.currentTarget(), ending, this.prepared, this.commit, this.applyDeps);
     await this.forget(job);
     return result;
   }
@@ -352,7 +355,7 @@ class HostRun {
   }
 
   private currentTarget(): HostTarget {
-    return existsSync(this.target.file) ? this.target : this.target;
+    return this.target;
   }
 
   private redisFailed(error: unknown): void {

@@ -73,6 +73,13 @@ export async function runJob(job: Job, token: string, ctx: WorkerRunContext): Pr
     await job.moveToDelayed(ctx.clock.now() + NOT_MINE_DELAY_MS, token);
     throw new DelayedError(`task ${data.taskId} runs on harness ${harness}, which this worker does not run`);
   }
+  // The task's account is at its usage limit (another worker's run hit it): the job waits in the
+  // queue until the reset, and this worker takes runs of other accounts meanwhile.
+  const pausedUntil = Number((await ctx.redis.get(accountPauseKey(data.account))) ?? 0);
+  if (pausedUntil > ctx.clock.now()) {
+    await job.moveToDelayed(pausedUntil, token);
+    throw new DelayedError(`account ${data.account} is at its usage limit until ${isoSeconds(pausedUntil)}`);
+  }
   const generation = data.generationBase + generationOf(job);
   const log = ctx.logger.child({ taskId: data.taskId, generation });
   const resumed = resumeFrom(job.progress, data.taskId, log);
@@ -260,7 +267,7 @@ class WorkerRun {
           { event: 'worker.stop-asked', reason: stop },
           `the vault host stops task ${data.taskId} (${stop})`,
         );
-        this.stop.abort(stop === 'stop-flag' ? 'stop-flag' : 'interrupted');
+        this.stop.abort(stop === 'stop-flag' || stop === 'task-gone' ? stop : 'interrupted');
       }
       if (stop === 'kill') this.kill.abort();
       if (hold !== null && hold !== undefined && !existsSync(stopFile)) await writeFile(stopFile, '');
