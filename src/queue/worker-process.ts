@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { WiggumConfig } from '../config/config.js';
+import { WiggumError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { HarnessPauses } from '../loop/harness-pauses.js';
 import type { Clock } from '../time/clock.js';
@@ -71,7 +72,11 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
   const worker = new Worker<unknown, RunReturn>(
     QUEUE_NAME,
     (job: Job, token?: string) => {
-      const run = runJob(job, token ?? '', context);
+      const run = runJob(job, token ?? '', context).catch((error: unknown) => {
+        // BullMQ keeps a failure's message only: the code goes in front, for the host (host-run.ts).
+        if (error instanceof WiggumError) throw new Error(`${error.code}: ${error.message}`, { cause: error });
+        throw error;
+      });
       active.add(run);
       void run.finally(() => active.delete(run)).catch(() => undefined);
       return run;
