@@ -48,10 +48,19 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
   const ref: WorkerRef = { id: workerId(host, process.pid, startedAtMs), host, pid: process.pid };
   const blocking = openQueueConnection(options.address, `wiggum-worker-${ref.id}`);
   const keys = openQueueConnection(options.address, `wiggum-worker-keys-${ref.id}`);
-  for (const connection of [blocking, keys])
-    connection.redis.on('error', (error: unknown) =>
-      logger.warn({ event: 'worker.error', err: error }, `Redis at ${options.address.shown}: ${describe(error)}`),
-    );
+  // ioredis reports every failed reconnect: said once per outage, again once Redis was back.
+  let outage = false;
+  for (const connection of [blocking, keys]) {
+    connection.redis.on('error', (error: unknown) => {
+      if (outage) return;
+      outage = true;
+      logger.warn(
+        { event: 'worker.error', err: error },
+        `cannot reach the queue's Redis at ${options.address.shown} (${describe(error)}): trying again`,
+      );
+    });
+    connection.redis.on('ready', () => (outage = false));
+  }
   const handBack = new AbortController();
   const running = new Set<string>();
   const active = new Set<Promise<unknown>>();
@@ -90,9 +99,10 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
       autorun: true,
     },
   );
-  worker.on('error', (error) =>
-    logger.warn({ event: 'worker.error', err: error }, `the queue reported: ${describe(error)}`),
-  );
+  worker.on('error', (error) => {
+    if (outage) return;
+    logger.warn({ event: 'worker.error', err: error }, `the queue reported: ${describe(error)}`);
+  });
   worker.on('failed', (job, error) => {
     if (job === undefined) return;
     logger.warn({ event: 'worker.job-failed', jobId: job.id, err: error }, `run ${job.id} failed: ${describe(error)}`);
