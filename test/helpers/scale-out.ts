@@ -94,6 +94,8 @@ export class Cluster {
   private sampler: NodeJS.Timeout | null = null;
   /** Files or working folders in the vault that a worker, or a process under it, had open. */
   readonly vaultTouches = new Set<string>();
+  /** How many looks found a worker process to check (so that no finding means something). */
+  samples = 0;
   private workerCount = 0;
 
   private constructor(
@@ -403,6 +405,11 @@ export class Cluster {
       });
   }
 
+  /** The JSON log lines of every process the cluster started whose `event` field is EVENT. */
+  logEventsOfAll(event: string): Record<string, unknown>[] {
+    return this.all.flatMap((proc) => this.logEvents(proc, event));
+  }
+
   /** The last lines of every process's log that mention TASK (or all lines' tail), for a failure message. */
   logTail(task?: string, lines = 15): string {
     return this.all
@@ -422,6 +429,7 @@ export class Cluster {
     const roots = new Set(this.liveWorkers().map((w) => w.pid));
     if (roots.size === 0) return;
     const tree = descendants(roots);
+    this.samples += 1;
     for (const pid of tree) {
       const links = [`/proc/${pid}/cwd`];
       try {
