@@ -9,6 +9,7 @@ import { HarnessPauses } from '../loop/harness-pauses.js';
 import type { Clock } from '../time/clock.js';
 import type { QueueAddress } from './address.js';
 import { openQueueConnection } from './connection.js';
+import { killOrphanHarnesses } from './orphan-harnesses.js';
 import { HEARTBEAT_MS, QUEUE_NAME } from './names.js';
 import type { WorkerRef } from './progress.js';
 import type { RunReturn } from './run-ending.js';
@@ -46,6 +47,12 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
   const startedAtMs = clock.now();
   const host = hostname();
   const ref: WorkerRef = { id: workerId(host, process.pid, startedAtMs), host, pid: process.pid };
+  // Before any job is taken: an agent a killed predecessor left must not work on beside a new run.
+  for (const taskId of await killOrphanHarnesses(options.root, config))
+    logger.warn(
+      { event: 'harness.orphan-killed', taskId },
+      `killed the agent of task ${taskId} that an earlier worker in this folder left running`,
+    );
   const blocking = openQueueConnection(options.address, `wiggum-worker-${ref.id}`);
   const keys = openQueueConnection(options.address, `wiggum-worker-keys-${ref.id}`);
   // ioredis reports every failed reconnect: said once per outage, again once Redis was back.
