@@ -8,6 +8,9 @@ export interface QueueConnection {
   readonly release: () => Promise<void>;
 }
 
+/** How long a clean QUIT may take before the connection is dropped. */
+const QUIT_WAIT_MS = 2_000;
+
 /**
  * Opens an ioredis connection to `address` with the options BullMQ needs. ioredis connects in the
  * background and reconnects by itself; callers wait on BullMQ's own readiness.
@@ -28,12 +31,21 @@ export function openQueueConnection(address: QueueAddress, name: string): QueueC
   return {
     redis,
     release: async () => {
-      try {
-        await redis.quit();
-      } catch {
-        // Already closed, or Redis is gone: there is nothing left to close cleanly.
+      // A QUIT waits for Redis, which may be down (commands queue until it is back): it gets a
+      // moment, then the connection is dropped.
+      if (redis.status !== 'ready') {
         redis.disconnect();
+        return;
       }
+      const quit = redis.quit().then(
+        () => true,
+        () => false,
+      );
+      const quitInTime = await Promise.race([
+        quit,
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), QUIT_WAIT_MS).unref()),
+      ]);
+      if (!quitInTime) redis.disconnect();
     },
   };
 }

@@ -10,6 +10,9 @@ import type { Redis } from 'ioredis';
 import { readWorkers } from './worker-registry.js';
 import type { WorkerInfo } from './worker-registry.js';
 
+/** How long closing the queue may wait for Redis before its connections are dropped. */
+const CLOSE_WAIT_MS = 3_000;
+
 /** The vault host's side of the queue: the engine the daemon runs tasks with, and the vault-wide hold. */
 export interface QueueHost {
   readonly address: QueueAddress;
@@ -67,8 +70,12 @@ export function openQueueHost(address: QueueAddress, config: WiggumConfig, logge
     hold: setHold,
     workers: () => readWorkers(connection.redis),
     close: async () => {
-      await events.close().catch(() => undefined);
-      await queue.close().catch(() => undefined);
+      // BullMQ's closes wait for Redis, which may be down: each gets a moment, then the
+      // connections are dropped (connection.ts).
+      await Promise.race([
+        Promise.allSettled([events.close(), queue.close()]),
+        new Promise<void>((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref()),
+      ]);
       await Promise.all([connection.release(), eventsConnection.release()]);
     },
   };

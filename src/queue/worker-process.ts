@@ -130,10 +130,14 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
   };
   const heartbeat = setInterval(() => void beat().catch(() => undefined), HEARTBEAT_MS);
   void beat().catch(() => undefined);
-  await worker.waitUntilReady();
-  logger.info(
-    { event: 'worker.started', worker: ref.id, queue: options.address.shown, concurrency: options.concurrency },
-    `worker ${ref.id} takes task runs from ${options.address.shown} (${options.concurrency} at a time${options.harnesses === null ? '' : `, harnesses ${options.harnesses.join(', ')}`})`,
+  // Not awaited: a worker started before its Redis is up waits for it, and still stops on a signal.
+  void worker.waitUntilReady().then(
+    () =>
+      logger.info(
+        { event: 'worker.started', worker: ref.id, queue: options.address.shown, concurrency: options.concurrency },
+        `worker ${ref.id} takes task runs from ${options.address.shown} (${options.concurrency} at a time${options.harnesses === null ? '' : `, harnesses ${options.harnesses.join(', ')}`})`,
+      ),
+    () => undefined,
   );
 
   let resolveStopped!: (code: number) => void;
@@ -148,18 +152,30 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
     );
     handBack.abort();
     void (async () => {
-      // No new job is taken while the runs hand theirs back.
-      await worker.pause(true).catch(() => undefined);
+      // No new job is taken while the runs hand theirs back. BullMQ's calls wait for Redis, which
+      // may be down: each gets a bounded moment, so that a stop never hangs on an outage.
+      await bounded(worker.pause(true));
       await Promise.allSettled([...active]);
       clearInterval(heartbeat);
-      await worker.close(true).catch(() => undefined);
-      await removeWorker(keys.redis, ref.id).catch(() => undefined);
+      await bounded(worker.close(true));
+      await bounded(removeWorker(keys.redis, ref.id));
       await Promise.all([blocking.release(), keys.release()]);
       logger.info({ event: 'worker.stopped' }, 'stopped');
       resolveStopped(0);
     })();
   };
   return { worker: ref, stopped, stop };
+}
+
+/** How long one step of a worker's stop may wait for Redis. */
+const STOP_STEP_MS = 3_000;
+
+/** Waits for `step` at most STOP_STEP_MS; its failure is ignored (the worker is stopping anyway). */
+async function bounded(step: Promise<unknown>): Promise<void> {
+  await Promise.race([
+    step.catch(() => undefined),
+    new Promise<void>((resolve) => setTimeout(resolve, STOP_STEP_MS).unref()),
+  ]);
 }
 
 function describe(error: unknown): string {
