@@ -26,7 +26,7 @@ import { worktreesParallel } from './phases/worktrees.mjs';
 import { scaleout } from './phases/scaleout.mjs';
 
 const ALL = ['checkpoint', 'inspect', 'loop', 'naive', 'prompt', 'status', 'pickup', 'worktrees', 'throughput'];
-// Phases run only when named with --only: scaleout takes about two minutes of agents sleeping,
+// Phases run only when named with --only: scaleout takes 1.5 to 2.5 minutes of agents sleeping,
 // which would push `npm run bench` past its four.
 const OPT_IN = ['scaleout'];
 const { values } = parseArgs({ options: { only: { type: 'string' }, profile: { type: 'string' } } });
