@@ -3,7 +3,7 @@
 // floor this machine sets for it, measured in the same run. One table on stdout, everything in
 // bench/results.json. See docs/performance.md for the method.
 //
-//   node bench/run.mjs [--only checkpoint,inspect,loop,naive,prompt,status,pickup,worktrees,throughput] [--profile DIR]
+//   node bench/run.mjs [--only checkpoint,inspect,loop,naive,prompt,status,pickup,worktrees,throughput,scaleout] [--profile DIR]
 //
 // --profile DIR adds --cpu-prof to the daemons and to one extra `wiggum status` run each way, and
 // writes the .cpuprofile files to DIR (figures from a profiled run are not comparable).
@@ -23,12 +23,17 @@ import { pickup, throughput, throughputFloor } from './phases/daemon-run.mjs';
 import { promptEconomy, promptTable } from './phases/prompt.mjs';
 import { vault10k } from './phases/vault10k.mjs';
 import { worktreesParallel } from './phases/worktrees.mjs';
+import { scaleout } from './phases/scaleout.mjs';
 
 const ALL = ['checkpoint', 'inspect', 'loop', 'naive', 'prompt', 'status', 'pickup', 'worktrees', 'throughput'];
+// Phases run only when named with --only: scaleout takes 1.5 to 2.5 minutes of agents sleeping,
+// which would push `npm run bench` past its four.
+const OPT_IN = ['scaleout'];
 const { values } = parseArgs({ options: { only: { type: 'string' }, profile: { type: 'string' } } });
 const only = new Set(values.only === undefined ? ALL : values.only.split(','));
 for (const name of only)
-  if (!ALL.includes(name)) throw new Error(`--only: unknown phase ${name} (phases: ${ALL.join(', ')})`);
+  if (!ALL.includes(name) && !OPT_IN.includes(name))
+    throw new Error(`--only: unknown phase ${name} (phases: ${[...ALL, ...OPT_IN].join(', ')})`);
 const profileDir = values.profile === undefined ? null : resolve(values.profile);
 if (profileDir !== null) mkdirSync(profileDir, { recursive: true });
 const profileArgs = (name) => (profileDir === null ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`]);
@@ -50,6 +55,7 @@ const BUDGET = {
   idleRssMb: 100,
   burstRssMb: 150,
   worktreesParallelToOne: 1.5,
+  scaleoutSpeedUp4: 3,
 };
 
 const began = performance.now();
@@ -370,6 +376,47 @@ try {
         stats: single(r.hwmMb),
         budget: { text: '≤ 150 MB', pass: r.hwmMb <= BUDGET.burstRssMb },
       });
+    });
+  }
+  if (only.has('scaleout')) {
+    await phase('scaleout', 'scale-out: vault host, redis-server and 1, 2, 4 workers', async () => {
+      const r = await scaleout({ workerCounts: [1, 2, 4], tasks: 40, sleepS: 1, doneAt: 1 });
+      results.phases.scaleout = r;
+      const value = (figure, unit, text) =>
+        rows.push({ figure, unit, stats: { n: 1, p50: NaN, p95: NaN, p99: NaN, max: NaN }, value: text });
+      for (const round of r.rounds) {
+        const n = `${round.workers} worker${round.workers === 1 ? '' : 's'}`;
+        rows.push({
+          figure: `scale-out, ${r.tasks} tasks (agent ${r.sleepS} s), ${n}: drop → all in Done/`,
+          unit: 'ms',
+          stats: summarize([round.wallMs]),
+          floor: {
+            name: `${r.tasks} × ${r.doneAt * r.sleepS} s ÷ ${round.workers}`,
+            stats: summarize([round.floorMs]),
+          },
+        });
+        value(`  rate, ${n}`, 'tasks/s', round.ratePerS.toFixed(2));
+        rows.push({
+          figure: `  enqueue (queue.dispatched) → agent started, ${n}`,
+          unit: 'ms',
+          stats: round.enqueueToStart,
+        });
+        rows.push({
+          figure: `  one agent's end → the next's start on a busy worker, ${n}`,
+          unit: 'ms',
+          stats: round.handoff,
+        });
+      }
+      for (const round of r.rounds.filter((x) => x.workers > 1)) {
+        const row = { figure: `scale-out speed-up, ${round.workers} workers ÷ 1`, unit: '×' };
+        if (round.workers === 4)
+          row.budget = {
+            text: `≥ ${BUDGET.scaleoutSpeedUp4}× and every task ran once, on a worker, pushed`,
+            pass: round.speedUp >= BUDGET.scaleoutSpeedUp4 && r.problems.length === 0,
+          };
+        rows.push({ ...row, stats: { n: 1, p50: NaN, p95: NaN, p99: NaN, max: NaN }, value: round.speedUp.toFixed(2) });
+      }
+      for (const problem of r.problems) rows.push({ figure: `  scale-out: ${problem}`, unit: '', stats: null });
     });
   }
   if (spawnFloor !== null)

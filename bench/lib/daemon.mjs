@@ -12,8 +12,9 @@ const CLOCK_TICKS_PER_S = 100;
 export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 
 export class Daemon {
-  constructor(child, logFile) {
+  constructor(child, logFile, name = 'the daemon') {
     this.child = child;
+    this.name = name;
     this.pid = child.pid;
     this.logFile = logFile;
     this.exitCode = undefined;
@@ -31,20 +32,32 @@ export class Daemon {
    * which NODE_OPTIONS does not take) it runs `node FLAGS main.js` with the shebang's environment.
    */
   static start(vault, { args = [], nodeArgs = [], logDir, env = {} }) {
-    const logFile = join(logDir, 'daemon.log');
+    return Daemon.spawnCli(['start', '--vault', vault, ...args], {
+      nodeArgs,
+      logFile: join(logDir, 'daemon.log'),
+      env,
+    });
+  }
+
+  /**
+   * Any long-running `wiggum` command (`start`, `worker`) as above, in `cwd` (default: the bench's
+   * own), its stdout and stderr appended to `logFile`, leading its own process group.
+   */
+  static spawnCli(cliArgs, { nodeArgs = [], logFile, env = {}, cwd = undefined, name = undefined }) {
     const fd = openSync(logFile, 'a');
     const childEnv = { ...process.env, ...env };
     delete childEnv.JOURNAL_STREAM;
     const [command, argv] = nodeArgs.length === 0 ? [CLI, []] : [process.execPath, [...nodeArgs, CLI]];
     if (nodeArgs.length > 0) childEnv.MALLOC_ARENA_MAX = '2';
-    const child = spawn(command, [...argv, 'start', '--vault', vault, ...args], {
+    const child = spawn(command, [...argv, ...cliArgs], {
       stdio: ['ignore', fd, fd],
       detached: true,
       env: childEnv,
+      ...(cwd === undefined ? {} : { cwd }),
     });
     closeSync(fd);
     trackGroup(child.pid);
-    return new Daemon(child, logFile);
+    return new Daemon(child, logFile, name);
   }
 
   log() {
@@ -63,11 +76,13 @@ export class Daemon {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (this.exitCode !== undefined)
-        throw new Error(`the daemon exited (${this.exitCode}) before logging ${pattern}:\n${this.log().slice(-2000)}`);
+        throw new Error(
+          `${this.name} exited (${this.exitCode}) before logging ${pattern}:\n${this.log().slice(-2000)}`,
+        );
       if (pattern.test(this.log())) return;
       await sleep(20);
     }
-    throw new Error(`the daemon did not log ${pattern} within ${timeoutMs} ms:\n${this.log().slice(-2000)}`);
+    throw new Error(`${this.name} did not log ${pattern} within ${timeoutMs} ms:\n${this.log().slice(-2000)}`);
   }
 
   /** VmRSS and VmHWM (peak) of the daemon process, in MB. */
@@ -96,7 +111,9 @@ export class Daemon {
       }
       const timedOut = await Promise.race([this.exited.then(() => false), sleep(graceMs).then(() => true)]);
       if (timedOut)
-        process.stderr.write(`bench: the daemon (pid ${this.pid}) did not drain in ${graceMs} ms; killing its group\n`);
+        process.stderr.write(
+          `bench: ${this.name} (pid ${this.pid}) did not drain in ${graceMs} ms; killing its group\n`,
+        );
     }
     // Whatever is left in its group (a harness it started, though those lead their own groups).
     try {

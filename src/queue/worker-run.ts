@@ -195,7 +195,7 @@ class WorkerRun {
       );
     } finally {
       ctx.handBack.removeEventListener('abort', onHandBack);
-      watching.stopped = true;
+      watching.stop();
       await watching.done;
     }
     if (this.fenced !== null) throw this.fencedError();
@@ -250,8 +250,9 @@ class WorkerRun {
    * private copy, where the loop holds on it as on one machine), this run's lock (lost: another
    * worker has it, the agent is stopped at once) and its account's usage-limit pause.
    */
-  private watch(stopFile: string): { stopped: boolean; done: Promise<void> } {
-    const state = { stopped: false, done: Promise.resolve() };
+  private watch(stopFile: string): { stop(): void; done: Promise<void> } {
+    // Stopping wakes the sleep between two polls: the run's end must not wait out the interval.
+    const ended = new AbortController();
     const { ctx, data } = this;
     const once = async (): Promise<void> => {
       const [stop, hold, lock, pause] = await ctx.redis
@@ -277,15 +278,15 @@ class WorkerRun {
       if (pause !== null && pause !== undefined && until > ctx.clock.now())
         ctx.pauses.pause(data.settings.harness.name, until, 'usage-limit');
     };
-    state.done = (async () => {
-      while (!state.stopped) {
+    const done = (async () => {
+      while (!ended.signal.aborted) {
         await once().catch((error: unknown) =>
           this.log.debug({ event: 'worker.watch-failed', err: error }, "could not read the run's keys; trying again"),
         );
-        await ctx.clock.sleep(WATCH_MS).catch(() => undefined);
+        await ctx.clock.sleep(WATCH_MS, ended.signal).catch(() => undefined);
       }
     })();
-    return state;
+    return { stop: () => ended.abort(), done };
   }
 
   private fence(reason: FenceReason): void {
