@@ -88,7 +88,7 @@ function memoryFiles(input: PromptInput): { prd: string; progress: string; where
 }
 
 function memory(input: PromptInput): string {
-  return `You start blank; earlier iterations' work is in ${memoryFiles(input).where}. Ask a person only as step 7 says.`;
+  return `You start blank; earlier iterations' work is in ${memoryFiles(input).where}.`;
 }
 
 function steps(input: PromptInput): string {
@@ -100,11 +100,10 @@ function steps(input: PromptInput): string {
     stories
       ? `3. When it works, set its \`"passes": true\` in ${prd} and commit as \`feat: <id> - <title>\`.`
       : '3. When it works, commit it as `feat: <what it does>`.',
-    `4. Append \`## <date> - <id>\` to ${progress}: what you did, files changed, learnings; put reusable`,
-    '   patterns under `## Codebase Patterns`.',
-    '5. Add lasting conventions to the nearest AGENTS.md.',
-    `6. When ${stories ? 'every story passes' : 'the task is done'}, end your reply with <promise>${input.promise}</promise> (it is checked).`,
-    '7. Blocked on a decision only a person can make? End your reply with <question>the question</question> instead.',
+    `4. Append \`## <date> - <id>\` to ${progress}: what you did, files changed, learnings; reusable`,
+    '   patterns go under `## Codebase Patterns`, lasting conventions into the nearest AGENTS.md.',
+    `5. When ${stories ? 'every story passes' : 'the task is done'}, end your reply with <promise>${input.promise}</promise>.`,
+    '6. A decision only a person can make? End with <question>…</question>.',
   ].join('\n');
 }
 
