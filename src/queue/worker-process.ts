@@ -4,6 +4,7 @@ import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { WiggumConfig } from '../config/config.js';
 import { WiggumError } from '../errors.js';
+import { plural } from '../plural.js';
 import type { Logger } from '../log/logger.js';
 import { HarnessPauses } from '../loop/harness-pauses.js';
 import type { Clock } from '../time/clock.js';
@@ -148,7 +149,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
     stopping = true;
     logger.info(
       { event: 'worker.stopping', why, running: running.size },
-      running.size === 0 ? `${why}: stopping` : `${why}: stopping ${running.size} run(s) and handing them back`,
+      running.size === 0 ? `${why}: stopping` : `${why}: stopping ${plural(running.size, 'run')} and handing them back`,
     );
     handBack.abort();
     void (async () => {

@@ -56,6 +56,8 @@ const NOT_MINE_DELAY_MS = 1_000;
 /** How long a run waits for the vault host to write an iteration before it goes on regardless. */
 const ACK_WAIT_MS = 3_000;
 const ACK_POLL_MS = 25;
+/** How often a read of Redis that answered with an error is made before the iteration gives up. */
+const READ_ATTEMPTS = 20;
 /** The most of an iteration's output log a progress message carries to the vault. */
 const LOG_TAIL_BYTES = 64 * 1024;
 
@@ -199,7 +201,9 @@ class WorkerRun {
       await watching.done;
     }
     if (this.fenced !== null) throw this.fencedError();
-    if (this.handedBack) {
+    // A run that ended the task as the hand-back came (done, rejected, blocked) is sent as ended.
+    const endedTask = this.ending !== null && this.ending.kind !== 'stopped';
+    if (this.handedBack && !endedTask) {
       // Back to the queue without using an attempt: another worker resumes from the last progress.
       log.info(
         { event: 'worker.handed-back', iteration: result.iterations },
@@ -262,7 +266,7 @@ class WorkerRun {
         .get(jobLockKey(this.job.id ?? ''))
         .get(accountPauseKey(data.account))
         .exec()
-        .then((replies) => (replies ?? []).map(([, value]) => (typeof value === 'string' ? value : null)));
+        .then(values);
       if (stop !== null && stop !== undefined && !this.stop.signal.aborted) {
         this.log.info(
           { event: 'worker.stop-asked', reason: stop },
@@ -287,6 +291,18 @@ class WorkerRun {
       }
     })();
     return { stop: () => ended.abort(), done };
+  }
+
+  /** A read of Redis tried again while Redis answers with an error (a restart loading its data). */
+  private async retried<T>(read: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await read();
+      } catch (error) {
+        if (attempt >= READ_ATTEMPTS) throw error;
+        await this.ctx.clock.sleep(WATCH_MS).catch(() => undefined);
+      }
+    }
   }
 
   private fence(reason: FenceReason): void {
@@ -317,12 +333,14 @@ class WorkerRun {
     this.mine.push({ seq: this.seq, record: finished.record, ...(log === null ? {} : { log }) });
     if (this.fenced !== null) throw this.fencedError();
     // BullMQ keeps a job's attemptsStarted as `ats` in its hash; the hash is gone with the job.
-    const [lockValue, started] = await ctx.redis
-      .multi()
-      .get(jobLockKey(this.job.id ?? ''))
-      .hget(jobKey(this.job.id ?? ''), 'ats')
-      .exec()
-      .then((replies) => (replies ?? []).map(([, value]) => (typeof value === 'string' ? value : null)));
+    const [lockValue, started] = await this.retried(() =>
+      ctx.redis
+        .multi()
+        .get(jobLockKey(this.job.id ?? ''))
+        .hget(jobKey(this.job.id ?? ''), 'ats')
+        .exec()
+        .then(values),
+    );
     const decision = fenceDecision({
       generation: this.generation,
       job:
@@ -373,6 +391,19 @@ class WorkerRun {
       await this.ctx.clock.sleep(ACK_POLL_MS).catch(() => undefined);
     }
   }
+}
+
+/**
+ * The values of a MULTI's replies (null: no such key). A reply that is an error (Redis still loading
+ * its append-only file after a restart) throws, so that a missing answer is never read as a missing
+ * key: a lock "gone" that was only unreadable would fence a run that still owns its job.
+ */
+function values(replies: [Error | null, unknown][] | null): (string | null)[] {
+  if (replies === null) throw new Error('the transaction was discarded');
+  return replies.map(([error, value]) => {
+    if (error !== null) throw error;
+    return typeof value === 'string' ? value : null;
+  });
 }
 
 function readShadowMemory(layout: Parameters<typeof shadowMemoryPaths>[0], taskId: string): MemoryFiles {
