@@ -477,6 +477,8 @@ class Daemon implements RunningDaemon {
         const workers = await host.workers().catch(() => null);
         if (workers !== null) {
           this.tracker.setWorkers(workerStatuses(workers, this.options.clock.now(), HEARTBEAT_MS));
+          // With workers, how many run at once is theirs to say: their concurrency, added up.
+          this.tracker.concurrency = workers.reduce((sum, worker) => sum + worker.concurrency, 0);
           this.changed();
         }
         this.readWorkersEvery(HEARTBEAT_MS);
