@@ -157,7 +157,7 @@ class HostRun {
       }
       await this.takeProgress(job.progress);
       if (state === 'completed') return this.completed(job);
-      if (state === 'waiting' && this.worker !== null) {
+      if ((state === 'waiting' || state === 'delayed') && this.worker !== null) {
         // Handed back or stalled: no worker holds it until one takes it up again.
         this.worker = null;
         this.request.onEvent?.({ type: 'worker', taskId: this.task.id, worker: null });

@@ -53,6 +53,8 @@ export interface WorkerRunContext {
 const WATCH_MS = 500;
 /** A job for a harness this worker does not run goes back to the queue for this long. */
 const NOT_MINE_DELAY_MS = 1_000;
+/** A usage-limit wait at least this long is waited in the queue (the job delayed), not in a worker's slot. */
+const QUEUE_WAIT_MIN_MS = 5_000;
 /** How long a run waits for the vault host to write an iteration before it goes on regardless. */
 const ACK_WAIT_MS = 3_000;
 const ACK_POLL_MS = 25;
@@ -114,6 +116,8 @@ class WorkerRun {
   private readonly kill = new AbortController();
   private fenced: FenceReason | null = null;
   private handedBack = false;
+  /** The run waits out its account's usage limit in the queue, not in this worker's slot: until then. */
+  private delayedUntil: number | null = null;
   private ending: WorkerEnding | null = null;
   private seq: number;
   private commit: string | null;
@@ -203,6 +207,14 @@ class WorkerRun {
     if (this.fenced !== null) throw this.fencedError();
     // A run that ended the task as the hand-back came (done, rejected, blocked) is sent as ended.
     const endedTask = this.ending !== null && this.ending.kind !== 'stopped';
+    if (this.delayedUntil !== null && !this.handedBack && !endedTask) {
+      log.info(
+        { event: 'worker.handed-back', iteration: result.iterations, until: isoSeconds(this.delayedUntil) },
+        `task ${data.taskId} waits for its account's usage limit in the queue until ${isoSeconds(this.delayedUntil)}; this worker takes other runs meanwhile`,
+      );
+      await this.job.moveToDelayed(this.delayedUntil, this.token);
+      throw new DelayedError();
+    }
     if (this.handedBack && !endedTask) {
       // Back to the queue without using an attempt: another worker resumes from the last progress.
       log.info(
@@ -246,6 +258,12 @@ class WorkerRun {
       void this.ctx.redis
         .set(accountPauseKey(this.data.account), String(event.untilMs), 'PX', ttl)
         .catch(() => undefined);
+      // A long wait is not this worker's to sit out: the run goes back to the queue, delayed until
+      // the reset (its checkpoint says it waits), and the slot runs other accounts' tasks meanwhile.
+      if (ttl >= QUEUE_WAIT_MIN_MS && !this.stop.signal.aborted) {
+        this.delayedUntil = event.untilMs;
+        this.stop.abort('interrupted');
+      }
     }
   }
 
