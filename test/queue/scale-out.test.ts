@@ -352,6 +352,30 @@ describe('scale-out: a vault host, four workers, Redis and git remotes', () => {
     },
   );
 
+  test(
+    'a drain of the vault host (SIGTERM) stops the run on its worker, checkpointed; started again, it finishes',
+    { timeout: NO_TOTAL_BUDGET },
+    async () => {
+      explainOnFailure('dr');
+      cluster.drop('dr', { agent: { done_at: 3, sleep_s: 0.5, slow_at: 2, slow_s: 120 } });
+      const cut = await cluster.waitForRun('dr', 2);
+      const host = cluster.host as ClusterProcess;
+      host.child.kill('SIGTERM');
+      await host.exited();
+      expect(host.child.exitCode).toBe(0);
+      // The drain reached the worker: its agent, with two minutes of work left, is stopped, and the
+      // file in Approved/ says the run was interrupted after iteration 1.
+      await waitFor(() => !isRunning(cut.pid), `the agent (pid ${cut.pid}) to stop`);
+      const text = cluster.taskFile('dr', 'Approved');
+      expect(text).toMatch(/^\s+status: interrupted\s*$/m);
+      expect(text).toMatch(/^\s+iteration: 1\s*$/m);
+      cluster.startHost();
+      await cluster.waitForDone(['dr']);
+      expectWhole('dr', 3);
+      await cluster.waitForNoAgents();
+    },
+  );
+
   test('10: Redis restarted (append-only file) mid-run: runs go on', { timeout: NO_TOTAL_BUDGET }, async () => {
     explainOnFailure('r1', 'r2');
     cluster.drop('r1', { agent: { done_at: 6, sleep_s: 1 } });
