@@ -1,4 +1,5 @@
 import { git } from './git.js';
+import type { GitOptions } from './git.js';
 
 /** The repository at one moment: HEAD and what is not committed. */
 export interface GitState {
@@ -24,8 +25,8 @@ const MAX_FILES_LISTED = 200;
  * HEAD and the uncommitted paths from one `git status --porcelain=v2 --branch -z` (one process
  * instead of rev-parse + status). NUL-separated output keeps unusual file names intact.
  */
-export async function gitState(dir: string): Promise<GitState> {
-  const result = await git(dir, ['status', '--porcelain=v2', '--branch', '--untracked-files=all', '-z']);
+export async function gitState(dir: string, options: GitOptions = {}): Promise<GitState> {
+  const result = await git(dir, ['status', '--porcelain=v2', '--branch', '--untracked-files=all', '-z'], options);
   if (result.exitCode !== 0) return { head: null, dirty: [] };
   let head: string | null = null;
   const dirty = new Set<string>();
@@ -63,8 +64,12 @@ function field(record: string, count: number): string {
  * What changed since `before`: the new state (one process), and, only when HEAD moved, the commits
  * and their files (one `git log`).
  */
-export async function changesSince(dir: string, before: GitState): Promise<{ state: GitState; summary: GitSummary }> {
-  const state = await gitState(dir);
+export async function changesSince(
+  dir: string,
+  before: GitState,
+  options: GitOptions = {},
+): Promise<{ state: GitState; summary: GitSummary }> {
+  const state = await gitState(dir, options);
   const commits: string[] = [];
   const files = new Set(state.dirty);
   if (state.head !== null && state.head !== before.head) {

@@ -27,6 +27,7 @@ export function iterationContext(
     budget: prepared.loop.budget,
     branch: prepared.branch,
     git: prepared.git,
+    ownWorktree: prepared.worktree !== null,
     store: prepared.session.store,
     config: deps.config,
     clock: deps.clock,

@@ -51,6 +51,8 @@ export interface IterationContext {
   branch: string | null;
   /** The workdir is a git repository and git is enabled. */
   git: boolean;
+  /** The workdir is wiggum's own worktree of the task: its index is wiggum's to refresh (git.ts GitOptions). */
+  ownWorktree: boolean;
   store: MemoryStore;
   config: WiggumConfig;
   clock: Clock;
@@ -122,7 +124,8 @@ export async function runIteration(
   });
 
   // The state the previous iteration ended with, when the loop went straight on: one git process less.
-  const gitBefore = ctx.git ? (previousGit ?? (await gitState(ctx.workdir))) : null;
+  const gitOptions = { optionalLocks: ctx.ownWorktree };
+  const gitBefore = ctx.git ? (previousGit ?? (await gitState(ctx.workdir, gitOptions))) : null;
   const values = {
     workdir: ctx.workdir,
     session_dir: files?.dir ?? '',
@@ -233,7 +236,7 @@ export async function runIteration(
         ),
     );
   }
-  const gitAfter = gitBefore === null ? null : await changesSince(ctx.workdir, gitBefore).catch(() => null);
+  const gitAfter = gitBefore === null ? null : await changesSince(ctx.workdir, gitBefore, gitOptions).catch(() => null);
   const gitSummary = gitAfter?.summary ?? null;
 
   let prd = prdBefore;
