@@ -13,7 +13,7 @@ import { abortableSleep } from './abortable-sleep.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { lastEventLine } from './last-event.js';
-import { readTail } from './log-reader.js';
+import { readTail } from '../store/file-tail.js';
 import { openVault } from './open-vault.js';
 import type { VaultOptions } from './open-vault.js';
 import { driverOfHarness, harnessOfLog, listLogs } from './task-logs.js';

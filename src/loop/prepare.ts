@@ -100,27 +100,10 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   const prdFile = prdFileOf(task);
   const userPrd = prdFile === null ? null : await readUserPrd(prdFile);
   const branch = settings.branch ?? userPrd?.branchName ?? null;
-  const initialPrd = (): Prd =>
-    userPrd ??
-    buildPrd({
-      taskId: task.id,
-      title: fm.title ?? task.id,
-      branchName: branch,
-      description: task.body,
-      stories: task.stories,
-    });
-
-  const session = await openSession({
-    sessionsRoot: layout.sessions,
-    archiveRoot: layout.archive,
-    taskId: task.id,
-    taskFile: task.file,
-    sessionId: fm.persistence_loop?.session,
-    newSessionId: randomUUID(),
-    branchName: branch,
-    initialPrd,
-    backend: config.memory.backend,
+  const session = await openTaskSession(task, branch, userPrd, {
+    layout,
     clock: deps.clock,
+    backend: config.memory.backend,
   });
   if (session.warning !== null) logger.warn({ event: 'session.not-durable', durable: false }, session.warning);
   if (session.archivedTo !== null)
@@ -200,6 +183,38 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
     land: settings.land,
     base: settings.base?.ref ?? null,
   };
+}
+
+/**
+ * Opens the task's session memory: the one its checkpoint names, or a new one whose prd.json is the
+ * user's own (`prd:`) or built from the task. The vault host opens it so too for a run on workers.
+ */
+export function openTaskSession(
+  task: Task,
+  branch: string | null,
+  userPrd: Prd | null,
+  deps: { layout: VaultLayout; clock: Clock; backend: WiggumConfig['memory']['backend'] },
+): Promise<OpenedSession> {
+  return openSession({
+    sessionsRoot: deps.layout.sessions,
+    archiveRoot: deps.layout.archive,
+    taskId: task.id,
+    taskFile: task.file,
+    sessionId: task.frontmatter.persistence_loop?.session,
+    newSessionId: randomUUID(),
+    branchName: branch,
+    initialPrd: () =>
+      userPrd ??
+      buildPrd({
+        taskId: task.id,
+        title: task.frontmatter.title ?? task.id,
+        branchName: branch,
+        description: task.body,
+        stories: task.stories,
+      }),
+    backend: deps.backend,
+    clock: deps.clock,
+  });
 }
 
 /**

@@ -3,7 +3,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { waitCauseOf, waitingUntilOf } from '../loop/checkpoint.js';
 import { findMovedTaskFile } from '../loop/follow-file.js';
 import { dirname, relative } from 'node:path';
-import type { Logger } from '../log/logger.js';
 import type { EndingDeps } from '../loop/ending.js';
 import { LOCAL_ENDINGS } from '../loop/endings.js';
 import type { LoopEvent, TaskRunResult } from '../loop/events.js';
@@ -131,5 +130,3 @@ function landingText(prepared: HostPrepared, commit: string | null): string {
 export function workerChanged(before: WorkerRef | null, now: WorkerRef): boolean {
   return before === null || before.id !== now.id || before.pid !== now.pid;
 }
-
-export type { Logger };

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { accountOf } from '../config/config.js';
@@ -7,14 +6,14 @@ import { currentBranch, git } from '../git/git.js';
 import { taskBranch } from '../git/worktree-plan.js';
 import { checkpointData } from '../loop/checkpoint.js';
 import type { RunTaskDeps, RunTaskRequest } from '../loop/request.js';
+import { openTaskSession } from '../loop/prepare.js';
 import { resumePlan } from '../loop/resume-plan.js';
 import { settingError, taskSettings } from '../loop/task-settings.js';
 import type { TaskSettings } from '../loop/task-settings.js';
 import { writeCheckpoint } from '../loop/write-checkpoint.js';
 import type { IterationRecord } from '../memory/history.js';
-import { buildPrd, storySummary } from '../memory/prd.js';
+import { storySummary } from '../memory/prd.js';
 import { readMemoryText } from '../memory/session-meta.js';
-import { openSession } from '../memory/session.js';
 import type { OpenedSession } from '../memory/session.js';
 import type { Task } from '../task/parse.js';
 import type { PersistenceLoopData } from '../task/render.js';
@@ -78,25 +77,7 @@ export async function prepareOnHost(task: Task, request: RunTaskRequest, deps: R
   const branch = taskBranch(settings.branch, task.id);
   const base = settings.base?.ref ?? (await remoteBaseOf(workdir));
 
-  const session = await openSession({
-    sessionsRoot: layout.sessions,
-    archiveRoot: layout.archive,
-    taskId: task.id,
-    taskFile: task.file,
-    sessionId: fm.persistence_loop?.session,
-    newSessionId: randomUUID(),
-    branchName: settings.branch,
-    initialPrd: () =>
-      buildPrd({
-        taskId: task.id,
-        title: fm.title ?? task.id,
-        branchName: settings.branch,
-        description: task.body,
-        stories: task.stories,
-      }),
-    backend: 'disk',
-    clock,
-  });
+  const session = await openTaskSession(task, settings.branch, null, { layout, clock, backend: 'disk' });
   const history = await session.store.loadHistory();
   const plan = resumePlan(fm.persistence_loop, history, { maxIterations: settings.maxIterations, nowMs: clock.now() });
   const prd = await session.store.loadPrd();

@@ -67,18 +67,8 @@ export function taskIdOfJob(jobId: string): string | null {
   return TASK_ID_PATTERN.test(id) ? id : null;
 }
 
-export interface JobDataInput {
-  taskId: string;
-  fileName: string;
-  taskText: string;
-  settings: TaskSettings;
-  account: string;
-  checkpoint: PersistenceLoopData | null;
-  memory: MemoryFiles;
-  code: CodePlace;
-  seq: number;
-  generationBase: number;
-}
+/** What the host builds a job from: the job's fields, with the settings as the host resolved them. */
+export type JobDataInput = Omit<JobData, 'version' | 'settings'> & { settings: TaskSettings };
 
 /**
  * The job data of a task's run, checked as the worker will check it, so that the host never
@@ -88,19 +78,7 @@ export interface JobDataInput {
 export function buildJobData(input: JobDataInput, capBytes = MEMORY_CAP_BYTES): JobData {
   jobIdFor(input.taskId);
   checkMemorySize(input.taskId, input.memory, capBytes);
-  const data: JobData = {
-    version: PROTOCOL_VERSION,
-    taskId: input.taskId,
-    fileName: input.fileName,
-    taskText: input.taskText,
-    settings: settingsToData(input.settings),
-    account: input.account,
-    checkpoint: input.checkpoint,
-    memory: input.memory,
-    code: input.code,
-    seq: input.seq,
-    generationBase: input.generationBase,
-  };
+  const data: JobData = { ...input, version: PROTOCOL_VERSION, settings: settingsToData(input.settings) };
   parseJobData(JSON.parse(JSON.stringify(data)) as unknown, capBytes);
   return data;
 }

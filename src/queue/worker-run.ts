@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { open, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import { readTail } from '../store/file-tail.js';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { DelayedError, WaitingError } from 'bullmq';
@@ -27,6 +28,9 @@ import { recordingEndings } from './run-ending.js';
 import type { RunReturn, WorkerEnding } from './run-ending.js';
 import { buildShadowVault, shadowMemoryPaths } from './shadow-vault.js';
 import { openWorkerClone, pushIteration } from './worker-git.js';
+import type { WorkerClone } from './worker-git.js';
+import type { LoopEvent } from '../loop/events.js';
+import type { VaultLayout } from '../vault/layout.js';
 
 /** What every run on one worker shares. */
 export interface WorkerRunContext {
@@ -251,7 +255,7 @@ class WorkerRun {
     };
   }
 
-  private onLoopEvent(event: Parameters<NonNullable<Parameters<typeof runTask>[0]['onEvent']>>[0]): void {
+  private onLoopEvent(event: LoopEvent): void {
     if (event.type === 'waiting' && event.why === 'usage-limit') {
       // Every worker holds this account's runs until the limit resets.
       const ttl = Math.max(1, Math.round(event.untilMs - this.ctx.clock.now()));
@@ -341,13 +345,13 @@ class WorkerRun {
   /** After each iteration: fence, commit and push with the lease, then send the full state as progress. */
   private async afterIteration(
     finished: FinishedIteration,
-    clone: Awaited<ReturnType<typeof openWorkerClone>>,
+    clone: WorkerClone,
     code: ParsedJobData['code'],
-    layout: Parameters<typeof shadowMemoryPaths>[0],
+    layout: VaultLayout,
   ): Promise<void> {
     const { ctx, data } = this;
     this.seq += 1;
-    const log = await readTail(finished.record.logFile);
+    const log = await logTail(finished.record.logFile);
     this.mine.push({ seq: this.seq, record: finished.record, ...(log === null ? {} : { log }) });
     if (this.fenced !== null) throw this.fencedError();
     // BullMQ keeps a job's attemptsStarted as `ats` in its hash; the hash is gone with the job.
@@ -424,7 +428,7 @@ function values(replies: [Error | null, unknown][] | null): (string | null)[] {
   });
 }
 
-function readShadowMemory(layout: Parameters<typeof shadowMemoryPaths>[0], taskId: string): MemoryFiles {
+function readShadowMemory(layout: VaultLayout, taskId: string): MemoryFiles {
   const paths = shadowMemoryPaths(layout, taskId);
   return {
     prd: readMemoryText(paths.prd),
@@ -433,23 +437,11 @@ function readShadowMemory(layout: Parameters<typeof shadowMemoryPaths>[0], taskI
   };
 }
 
-/** The last LOG_TAIL_BYTES of an iteration's log (from a line start), or null when it has none. */
-async function readTail(path: string | undefined): Promise<string | null> {
+/** The last LOG_TAIL_BYTES of an iteration's log, from a line start; null when it has none. */
+async function logTail(path: string | undefined): Promise<string | null> {
   if (path === undefined) return null;
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const { size } = await handle.stat();
-    const length = Math.min(size, LOG_TAIL_BYTES);
-    const buffer = Buffer.alloc(length);
-    await handle.read(buffer, 0, length, size - length);
-    const text = buffer.toString('utf8');
-    return size > length ? text.slice(text.indexOf('\n') + 1) : text;
-  } finally {
-    await handle.close();
-  }
+  const tail = await readTail(path, LOG_TAIL_BYTES);
+  if (tail.length === 0) return null;
+  const text = tail.toString('utf8');
+  return tail.length < LOG_TAIL_BYTES ? text : text.slice(text.indexOf('\n') + 1);
 }
