@@ -12,6 +12,7 @@ import type { VaultOptions } from './open-vault.js';
 import type { RalphOptions } from './ralph.js';
 import type { RunOptions } from './run.js';
 import type { StartOptions } from './start.js';
+import type { StatsOptions } from './stats.js';
 import type { WorkerOptions } from './worker.js';
 import { WiggumError } from '../errors.js';
 import { LOG_LEVELS, isLogLevel } from '../log/levels.js';
@@ -140,6 +141,20 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
         setExit(await statusCommand(id, options));
       },
     );
+
+  vaultOptions(
+    program
+      .command('stats')
+      .description(
+        'how well the loop works: tasks finished and rejected, success rate, time to Done/, iterations, tokens and cost per finished task, refused claims, retries, usage-limit waits; overall and per harness',
+      ),
+  )
+    .option('--since <duration>', 'only tasks that ended in this last span: 7d, 24h, 30m')
+    .option('--json', 'machine-readable output')
+    .action(async (options: StatsOptions) => {
+      const { statsCommand } = await import('./stats.js');
+      setExit(await statsCommand(options));
+    });
 
   vaultOptions(
     program.command('logs').description("a task's agent output, every iteration in order, rendered as run shows it"),

@@ -68,13 +68,28 @@ export async function fullTaskState(file: string, text: string): Promise<TaskSta
 
 /** The quick path alone: the state, null (not a task), or undefined when only the full parse can tell. */
 export function quickTaskState(file: string, text: string): TaskStateView | null | undefined {
+  const data = plainFrontmatterKeys(text, WANTED);
+  if (data === undefined) return undefined;
+  if (data === null) return { file, id: idFromFileName(basename(file)), state: undefined, loop: undefined };
+  return checkedState(file, data);
+}
+
+/**
+ * The top-level frontmatter keys in `wanted`, read with {@link readPlainYaml} without parsing the
+ * rest: null when the file has no frontmatter or none of those keys, undefined when only the full
+ * parse can tell (a layout or a value the plain reader is not sure of).
+ */
+export function plainFrontmatterKeys(
+  text: string,
+  wanted: ReadonlySet<string>,
+): Record<string, unknown> | null | undefined {
   let layout;
   try {
     layout = locateFrontmatter(text);
   } catch {
     return undefined;
   }
-  if (!layout.hasFrontmatter) return { file, id: idFromFileName(basename(file)), state: undefined, loop: undefined };
+  if (!layout.hasFrontmatter) return null;
   const lines = text.slice(layout.yamlStart, layout.yamlEnd).split('\n');
   let indent: number | null = null;
   let keep = false;
@@ -93,7 +108,7 @@ export function quickTaskState(file: string, text: string): TaskStateView | null
     if (lineIndent === indent) {
       const key = TOP_LEVEL_KEY.exec(trimmed)?.[1];
       if (key === undefined) return undefined;
-      keep = WANTED.has(key);
+      keep = wanted.has(key);
       if (keep) {
         if (seen.has(key)) return undefined;
         seen.add(key);
@@ -101,10 +116,9 @@ export function quickTaskState(file: string, text: string): TaskStateView | null
     }
     if (keep) picked.push(line.slice(indent));
   }
-  if (picked.length === 0) return { file, id: idFromFileName(basename(file)), state: undefined, loop: undefined };
+  if (picked.length === 0) return null;
   // wiggum's own plain YAML is read directly; anything else is left to the full parse.
-  const data = readPlainYaml(picked);
-  return data === undefined ? undefined : checkedState(file, data);
+  return readPlainYaml(picked);
 }
 
 /**
