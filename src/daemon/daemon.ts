@@ -38,6 +38,7 @@ import { AuthorWaits } from './author-waits.js';
 import { RunningSessions } from './renames.js';
 import { readRecent } from './recent.js';
 import { StatusPublisher } from './status-publisher.js';
+import { StatsKeeper } from './stats-keeper.js';
 import { ReviewDesk, reviewHoldText, reviewHolds } from './review-desk.js';
 import type { Job, TaskQueue, TaskQueueFactory } from './task-queue.js';
 import { plural } from '../plural.js';
@@ -200,6 +201,8 @@ class Daemon implements RunningDaemon {
   private readonly reviews: ReviewDesk;
   /** Events to the notifiers (`notify:`), kept in the outbox and sent in the background. */
   private readonly notifications: DaemonNotifications;
+  /** The Dashboard's headline figures, kept up to date as tasks end (read once at start). */
+  private readonly stats: StatsKeeper;
 
   constructor(
     private readonly options: DaemonOptions,
@@ -219,6 +222,9 @@ class Daemon implements RunningDaemon {
     this.tracker = this.status.tracker;
     this.tracker.restoreRecent(recent);
     releasers.add('status.json and Dashboard.md', () => this.status.flush());
+    this.stats = new StatsKeeper(layout, () => this.config.harness.defaultName);
+    this.status.statsSource = () => this.stats.headline;
+    releasers.add('stats', () => this.stats.stop());
     this.notifications = new DaemonNotifications(
       config,
       layout,
@@ -275,6 +281,7 @@ class Daemon implements RunningDaemon {
     // may hold thousands of files to look at once, is swept in the background.
     await this.reviews.countPending();
     this.sweepReviewsEvery(0);
+    this.refreshStats();
     if (this.queueHost !== null) this.readWorkersEvery(0);
     await this.watcher.ready;
     this.setLifecycle('running');
@@ -365,7 +372,19 @@ class Daemon implements RunningDaemon {
     // A task stopped by its flag: the tracker already shows it stopped, the loop's 'ended' event said so.
     for (const action of endedPolicy(result)) this.applySettle(job, action);
     this.notifications.ended(result, job.name);
+    this.refreshStats([result.file]);
     this.events.emit('settled', { taskId: job.id, name: job.name, result, error: null });
+  }
+
+  /** The Dashboard's figures brought up to date in the background (`changed`: files to read again). */
+  private refreshStats(changed: readonly string[] = []): void {
+    void this.stats.refresh(changed).then(
+      (different) => {
+        if (different) this.changed();
+      },
+      (error: unknown) =>
+        this.logger.warn({ event: 'dashboard.write-failed', err: error }, 'could not read the figures of ended tasks'),
+    );
   }
 
   private settled(job: Job, error: unknown): void {
@@ -441,6 +460,8 @@ class Daemon implements RunningDaemon {
    */
   private async sweepReviews(): Promise<void> {
     await this.reviews.sweep();
+    // A person's moves (an approval, a retry) change the figures too.
+    this.refreshStats();
     const maxPending = this.config.review.maxPending;
     if (this.reviews.heldCount === 0 || this.draining) return;
     if (maxPending !== null && reviewHolds(this.reviews.pendingCount, maxPending)) return;

@@ -6,6 +6,7 @@ import { passesByItself } from '../task/order.js';
 import { localStamp, localTime } from '../time/local-time.js';
 import type { TaskEntry, WorkerStatus } from './status.js';
 import type { VaultView } from './view.js';
+import { headlineText } from '../stats/render.js';
 
 /**
  * Dashboard.md: the daemon's picture for a person reading the vault in Obsidian. Task names are
@@ -35,6 +36,8 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
     `| ${view.counts.approved} | ${view.counts.done} | ${view.counts.rejected} |`,
     '',
   );
+  // The figures `wiggum stats` shows, over every ended task (wiggum stats --since 7d for a window).
+  if (view.stats !== undefined) lines.push(`${headlineText(view.stats)}.`, '');
 
   const running = view.tasks.filter(
     (task) => task.phase === 'running' || task.phase === 'waiting' || task.phase === 'held',

@@ -8,6 +8,7 @@ import { renderDashboard } from './dashboard.js';
 import { StatusTracker } from './status.js';
 import { folderCounts, viewFromStatus } from './view.js';
 import { listBlocked } from '../vault/blocked-list.js';
+import type { Figures } from '../stats/figures.js';
 
 const STATUS_WRITE_MS = 200;
 
@@ -20,6 +21,8 @@ export class StatusPublisher {
   readonly tracker: StatusTracker;
   private readonly statusWriter: CoalescedWriter;
   private readonly dashboardWriter: CoalescedWriter;
+  /** The headline figures for the Dashboard (stats-keeper.ts); undefined while not known yet. */
+  statsSource: () => Figures | undefined = () => undefined;
 
   constructor(
     private readonly layout: VaultLayout,
@@ -65,6 +68,10 @@ export class StatusPublisher {
     const view = viewFromStatus(this.tracker.snapshot(), await folderCounts(this.layout));
     // Blocked/ holds the few tasks that wait for a person's answer: read afresh, as a person moves them.
     const blocked = await listBlocked(this.layout);
-    await writeFileAtomic(this.layout.dashboard, renderDashboard({ ...view, blocked }, this.folders, this.clock.now()));
+    const stats = this.statsSource();
+    await writeFileAtomic(
+      this.layout.dashboard,
+      renderDashboard({ ...view, blocked, ...(stats === undefined ? {} : { stats }) }, this.folders, this.clock.now()),
+    );
   }
 }

@@ -14,6 +14,7 @@ import { readRecent } from './recent.js';
 import type { AuthorWait, DaemonStatus, FinishedEntry, TaskEntry, WorkerStatus } from './status.js';
 import type { NotifierStatus } from '../notify/sender.js';
 import type { BlockedTask } from '../vault/blocked-list.js';
+import type { Figures } from '../stats/figures.js';
 
 /** Everything `wiggum status` and Dashboard.md show, from the daemon's live status or the files. */
 export interface VaultView {
@@ -30,6 +31,8 @@ export interface VaultView {
   workers?: Record<string, WorkerStatus>;
   /** The tasks in Blocked/ with their questions (the Dashboard's view only). */
   blocked?: BlockedTask[];
+  /** The headline figures of the ended tasks (the Dashboard's view only, once the daemon has read them). */
+  stats?: Figures;
   updatedAtMs: number;
 }
 
