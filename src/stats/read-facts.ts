@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { open, readFile, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { locateFrontmatter } from '../task/frontmatter.js';
 import { idFromFileName } from '../task/id.js';
 import { plainFrontmatterKeys } from '../task/state.js';
 import { TASK_ID_PATTERN } from '../task/vocabulary.js';
@@ -145,8 +146,8 @@ async function readHead(file: string): Promise<Head | null> {
 
 /**
  * The wanted frontmatter keys ({} for a file without them), read plainly from the head; a head that
- * does not settle it is read whole, and frontmatter the plain reader is unsure of is parsed in
- * full (the YAML parser loaded only then). Undefined when the frontmatter cannot be read.
+ * does not settle it is read whole, and frontmatter the plain reader is unsure of is parsed as
+ * YAML (the parser loaded only then). Undefined when the frontmatter cannot be read.
  */
 async function frontmatterOf(file: string, head: Head): Promise<Record<string, unknown> | undefined> {
   const quick = plainFrontmatterKeys(head.text, WANTED);
@@ -161,9 +162,17 @@ async function frontmatterOf(file: string, head: Head): Promise<Record<string, u
     const again = plainFrontmatterKeys(text, WANTED);
     if (again !== undefined) return again ?? {};
   }
-  const { parseTask } = await import('../task/parse.js');
-  const parsed = parseTask(file, text);
-  return parsed.ok ? parsed.task.frontmatter : undefined;
+  // Only the YAML is parsed, not checked against the task schema: a task rejected for a bad key
+  // elsewhere in its frontmatter still has its checkpoint read.
+  let layout;
+  try {
+    layout = locateFrontmatter(text);
+  } catch {
+    return undefined;
+  }
+  const { parseSafeYaml } = await import('../yaml/safe-yaml.js');
+  const parsed = parseSafeYaml(text.slice(layout.yamlStart, layout.yamlEnd));
+  return parsed.ok ? parsed.value.data : undefined;
 }
 
 interface HistoryFacts {
