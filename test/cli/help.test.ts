@@ -9,6 +9,7 @@ const COMMANDS = [
   'start',
   'ralph',
   'status',
+  'stats',
   'stop',
   'resume',
   'retry',
