@@ -5,6 +5,8 @@ import { endingFolders, readTaskFacts, taskNamesIn } from '../stats/read-facts.j
 import type { FileFacts } from '../stats/read-facts.js';
 import type { VaultLayout } from '../vault/layout.js';
 
+const FILES_BETWEEN_YIELDS = 20;
+
 /**
  * The Dashboard's headline figures (success rate, finished and rejected, cost per finished task),
  * kept by the daemon without reading 10,000 files on every write: each task file in Done/, Review/
@@ -57,9 +59,15 @@ export class StatsKeeper {
       }
     const again = new Set(changed);
     const toRead = [...present].filter(([file]) => !this.files.has(file) || again.has(file));
-    // One file at a time: the daemon's tasks come first, and a first refresh over a large vault
-    // runs in the background.
+    // The reads are synchronous (read-facts.ts): the event loop is let go every few files, so a first
+    // refresh over a large vault runs beside the daemon's tasks.
+    let sinceYield = 0;
     for (const [file, ending] of toRead) {
+      if (sinceYield === FILES_BETWEEN_YIELDS) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      sinceYield += 1;
       if (this.stopped) return false;
       this.files.set(file, await readTaskFacts(file, ending, this.layout.sessions, this.defaultHarness()));
       different = true;

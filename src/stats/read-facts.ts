@@ -1,12 +1,11 @@
-import { constants } from 'node:fs';
-import { open, readFile, readdir } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { locateFrontmatter } from '../task/frontmatter.js';
 import { idFromFileName } from '../task/id.js';
 import { plainFrontmatterKeys } from '../task/state.js';
 import { TASK_ID_PATTERN } from '../task/vocabulary.js';
 import type { VaultLayout } from '../vault/layout.js';
-import { FILES_AT_ONCE, mapLimited } from '../vault/limited.js';
 import { isTaskFileName } from '../vault/names.js';
 import type { TaskEnding, TaskFacts } from './figures.js';
 
@@ -34,16 +33,14 @@ export async function taskNamesIn(folder: string): Promise<string[]> {
 
 /**
  * Reads the facts of every task in Done/, Review/ and Rejected/: the head of each task file (its
- * frontmatter) and its session's history.jsonl, at most {@link FILES_AT_ONCE} at a time. A file
- * that cannot be read is counted, never thrown.
+ * frontmatter) and its session's history.jsonl. A file that cannot be read is counted, never thrown.
  */
 export async function readVaultFacts(layout: VaultLayout, defaultHarness: string | null): Promise<VaultFacts> {
   const files: { file: string; ending: TaskEnding }[] = [];
   for (const [ending, folder] of Object.entries(endingFolders(layout)) as [TaskEnding, string][])
     for (const name of await taskNamesIn(folder)) files.push({ file: join(folder, name), ending });
-  const read = await mapLimited(files, FILES_AT_ONCE, ({ file, ending }) =>
-    readTaskFacts(file, ending, layout.sessions, defaultHarness),
-  );
+  const read: FileFacts[] = [];
+  for (const { file, ending } of files) read.push(await readTaskFacts(file, ending, layout.sessions, defaultHarness));
   return {
     facts: read.map((one) => one.facts),
     unreadableHistories: read.filter((one) => one.historyUnreadable).length,
@@ -54,14 +51,19 @@ const WANTED = new Set(['id', 'harness', 'persistence_loop']);
 /** The frontmatter of a task wiggum ended fits here; a longer one is read whole. */
 const HEAD_BYTES = 16 * 1024;
 
-/** One ended task's facts from its file's frontmatter and its history; never throws. */
+/**
+ * One ended task's facts from its file's frontmatter and its history; never throws. The reads are
+ * synchronous: over thousands of small files the thread-pool round trips of async calls cost
+ * several times the reads (as for `wiggum status`); a caller that must stay responsive yields
+ * between files.
+ */
 export async function readTaskFacts(
   file: string,
   ending: TaskEnding,
   sessionsRoot: string,
   defaultHarness: string | null,
 ): Promise<FileFacts> {
-  const head = await readHead(file);
+  const head = readHead(file);
   const frontmatter = head === null ? undefined : await frontmatterOf(file, head);
   if (frontmatter === undefined)
     return { facts: unreadable(ending, head?.mtimeMs ?? null, defaultHarness), historyUnreadable: false };
@@ -71,7 +73,7 @@ export async function readTaskFacts(
       : idFromFileName(basename(file));
   const loop = objectOr(frontmatter['persistence_loop']);
   const stateData = objectOr(objectOr(loop?.['checkpoint'])?.['state_data']);
-  const history = await readHistory(join(sessionsRoot, id, 'history.jsonl'), countOf(stateData?.['history_base']) ?? 0);
+  const history = readHistory(join(sessionsRoot, id, 'history.jsonl'), countOf(stateData?.['history_base']) ?? 0);
   const spent = objectOr(stateData?.['spent']);
   const checkpointTokens =
     spent === undefined ? null : (countOf(spent['input_tokens']) ?? 0) + (countOf(spent['output_tokens']) ?? 0);
@@ -122,25 +124,25 @@ interface Head {
 }
 
 /** The first {@link HEAD_BYTES} of a file (cut at its last whole line), or null when it cannot be read. */
-async function readHead(file: string): Promise<Head | null> {
-  let handle;
+function readHead(file: string): Head | null {
+  let fd;
   try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const stat = await handle.stat();
+    const stat = fstatSync(fd);
     if (!stat.isFile()) return null;
     const buffer = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);
+    const bytesRead = readSync(fd, buffer, 0, HEAD_BYTES, 0);
     const whole = bytesRead < HEAD_BYTES || stat.size <= HEAD_BYTES;
     const end = whole ? bytesRead : buffer.lastIndexOf(0x0a, bytesRead - 1) + 1;
     return { text: buffer.toString('utf8', 0, end), whole, mtimeMs: stat.mtimeMs };
   } catch {
     return null;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -155,7 +157,7 @@ async function frontmatterOf(file: string, head: Head): Promise<Record<string, u
   let text = head.text;
   if (!head.whole) {
     try {
-      text = await readFile(file, 'utf8');
+      text = readFileSync(file, 'utf8');
     } catch {
       return undefined;
     }
@@ -192,7 +194,7 @@ interface HistoryFacts {
  * was sent back). Only the fields counted here are looked at, without the full record schema:
  * a missing history says nothing, a bad line is skipped and noted.
  */
-async function readHistory(file: string, base: number): Promise<HistoryFacts> {
+function readHistory(file: string, base: number): HistoryFacts {
   const facts: HistoryFacts = {
     harness: null,
     iterations: null,
@@ -205,7 +207,7 @@ async function readHistory(file: string, base: number): Promise<HistoryFacts> {
   };
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch {
     return facts;
   }

@@ -1,11 +1,12 @@
 /**
  * A strict reader for the small, plain YAML that wiggum writes itself (the `state` and
  * `persistence_loop` keys): `key: value` lines nested by indentation, plain or double-quoted
- * scalars, and one-line flow lists and maps of those. The `yaml` package costs about 10 µs a line;
+ * scalars, and one-line flow lists and maps of those, nested a few levels. The `yaml` package costs about 10 µs a line;
  * this costs well under one, which matters when `wiggum status` reads every task in Approved/.
  *
  * It never guesses: anything outside that shape (block lists, anchors, tags, multi-line scalars,
- * single quotes, a scalar YAML would read as a float, octal, hex or special value) returns
+ * single quotes, a scalar YAML would read as a float other than a plain decimal, octal, hex or
+ * special value) returns
  * undefined, and the caller parses with the `yaml` package instead. So wherever it answers, it
  * answers what the full parser would.
  */
@@ -77,15 +78,18 @@ function readValue(text: string): Read {
   return readScalar(text);
 }
 
-/** A one-line flow list or map of scalars (no nesting). */
-function readFlow(text: string, open: string, close: string): Read {
-  if (!text.endsWith(close)) return undefined;
+/** Flow collections inside flow collections (`state_data: {spent: {…}}`): a few levels, more fall back. */
+const MAX_FLOW_DEPTH = 4;
+
+/** A one-line flow list or map of scalars and of flow collections nested a few levels. */
+function readFlow(text: string, open: string, close: string, depth = 1): Read {
+  if (!text.endsWith(close) || depth > MAX_FLOW_DEPTH) return undefined;
   const parts = splitFlow(text.slice(1, -1));
   if (parts === undefined) return undefined;
   if (open === '[') {
     const list: unknown[] = [];
     for (const part of parts) {
-      const item = readScalar(part);
+      const item = readFlowItem(part, depth);
       if (item === undefined) return undefined;
       list.push(item.value);
     }
@@ -95,16 +99,23 @@ function readFlow(text: string, open: string, close: string): Read {
   for (const part of parts) {
     const pair = /^([A-Za-z_][A-Za-z0-9_-]*): +(.+)$/.exec(part);
     if (pair === null || Object.hasOwn(map, pair[1] as string)) return undefined;
-    const item = readScalar(pair[2] as string);
+    const item = readFlowItem(pair[2] as string, depth);
     if (item === undefined) return undefined;
     map[pair[1] as string] = item.value;
   }
   return { value: map };
 }
 
-/** The items of a flow collection, split at commas outside double quotes; undefined if nested. */
+function readFlowItem(text: string, depth: number): Read {
+  if (text.startsWith('[')) return readFlow(text, '[', ']', depth + 1);
+  if (text.startsWith('{')) return readFlow(text, '{', '}', depth + 1);
+  return readScalar(text);
+}
+
+/** The items of a flow collection, split at commas outside double quotes and nested collections; undefined if unbalanced. */
 function splitFlow(inner: string): string[] | undefined {
   const parts: string[] = [];
+  const nesting: string[] = [];
   let start = 0;
   let quoted = false;
   for (let i = 0; i < inner.length; i += 1) {
@@ -114,14 +125,16 @@ function splitFlow(inner: string): string[] | undefined {
       else if (ch === '"') quoted = false;
     } else if (ch === '"') {
       quoted = true;
-    } else if (ch === '[' || ch === ']' || ch === '{' || ch === '}') {
-      return undefined;
-    } else if (ch === ',') {
+    } else if (ch === '[' || ch === '{') {
+      nesting.push(ch === '[' ? ']' : '}');
+    } else if (ch === ']' || ch === '}') {
+      if (nesting.pop() !== ch) return undefined;
+    } else if (ch === ',' && nesting.length === 0) {
       parts.push(inner.slice(start, i).trim());
       start = i + 1;
     }
   }
-  if (quoted) return undefined;
+  if (quoted || nesting.length > 0) return undefined;
   const last = inner.slice(start).trim();
   if (last !== '' || parts.length > 0) parts.push(last);
   return parts.some((part) => part === '') ? undefined : parts;
@@ -129,6 +142,8 @@ function splitFlow(inner: string): string[] | undefined {
 
 const PLAIN_WORD = /^[A-Za-z_/][A-Za-z0-9_./:+-]*$/;
 const INTEGER = /^-?(?:0|[1-9][0-9]{0,14})$/;
+/** A plain decimal (`64.5`, `0.123456`, as checkpoints write sizes and costs): YAML's float and JavaScript's Number agree on it. */
+const DECIMAL = /^-?(?:0|[1-9][0-9]{0,14})\.[0-9]{1,15}$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 const ID_LIKE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -146,10 +161,10 @@ function readScalar(text: string): Read {
   if (text === 'null' || text === '~') return { value: null };
   // True, FALSE, Null and the like are booleans and null to YAML too: leave them to it.
   if (/^(?:true|false|null)$/i.test(text)) return undefined;
-  if (INTEGER.test(text)) return { value: Number(text) };
+  if (INTEGER.test(text) || DECIMAL.test(text)) return { value: Number(text) };
   // Timestamps stay strings in YAML 1.2's core schema, as everywhere in wiggum.
   if (TIMESTAMP.test(text)) return { value: text };
-  // Words YAML could read as anything but a string (True, NULL, .inf, 0x1F, 1e3, 1.5) fall back.
+  // Words YAML could read as anything but a string (True, NULL, .inf, 0x1F, 1e3, .5) fall back.
   if (/^[-+.]?[0-9]/.test(text) || text.startsWith('.')) {
     const numeric =
       /^[0-9._-]+$/.test(text) ||

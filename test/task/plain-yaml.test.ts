@@ -29,12 +29,21 @@ describe('readPlainYaml', () => {
     ['words that start with a digit', 'a: 538453d7\nb: 3rd-try\nc: 0b63cb0f-9d1f-4f6e\nd: 0x1Fg\n'],
     ['quoted strings with commas and colons in a flow map', 'a: {b: "x, y", c: "rate limited: 429", d: 1}\n'],
     ['a trailing comment after a flow list', 'a: [US-001, "US 2"]   # done\n'],
+    ['nested flow collections', 'a: [[1], 2, {b: [x, "y, z"]}]\nc: {d: {e: {f: 1}}}\n'],
+    ['plain decimals', 'a: 1.5\nb: -0.25\nc: 1.0\nd: 0.123456\n'],
+    [
+      'the totals a checkpoint keeps',
+      '    state_data: {attempt: 0, spent: {input_tokens: 1200, output_tokens: 80, cost_usd: 0.012345, agent_ms: 1259, peak_rss_mb: 64.5}}\n',
+    ],
   ])('reads %s exactly as YAML does', (_name, yaml) => {
     expect(agrees(yaml)).toBe('read');
   });
 
   test.each([
-    ['a float', 'a: 1.5\n'],
+    ['a float with no digit before its point', 'a: .5\n'],
+    ['a float with no digit after its point', 'a: 1.\n'],
+    ['a float with a plus sign', 'a: +1.5\n'],
+    ['a float with an underscore', 'a: 1_000.5\n'],
     ['a float as an exponent', 'a: 1e3\n'],
     ['hex', 'a: 0x1F\n'],
     ['octal', 'a: 0o17\n'],
@@ -48,7 +57,9 @@ describe('readPlainYaml', () => {
     ['a colon in a plain scalar', 'a: rate limited: 429\n'],
     ['single quotes', "a: 'it''s'\n"],
     ['a YAML-only escape', 'a: "bell \\a"\n'],
-    ['a nested flow list', 'a: [[1], 2]\n'],
+    ['flow collections nested too deep', 'a: [[[[[1]]]]]\n'],
+    ['an unbalanced nested flow map', 'a: {b: {c: 1}\n'],
+    ['a flow map closed by a bracket', 'a: {b: [1}]\n'],
     ['an unclosed quote in a flow list', 'a: ["x, y]\n'],
     ['an empty item in a flow list', 'a: [x, , y]\n'],
     ['a block list', 'a:\n  - one\n'],
