@@ -166,9 +166,8 @@ describe('the metrics follow the daemon’s events, with a clock the test moves'
     };
     const first = await createDaemonMetrics({ events, layout, clock, view });
     const text = parsePromText((await first.render()).body);
-    const states = Object.fromEntries(
-      (text.get('wiggum_tasks')?.samples ?? []).map((sample) => [sample.labels.state, sample.value]),
-    );
+    const states: Record<string, number> = {};
+    for (const sample of text.get('wiggum_tasks')?.samples ?? []) states[sample.labels.state ?? '?'] = sample.value;
     expect(states).toEqual({
       approved: 3,
       running: 1,
