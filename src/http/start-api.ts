@@ -3,6 +3,7 @@ import type { DaemonSurface } from '../daemon/daemon.js';
 import { inspectVault } from '../daemon/view.js';
 import { listBlocked } from '../vault/blocked-list.js';
 import { createApi } from './api.js';
+import { createDaemonMetrics } from './metrics.js';
 import { listen } from './server.js';
 import { TokenGate, tokenFile } from './token.js';
 
@@ -15,6 +16,12 @@ export async function startHttpApi(daemon: DaemonSurface): Promise<{ release(): 
   const address = config.daemon.http.listen;
   if (address === null) return null;
   const gate = await TokenGate.open(layout.state, () => clock.now());
+  const metrics = await createDaemonMetrics({
+    events: daemon.events,
+    layout,
+    clock,
+    view: () => inspectVault(layout, clock.now()),
+  });
   const app = createApi({
     layout,
     config,
@@ -26,15 +33,19 @@ export async function startHttpApi(daemon: DaemonSurface): Promise<{ release(): 
       const view = await inspectVault(layout, clock.now());
       return `${JSON.stringify({ vault: layout.root, ...view, blocked: await listBlocked(layout) }, null, 2)}\n`;
     },
-    metrics: null,
+    metrics: () => metrics.render(),
   });
-  const server = await listen(app, { ...config.daemon.http, listen: address }, layout.root);
+  const server = await listen(app, { ...config.daemon.http, listen: address }, layout.root).catch((error: unknown) => {
+    metrics.release();
+    throw error;
+  });
   logger.info(
     { event: 'api.listening', url: server.url },
     `HTTP API and web page on ${server.url}/ (the token is in ${relative(layout.root, tokenFile(layout.state))})`,
   );
   return {
     release: async () => {
+      metrics.release();
       await server.close();
       logger.info({ event: 'api.stopped' }, 'HTTP API stopped');
     },
