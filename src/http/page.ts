@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
+import { LIVE_SCRIPT } from './page-live.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
+
+/** The page's one script: the polling and the sections, then the running tasks' cards and streams. */
+const SCRIPT = PAGE_SCRIPT + LIVE_SCRIPT;
 
 /** A CSP source for one inline block: the browser runs it only if its bytes hash to this. */
 function inlineHash(text: string): string {
@@ -15,7 +19,7 @@ function inlineHash(text: string): string {
 function contentSecurityPolicy(): string {
   return [
     "default-src 'none'",
-    `script-src ${inlineHash(PAGE_SCRIPT)}`,
+    `script-src ${inlineHash(SCRIPT)}`,
     `style-src ${inlineHash(PAGE_STYLE)}`,
     "connect-src 'self'",
     'img-src data:',
@@ -72,7 +76,7 @@ function buildPage(): string {
 <p id="toast" role="status" aria-live="polite" hidden></p>
 <footer class="muted small"><span id="updated">connecting…</span></footer>
 </main>
-<script>${PAGE_SCRIPT}</script>
+<script>${SCRIPT}</script>
 </body>
 </html>
 `;
