@@ -16,6 +16,8 @@ let skewMs = 0;
 let stopped = false;
 let nowSeen = Date.now();
 const running = new Map();
+/** The reports opened under the finished tasks, by id: kept open across the list's redraws. */
+const reports = new Map();
 
 /** The token from ?token= or #token= (then kept for this tab and taken out of the address bar), else the kept one. */
 function takeToken() {
@@ -214,6 +216,7 @@ function recentCard(entry) {
   const facts = el('ul', 'facts', fact('iterations', entry.iterations), fact('ended', ago(entry.atMs)));
   const card = el('article', 'card' + (entry.status === 'rejected' ? ' bad' : ''), head, facts);
   if (entry.reason) card.append(el('p', 'why small', entry.reason));
+  if (entry.id && reports.has(entry.id)) card.append(reports.get(entry.id));
   return card;
 }
 
@@ -226,13 +229,16 @@ function reportLink(id) {
 }
 
 async function showReport(link) {
-  const card = link.closest('article');
-  const shown = card.querySelector('pre.report');
-  if (shown) return shown.remove();
+  const id = link.dataset.report;
+  if (reports.has(id)) {
+    reports.get(id).remove();
+    return reports.delete(id);
+  }
   const report = el('pre', 'report', 'reading…');
-  card.append(report);
+  reports.set(id, report);
+  link.closest('article').append(report);
   try {
-    const response = await api(taskPath(link.dataset.report));
+    const response = await api(taskPath(id));
     if (response.status === 401) return authFailed();
     report.textContent = response.ok ? JSON.stringify(await response.json(), null, 2) : await errorText(response);
   } catch (error) {

@@ -53,6 +53,15 @@ async function waitForTick(page: Page, id: string, least: number): Promise<void>
   );
 }
 
+/** Resolves once the page has drawn the state again (its "updated" time changed). */
+async function waitForRedraw(page: Page): Promise<void> {
+  const before = (await page.locator('#updated').textContent()) ?? '';
+  await page.waitForFunction(
+    (was) => (globalThis as unknown as InPage).document.querySelector('#updated')?.textContent !== was,
+    before,
+  );
+}
+
 const output = (id: string): string => `article[data-task-id="${id}"] pre.output`;
 
 /** The highest `tick N` the task's output box shows now. */
@@ -61,7 +70,7 @@ async function lastTick(page: Page, id: string): Promise<number> {
   return Math.max(0, ...[...text.matchAll(/tick (\d+)/g)].map((match) => Number(match[1])));
 }
 
-test('the page shows the running task and its live output; Stop stops it; nothing leaves the origin', async () => {
+test('the page shows the running task and its live output, what waits, asks and ended; its buttons act; nothing leaves the origin', async () => {
   const command = (env: Record<string, string>) => ({ kind: 'command', command: FAKE_AGENT, env });
   const vault = await makeVault({
     fake: { FAKE_MODE: 'tick', FAKE_TICKS: '1000000', FAKE_TICK_MS: '100', FAKE_PRINT: MARKUP },
@@ -125,6 +134,9 @@ test('the page shows the running task and its live output; Stop stops it; nothin
   await waitForText(page, '#blocked', 'Postgres or SQLite for the <i>cache</i>?');
   await page.locator('a[data-report="quick-one"]').click();
   await waitForText(page, 'pre.report', '"id": "quick-one"');
+  // The list is drawn again at every poll: the open report stays open.
+  await waitForRedraw(page);
+  expect(await page.locator('#recent article', { hasText: 'quick-one' }).locator('pre.report').count()).toBe(1);
   const desktopShot = await screenshot(page, 'page-desktop');
 
   // A phone: the same page, no sideways scrolling.
@@ -154,6 +166,13 @@ test('the page shows the running task and its live output; Stop stops it; nothin
   await page.locator('#stopped button[data-action="resume"][data-task="live-one"]').waitFor();
   await page.locator('article[data-task-id="live-one"]').waitFor({ state: 'detached' });
   const stoppedShot = await screenshot(page, 'page-stopped');
+
+  // Resume takes the flag away; Retry sends the rejected task back to Approved/.
+  await page.locator('#stopped button[data-action="resume"][data-task="live-one"]').click();
+  await waitFor(() => !existsSync(flag), 'the stop flag to be removed', UNTIL_VITEST_TIMEOUT);
+  await waitForText(page, '#toast', 'stop flag removed');
+  await page.locator('#recent button[data-action="retry"][data-task="broken-one"]').click();
+  await waitForText(page, '#toast', 'Rejected/broken-one.md → Approved/broken-one.md');
 
   // Every request went to the daemon's own origin, and the page's script raised no error.
   const origin = new URL(base).origin;
