@@ -163,6 +163,7 @@ function actionButton(action, id, text) {
   button.type = 'button';
   button.dataset.action = action;
   button.dataset.task = id;
+  button.setAttribute('aria-label', text + ' ' + id);
   return button;
 }
 

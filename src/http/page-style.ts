@@ -59,7 +59,7 @@ pre {
   white-space: pre-wrap; overflow-wrap: anywhere; word-break: break-word;
   font: 0.8rem/1.35 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
 }
-pre.output { background: var(--out-bg); color: var(--out-fg); height: 16rem; max-height: 45vh; overflow-y: auto; overflow-x: hidden; }
+pre.output { background: var(--out-bg); color: var(--out-fg); border: 1px solid var(--line); height: 16rem; max-height: 45vh; overflow-y: auto; overflow-x: hidden; }
 pre.report { background: var(--bg); border: 1px solid var(--line); max-height: 60vh; overflow: auto; }
 .stream { margin: 0.25rem 0 0; font-size: 0.8rem; }
 #toast { position: sticky; bottom: 0.5rem; margin: 1rem 0 0; padding: 0.6rem 0.8rem; border-radius: 0.5rem; background: var(--fg); color: var(--bg); }

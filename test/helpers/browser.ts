@@ -37,13 +37,22 @@ export interface WatchedPage {
   errors: string[];
 }
 
-/** A page with its own context (its own sessionStorage) and the given viewport, its requests and errors recorded. */
+/**
+ * A page with its own context (its own sessionStorage), the given viewport (a phone's: `mobile`) and
+ * colour scheme, its requests and errors recorded.
+ */
 export async function watchedPage(
   browser: Browser,
   viewport: { width: number; height: number },
-  mobile = false,
+  options: { mobile?: boolean; dark?: boolean } = {},
 ): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport, isMobile: mobile, hasTouch: mobile });
+  const mobile = options.mobile === true;
+  const context = await browser.newContext({
+    viewport,
+    isMobile: mobile,
+    hasTouch: mobile,
+    colorScheme: options.dark === true ? 'dark' : 'light',
+  });
   const page = await context.newPage();
   const requests: string[] = [];
   const errors: string[] = [];

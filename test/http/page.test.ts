@@ -139,8 +139,8 @@ test('the page shows the running task and its live output, what waits, asks and 
   expect(await page.locator('#recent article', { hasText: 'quick-one' }).locator('pre.report').count()).toBe(1);
   const desktopShot = await screenshot(page, 'page-desktop');
 
-  // A phone: the same page, no sideways scrolling.
-  const phone = await watchedPage(browser, { width: 390, height: 844 }, true);
+  // A phone, in dark mode: the same page, no sideways scrolling.
+  const phone = await watchedPage(browser, { width: 390, height: 844 }, { mobile: true, dark: true });
   phone.page.setDefaultTimeout(0);
   await phone.page.goto(`${base}/?token=${token}`);
   await waitForTick(phone.page, 'live-one', 1);
