@@ -178,6 +178,17 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     setExit(await watchCommand(options));
   });
 
+  vaultOptions(
+    program
+      .command('http-token')
+      .description("the HTTP API's bearer token (daemon.http), printed for curl, Prometheus or the web page's URL"),
+  )
+    .option('--rotate', 'replace it: a running daemon refuses the old one within a second')
+    .action(async (options: VaultOptions & { rotate?: boolean }) => {
+      const { httpTokenCommand } = await import('./http-token.js');
+      setExit(await httpTokenCommand(options));
+    });
+
   vaultOptions(program.command('stop').description('stop a task now: writes Approved/<name>.stop'))
     .argument('<id>', TASK_REF)
     .action(async (id: string, options: VaultOptions) => {

@@ -1,11 +1,6 @@
-import { rm, writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { systemErrorCode } from '../errors.js';
 import { systemClock } from '../time/clock.js';
-import { findTaskIn, folderName } from '../vault/find-task.js';
-import type { FoundTask, VaultFolder } from '../vault/find-task.js';
-import type { VaultLayout } from '../vault/layout.js';
-import { stopFlagFor } from '../vault/layout.js';
+import { resumeTask, stopTask } from '../vault/task-controls.js';
 import { sendTaskBack } from '../vault/send-back.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
@@ -15,26 +10,20 @@ import type { VaultOptions } from './open-vault.js';
 /** `wiggum stop ID`: writes `Approved/<name>.stop`; the daemon stops the task at once. */
 export async function stopCommand(ref: string, options: VaultOptions): Promise<ExitCode> {
   const { layout } = await openVault(options);
-  const task = await findTaskIn(ref, layout, ['approved'], ended(layout, 'stop'));
-  const flag = stopFlagFor(task.file);
-  await writeFile(flag, `stopped with wiggum stop at ${new Date().toISOString()}\n`);
-  process.stdout.write(`stop flag written: ${relative(layout.root, flag)} (wiggum resume ${task.id} removes it)\n`);
+  const { id, flag } = await stopTask(ref, layout, 'wiggum stop');
+  process.stdout.write(`stop flag written: ${relative(layout.root, flag)} (wiggum resume ${id} removes it)\n`);
   return EXIT.complete;
 }
 
 /** `wiggum resume ID`: removes the stop flag; the task continues from its checkpoint. */
 export async function resumeCommand(ref: string, options: VaultOptions): Promise<ExitCode> {
   const { layout } = await openVault(options);
-  const task = await findTaskIn(ref, layout, ['approved'], ended(layout, 'resume'));
-  const flag = stopFlagFor(task.file);
-  try {
-    await rm(flag);
-  } catch (error) {
-    if (systemErrorCode(error) !== 'ENOENT') throw error;
-    process.stdout.write(`${task.id} has no stop flag: nothing to resume\n`);
-    return EXIT.complete;
-  }
-  process.stdout.write(`stop flag removed: ${task.id} continues from its checkpoint\n`);
+  const { id, removed } = await resumeTask(ref, layout);
+  process.stdout.write(
+    removed
+      ? `stop flag removed: ${id} continues from its checkpoint\n`
+      : `${id} has no stop flag: nothing to resume\n`,
+  );
   return EXIT.complete;
 }
 
@@ -56,13 +45,4 @@ export async function retryCommand(ref: string, options: VaultOptions & { fresh?
       : `  its memory was archived to ${relative(layout.root, result.archivedTo)}; it starts over\n`,
   );
   return EXIT.complete;
-}
-
-/** What stop or resume says of a task that has already ended (in Done/ or Rejected/). */
-function ended(layout: VaultLayout, verb: 'stop' | 'resume'): (found: FoundTask, folder: VaultFolder) => string {
-  return (found, folder) => {
-    const file = relative(layout.root, found.file);
-    const again = `; wiggum retry ${found.id} sends it back to ${folderName(layout, 'approved')} to run again`;
-    return `${file} has ended (it is in ${folderName(layout, folder)}): there is nothing to ${verb}${again}`;
-  };
 }

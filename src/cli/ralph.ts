@@ -20,7 +20,7 @@ import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { runInForeground } from './foreground.js';
 import { checkedOverrides } from './run.js';
-import { describeTask } from './task-status.js';
+import { describeTask } from '../inspect/task-status.js';
 
 export interface RalphOptions extends RunOverrides {
   /** Required, except with --list (and --status, which then lists the loops too). */

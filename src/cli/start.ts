@@ -79,6 +79,11 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
       env: process.env,
       exitWhenIdle: options.exitWhenIdle === true,
       ...(options.queue === undefined ? {} : { queueUrl: options.queue }),
+      // Loaded only when configured: the server is not the daemon's to pay for otherwise.
+      beside: async (surface) =>
+        surface.config.daemon.http.listen === null
+          ? null
+          : (await import('../http/start-api.js')).startHttpApi(surface),
       createLogger: (config) =>
         (logger = createLogger({
           level: options.logLevel ?? config.log.level,

@@ -31,7 +31,7 @@ export async function statusCommand(
   if (id !== undefined) {
     // One task needs the full parse and its history: loaded only then.
     const { findTask } = await import('../vault/find-task.js');
-    const { describeTask } = await import('./task-status.js');
+    const { describeTask } = await import('../inspect/task-status.js');
     const task = await findTask(id, [layout.approved, layout.done, layout.rejected, layout.blocked], layout.root);
     process.stdout.write(await describeTask(task, layout, await taskEntry(layout, task), options.json === true));
     return EXIT.complete;

@@ -16,8 +16,8 @@ import { lastEventLine } from './last-event.js';
 import { readTail } from '../store/file-tail.js';
 import { openVault } from './open-vault.js';
 import type { VaultOptions } from './open-vault.js';
-import { driverOfHarness, harnessOfLog, listLogs } from './task-logs.js';
-import { sessionHistory, taskSession } from './task-session.js';
+import { driverOfHarness, harnessOfLog, listLogs } from '../inspect/task-logs.js';
+import { sessionHistory, taskSession } from '../inspect/task-session.js';
 import { renderFrame } from './watch-frame.js';
 import type { WatchSnapshot, WatchedTask } from './watch-frame.js';
 

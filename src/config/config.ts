@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { NotifyEventName, RawNotifier } from './notify-schema.js';
 import type { HarnessKind, LandMode, RawConfig } from './schema.js';
 import { redactUrl } from './webhook-url.js';
+import { parseListen } from './http-listen.js';
+import type { ListenAddress } from './http-listen.js';
 
 /** A harness from config: the only way a task gets a command run. */
 export interface HarnessDefinition {
@@ -145,6 +147,8 @@ export interface WiggumConfig {
     failedRetryMs: number;
     /** The priority of a task that names none (lower runs first). */
     defaultPriority: number;
+    /** `daemon.http`: the HTTP API, metrics and web page; listen null: off. */
+    http: HttpConfig;
   };
   /** Review before Done: whether a complete task waits in Review/ for a person, and how many may wait. */
   review: {
@@ -157,6 +161,13 @@ export interface WiggumConfig {
   /** `notify:`: where events go (empty: nowhere). */
   notify: NotifierDefinition[];
   queue: QueueConfig;
+}
+
+export interface HttpConfig {
+  listen: ListenAddress | null;
+  insecure: boolean;
+  /** PEM files, relative to the vault unless absolute; null: plain HTTP. */
+  tls: { cert: string; key: string } | null;
 }
 
 /** What every notifier has, whatever its kind. */
@@ -288,6 +299,11 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       dashboardDebounceMs: raw.daemon.dashboard_debounce,
       failedRetryMs: raw.daemon.failed_retry,
       defaultPriority: raw.daemon.default_priority,
+      http: {
+        listen: raw.daemon.http.listen === '' ? null : parseListen(raw.daemon.http.listen),
+        insecure: raw.daemon.http.insecure,
+        tls: raw.daemon.http.tls.cert === '' ? null : { cert: raw.daemon.http.tls.cert, key: raw.daemon.http.tls.key },
+      },
     },
     review: {
       required: raw.review.required,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { duration } from './duration.js';
 import { sizeBytes } from './units.js';
 import { notifyListSchema } from './notify-schema.js';
+import { exposureProblem, listenProblem } from './http-listen.js';
 
 /** How a finished task's branch lands (`land:` in a task, `git.land` in the config). */
 export const LAND_MODES = ['branch', 'merge', 'pr'] as const;
@@ -170,6 +171,27 @@ export const rawConfigSchema = z.strictObject({
     dashboard_debounce: duration,
     failed_retry: duration.refine((ms) => ms >= 100, { message: 'failed_retry must be at least 100ms' }),
     default_priority: z.int().min(-1_000_000).max(1_000_000),
+    http: z
+      .strictObject({
+        listen: z.string().refine((text) => text === '' || listenProblem(text) === null, {
+          error: (issue) => listenProblem(String(issue.input)) ?? 'listen is not an address',
+        }),
+        insecure: z.boolean(),
+        tls: z.strictObject({ cert: z.string(), key: z.string() }),
+      })
+      .superRefine((http, context) => {
+        const problem = exposureProblem(http.listen, {
+          tls: http.tls.cert !== '' || http.tls.key !== '',
+          insecure: http.insecure,
+        });
+        if (problem !== null) context.addIssue({ code: 'custom', message: problem, path: ['listen'] });
+        if ((http.tls.cert === '') !== (http.tls.key === ''))
+          context.addIssue({
+            code: 'custom',
+            message: 'tls needs both cert and key (PEM files), or neither',
+            path: ['tls'],
+          });
+      }),
   }),
   review: z.strictObject({ required: z.boolean(), max_pending: z.int().min(0).max(100_000) }),
   queue: z.strictObject({

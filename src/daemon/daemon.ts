@@ -57,6 +57,23 @@ export interface DaemonOptions {
   createQueue?: TaskQueueFactory;
   /** `--queue redis://…`: task runs go to `wiggum worker` processes (over `queue.url` in the config). */
   queueUrl?: string;
+  /**
+   * A part that lives beside the daemon and reads it (the HTTP API, `daemon.http`), started once
+   * the daemon's own parts are up and released first in a drain; null: nothing to start. A failure
+   * to start it fails the start (a port in use is said, not ignored).
+   */
+  beside?: (daemon: DaemonSurface) => Promise<{ release(): Promise<void> } | null>;
+}
+
+/** What a part beside the daemon sees of it: the config it started with, its folders, its events. */
+export interface DaemonSurface {
+  config: WiggumConfig;
+  layout: VaultLayout;
+  events: TypedEvents<DaemonEvents>;
+  clock: Clock;
+  logger: Logger;
+  /** When this daemon started (its clock). */
+  startedAtMs: number;
 }
 
 export interface RunningDaemon {
@@ -216,6 +233,7 @@ class Daemon implements RunningDaemon {
     private readonly queueHost: QueueHost | null = null,
   ) {
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
+    this.startedAtMs = options.clock.now();
     this.authorWaits = new AuthorWaits(layout, logger);
     this.reviews = new ReviewDesk(layout, logger);
     this.status = new StatusPublisher(layout, config.folders, config, options.clock, logger);
@@ -276,6 +294,8 @@ class Daemon implements RunningDaemon {
     releasers.add('file watcher', () => this.watcher.close());
   }
 
+  private readonly startedAtMs: number;
+
   async start(): Promise<void> {
     // How many wait in Review/ is known before any task starts (review.max_pending); Done/, which
     // may hold thousands of files to look at once, is swept in the background.
@@ -284,6 +304,15 @@ class Daemon implements RunningDaemon {
     this.refreshStats();
     if (this.queueHost !== null) this.readWorkersEvery(0);
     await this.watcher.ready;
+    const beside = await this.options.beside?.({
+      config: this.config,
+      layout: this.layout,
+      events: this.events,
+      clock: this.options.clock,
+      logger: this.logger,
+      startedAtMs: this.startedAtMs,
+    });
+    if (beside !== undefined && beside !== null) this.releasers.add('http api', () => beside.release());
     this.setLifecycle('running');
     this.logger.info(
       { event: 'daemon.started', vault: this.layout.root, concurrency: this.config.daemon.concurrency },

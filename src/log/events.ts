@@ -151,6 +151,14 @@ export const LOG_EVENTS = [
   'queue.progress-gap',
   'queue.error',
   'queue.run-failed',
+  // the HTTP API (daemon.http)
+  'api.listening',
+  'api.stopped',
+  'api.stop',
+  'api.resume',
+  'api.retry',
+  'api.context',
+  'api.failed',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */

@@ -10,6 +10,7 @@ const COMMANDS = [
   'ralph',
   'status',
   'stats',
+  'http-token',
   'stop',
   'resume',
   'retry',

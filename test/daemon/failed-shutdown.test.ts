@@ -35,6 +35,7 @@ test('a drain whose release throws still releases the rest, and the daemon stops
     'task queue',
     'lifecycle',
     'notifications',
+    'stats',
     'status.json and Dashboard.md',
     'vault lock',
   ]);

@@ -56,6 +56,7 @@ describe('the daemon in process: one lifecycle, typed events', () => {
       'task queue',
       'lifecycle',
       'notifications',
+      'stats',
       'status.json and Dashboard.md',
       'vault lock',
     ]);

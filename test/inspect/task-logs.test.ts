@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { followEnded } from '../../src/cli/follow-end.js';
+import { followEnded } from '../../src/inspect/follow-end.js';
 import { lastEventLine } from '../../src/cli/last-event.js';
-import { driverOfHarness, harnessOfLog, logHeader, orderLogs, parseLogName } from '../../src/cli/task-logs.js';
+import { driverOfHarness, harnessOfLog, logHeader, orderLogs, parseLogName } from '../../src/inspect/task-logs.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 
 describe('the harness logs of a session', () => {
