@@ -71,7 +71,7 @@ async function readStream(response: Response, until: (text: string) => boolean):
   let text = '';
   try {
     while (!until(text)) {
-      const chunk: ReadableStreamReadResult<Uint8Array> = await reader.read();
+      const chunk = (await reader.read()) as { done: boolean; value?: Uint8Array };
       if (chunk.done) break;
       text += decoder.decode(chunk.value, { stream: true });
     }
