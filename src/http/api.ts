@@ -18,6 +18,7 @@ import { resumeTask, stopTask } from '../vault/task-controls.js';
 import { UNAUTHORIZED, answerForError, envelope } from './envelope.js';
 import type { ErrorAnswer } from './envelope.js';
 import { pageHtml } from './page.js';
+import { signInHtml } from './page-sign-in.js';
 import { DEFAULT_LIMITS, Slots } from './request-limits.js';
 import type { RequestLimits } from './request-limits.js';
 import { contextBody, readBody, retryBody } from './request-body.js';
@@ -45,6 +46,9 @@ function fail(answer: ErrorAnswer, headers: Record<string, string> = {}): Respon
     headers: { 'Content-Type': 'application/json', ...headers },
   });
 }
+
+/** No site may show the page in a frame (clickjacking its buttons). */
+const FRAMING = { 'Content-Security-Policy': "frame-ancestors 'none'", 'X-Frame-Options': 'DENY' };
 
 /** How long one reading of the vault's state answers every request for it. */
 const STATE_FRESH_MS = 500;
@@ -77,7 +81,15 @@ export function createApi(deps: ApiDeps): Hono {
     // opens a link. Everything else takes the header only, so a token never sits in an API URL.
     const presented =
       bearerOf(c.req.header('authorization')) ?? (c.req.path === '/' ? (c.req.query('token') ?? null) : null);
-    if (!(await deps.gate.admits(presented))) return fail(UNAUTHORIZED, { 'WWW-Authenticate': 'Bearer' });
+    if (!(await deps.gate.admits(presented))) {
+      // A person opening the page without its token is told how, on a page holding no data.
+      if (c.req.path === '/' && c.req.method === 'GET')
+        return new Response(signInHtml(), {
+          status: 401,
+          headers: { 'Content-Type': 'text/html; charset=utf-8', 'WWW-Authenticate': 'Bearer', ...FRAMING },
+        });
+      return fail(UNAUTHORIZED, { 'WWW-Authenticate': 'Bearer' });
+    }
     return next();
   });
   app.use('*', async (c, next) => {
@@ -105,10 +117,9 @@ export function createApi(deps: ApiDeps): Hono {
   app.use('/api/v1/tasks/:id/*', idChecked);
 
   app.get('/', (c) => {
-    c.header(
-      'Content-Security-Policy',
-      "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    );
+    // The page sets its own policy (its script and style by hash); framing is refused here, where a
+    // page's own policy cannot.
+    for (const [name, value] of Object.entries(FRAMING)) c.header(name, value);
     return c.html(pageHtml());
   });
   app.get('/metrics', async (c) => {

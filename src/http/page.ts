@@ -7,7 +7,7 @@ import { PAGE_STYLE } from './page-style.js';
 const SCRIPT = PAGE_SCRIPT + LIVE_SCRIPT;
 
 /** A CSP source for one inline block: the browser runs it only if its bytes hash to this. */
-function inlineHash(text: string): string {
+export function inlineHash(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 }
 

@@ -88,7 +88,14 @@ describe('the HTTP API on a real daemon', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(api.token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     expect((await api.call('/healthz', { token: null })).status).toBe(200);
-    for (const path of ['/api/v1/state', '/metrics', '/', '/api/v1/tasks/x', '/api/v1/tasks/x/events', '/nowhere']) {
+    // The page's address without the token: a page that says how to open it (401), and holds no data.
+    const signIn = await api.call('/', { token: null });
+    expect(signIn.status).toBe(401);
+    expect(signIn.headers.get('content-type')).toMatch(/^text\/html/);
+    const signInText = await signIn.text();
+    expect(signInText).toContain('.wiggum/http-token');
+    expect(signInText).not.toContain(api.vault.root);
+    for (const path of ['/api/v1/state', '/metrics', '/api/v1/tasks/x', '/api/v1/tasks/x/events', '/nowhere']) {
       const none = await api.call(path, { token: null });
       expect(none.status, path).toBe(401);
       expect(none.headers.get('www-authenticate')).toBe('Bearer');
