@@ -297,13 +297,8 @@ class Daemon implements RunningDaemon {
   private readonly startedAtMs: number;
 
   async start(): Promise<void> {
-    // How many wait in Review/ is known before any task starts (review.max_pending); Done/, which
-    // may hold thousands of files to look at once, is swept in the background.
-    await this.reviews.countPending();
-    this.sweepReviewsEvery(0);
-    this.refreshStats();
-    if (this.queueHost !== null) this.readWorkersEvery(0);
-    await this.watcher.ready;
+    // First, before any timer of the daemon's own starts: a failure here (a port in use) then
+    // leaves nothing running once the start's release has run.
     const beside = await this.options.beside?.({
       config: this.config,
       layout: this.layout,
@@ -313,6 +308,13 @@ class Daemon implements RunningDaemon {
       startedAtMs: this.startedAtMs,
     });
     if (beside !== undefined && beside !== null) this.releasers.add('http api', () => beside.release());
+    // How many wait in Review/ is known before any task starts (review.max_pending); Done/, which
+    // may hold thousands of files to look at once, is swept in the background.
+    await this.reviews.countPending();
+    this.sweepReviewsEvery(0);
+    this.refreshStats();
+    if (this.queueHost !== null) this.readWorkersEvery(0);
+    await this.watcher.ready;
     this.setLifecycle('running');
     this.logger.info(
       { event: 'daemon.started', vault: this.layout.root, concurrency: this.config.daemon.concurrency },

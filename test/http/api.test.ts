@@ -1,7 +1,10 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { runCli } from '../helpers/child.js';
+import { REPO_ROOT, runCli } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
@@ -298,5 +301,56 @@ describe('the HTTP API on a real daemon', () => {
     expect(result.code).toBe(2);
     expect(result.stdout + result.stderr).toMatch(/tls/i);
     expect(result.stdout + result.stderr).toContain('insecure: true');
+  });
+
+  test('a port in use stops the start with exit 2, saying so, and leaves nothing running', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const vault = await makeVault({ config: { daemon: { http: { listen: `127.0.0.1:${port}` } } } });
+      const result = await runCli(['start', '--vault', vault.root]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('the port is in use');
+    } finally {
+      holder.close();
+    }
+  });
+
+  test('over TLS on a non-loopback address: https answers with the token, plain http does not', async () => {
+    // A committed self-signed pair (test/fixtures/tls): no openssl needed where the tests run.
+    const dir = join(REPO_ROOT, 'test', 'fixtures', 'tls');
+    const vault = await makeVault({
+      config: {
+        daemon: { http: { listen: '0.0.0.0:0', tls: { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') } } },
+      },
+    });
+    const daemon = DaemonProcess.start(vault.root);
+    daemons.push(daemon);
+    const url = String((await daemon.waitForEvent('api.listening')).url);
+    expect(url).toMatch(/^https:\/\/0\.0\.0\.0:\d+$/);
+    const port = Number(new URL(url).port);
+    const token = readFileSync(join(vault.root, '.wiggum', 'http-token'), 'utf8').trim();
+    const get = (headers: Record<string, string>): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const request = httpsGet(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/api/v1/state',
+            headers,
+            ca: readFileSync(join(dir, 'cert.pem')),
+            checkServerIdentity: () => undefined,
+          },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+      });
+    expect(await get({ authorization: `Bearer ${token}` })).toBe(200);
+    expect(await get({})).toBe(401);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
   });
 });
