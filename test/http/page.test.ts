@@ -180,6 +180,13 @@ test('the page shows the running task and its live output, what waits, asks and 
   expect(desktop.errors).toEqual([]);
   expect(phone.errors).toEqual([]);
 
+  // A reload reaches the server without the token (the page took it out of the address): the 401
+  // answer, which holds no data, reopens the page with the token this tab kept.
+  await page.reload();
+  await waitForTick(page, 'live-one', 1);
+  expect(page.url()).toBe(`${base}/`);
+  expect(await page.evaluate('sessionStorage.getItem("wiggum-token")')).toBe(token);
+
   // A token rotated while the page is open: the page says what to do.
   writeFileSync(join(vault.root, '.wiggum', 'http-token'), 'a-new-token\n', { mode: 0o600 });
   await waitForText(page, '#problem', 'token missing or wrong: open the page as /?token=');
