@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
+import { parsePromText, sumOf, valueOf } from '../helpers/prom-text.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 import { waitFor } from '../helpers/wait.js';
@@ -168,6 +169,16 @@ describe('the HTTP API on a real daemon', () => {
     const ended = await readStream(tail, (sofar) => sofar.includes('event: end'));
     expect(ended).toMatch(/^event: end\ndata: \{"status":"(done|gone)"\}$/m);
     await waitFor(() => !existsSync(file), 'the task in Done/');
+
+    // /metrics over HTTP, read by a strict text-format parser, agrees with the vault.
+    await api.daemon.waitForEvent('task.done', { taskId: 'streamed' });
+    const scrape = await api.call('/metrics');
+    expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const metrics = parsePromText(await scrape.text());
+    expect(valueOf(metrics, 'wiggum_tasks', { state: 'done' })).toBe(1);
+    expect(valueOf(metrics, 'wiggum_tasks', { state: 'approved' })).toBe(0);
+    expect(sumOf(metrics, 'wiggum_harness_runs_total', { harness: 'fake' })).toBe(2);
+    expect(metrics.get('wiggum_task_pickup_seconds')?.type).toBe('histogram');
   });
 
   test('stop, resume, retry and context have the CLI’s effects on the files', async () => {
