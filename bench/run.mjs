@@ -239,11 +239,12 @@ try {
     });
   }
   if (only.has('status')) {
-    await phase('vault10k', '10,000-task vault: status, idle daemon memory', async () => {
+    await phase('vault10k', '10,000-task vault: status, idle daemon memory, HTTP API', async () => {
       const r = await vault10k({
         statusN: 12,
         statusWarmup: 1,
         statusMaxMs: 15_000,
+        api: { freshN: 15, freshWarmup: 1, sharedN: 200, sharedWarmup: 20, maxMs: 10_000 },
         nodeArgs: profileArgs('daemon-idle'),
         profileArgs: profileDir === null ? null : profileArgs,
       });
@@ -279,6 +280,44 @@ try {
         figure: 'daemon peak RSS (VmHWM), 10k start-up (reference)',
         unit: 'MB',
         stats: single(r.idle.hwmMb),
+      });
+      const api = r.withApi;
+      const kb = `${(api.state.bytes / 1024).toFixed(0)} KB`;
+      rows.push({
+        figure: 'GET /api/v1/state, 10k tasks, fresh (vault read: > 500 ms apart)',
+        unit: 'ms',
+        stats: api.state.fresh,
+        budget: p95Budget(api.state.fresh, BUDGET.statusMs, "p95 ≤ 300 ms (status's)"),
+        floor: { name: 'wiggum status --json, interleaved', stats: api.state.statusFloor },
+      });
+      rows.push({
+        figure: 'GET /api/v1/state, 10k tasks, shared (back to back, one read)',
+        unit: 'ms',
+        stats: api.state.shared,
+        floor: { name: `bare node:http, same ${kb}`, stats: api.state.floor },
+      });
+      rows.push({
+        figure: `floor: bare node:http on 127.0.0.1, static ${kb} body, keep-alive`,
+        unit: 'ms',
+        stats: api.state.floor,
+      });
+      rows.push({
+        figure: 'daemon RSS, at rest over 10k tasks (1k held), 30 s, HTTP API on',
+        unit: 'MB',
+        stats: api.rss,
+        budget: { text: '≤ 100 MB', pass: api.rss.max <= BUDGET.idleRssMb },
+        floor: { name: 'the same, API off', stats: r.idle.rss },
+      });
+      rows.push({
+        figure: 'daemon RSS at rest, API on − off (p50)',
+        unit: 'MB',
+        stats: { n: 1, p50: NaN, p95: NaN, p99: NaN, max: NaN },
+        value: `${api.rss.p50 - r.idle.rss.p50 >= 0 ? '+' : ''}${(api.rss.p50 - r.idle.rss.p50).toFixed(1)}`,
+      });
+      rows.push({
+        figure: `daemon RSS after those ${api.state.requests} requests, API on (reference)`,
+        unit: 'MB',
+        stats: api.rssAfterRequests,
       });
     });
   }

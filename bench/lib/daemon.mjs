@@ -109,7 +109,14 @@ export class Daemon {
       } catch {
         // gone
       }
-      const timedOut = await Promise.race([this.exited.then(() => false), sleep(graceMs).then(() => true)]);
+      // The grace timer is cleared once the daemon has exited: left pending, it kept the bench
+      // process alive for up to graceMs after its last table was printed.
+      let timer;
+      const timedOut = await Promise.race([
+        this.exited.then(() => false),
+        new Promise((resolve) => (timer = setTimeout(() => resolve(true), graceMs))),
+      ]);
+      clearTimeout(timer);
       if (timedOut)
         process.stderr.write(
           `bench: ${this.name} (pid ${this.pid}) did not drain in ${graceMs} ms; killing its group\n`,

@@ -37,7 +37,7 @@ export function renderTable(rows) {
       floor === undefined || s === null
         ? ''
         : `${fmtRatio(s.p50 / floor.stats.p50)} / ${fmtRatio(s.p95 / floor.stats.p95)}`,
-      floor === undefined ? '' : `${floor.name} (${fmtMs(floor.stats.p50)} / ${fmtMs(floor.stats.p95)} ms)`,
+      floor === undefined ? '' : `${floor.name} (${fmt(floor.stats.p50)} / ${fmt(floor.stats.p95)} ${row.unit})`,
     ];
   });
   const widths = header.map((title, col) => Math.max(title.length, ...body.map((cells) => cells[col].length)));

@@ -1,12 +1,13 @@
 // The 10,000-task vault: `wiggum status --json` as a whole process (without and with the daemon),
-// and the daemon's memory while it idles over the vault.
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+// the daemon's memory while it idles over the vault, and the same with its HTTP API on (api-state.mjs).
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../lib/cleanup.mjs';
 import { CLI, Daemon } from '../lib/daemon.mjs';
 import { daemonConfig, finishedTaskText, makeVault, taskText, writeBenchAgent } from '../lib/fixtures.mjs';
 import { sleep, summarize, timeBox } from '../lib/stats.mjs';
+import { apiOf, apiStateSamples, enableApi } from './api-state.mjs';
 import { spawnNodeNothing } from './floors.mjs';
 
 export const APPROVED = 1_000;
@@ -97,11 +98,11 @@ async function sampleRss(daemon) {
 
 /**
  * With `<vault>/STOP` present the daemon starts nothing: it scans Approved/, parses and queues all
- * 1,000 tasks (held), and idles. Its RSS is sampled once it has queued them all and settled.
+ * 1,000 tasks (held), and idles. Resolves, the daemon still running, once its RSS has been sampled
+ * after it queued them all (then `onStartedUp` is called) and again once it has settled (at rest).
  */
-async function idleDaemon(vault, { statusN, statusWarmup, statusMaxMs, nodeArgs = [], profileArgs = null }) {
-  writeFileSync(join(vault.root, 'STOP'), '');
-  const logDir = tempDir('daemon10k-log');
+async function settledDaemon(vault, { nodeArgs = [], logName, onStartedUp = () => {} }) {
+  const logDir = tempDir(logName);
   const startedAt = performance.now();
   const daemon = Daemon.start(vault.root, { logDir, nodeArgs });
   try {
@@ -111,7 +112,7 @@ async function idleDaemon(vault, { statusN, statusWarmup, statusMaxMs, nodeArgs 
     for (let waited = 0; waited < 60_000; waited += 50) {
       try {
         const status = JSON.parse(readFileSync(statusFile, 'utf8'));
-        if (status.tasks.length === APPROVED) {
+        if (status.tasks.length === APPROVED && status.pid === daemon.pid) {
           queuedMs = performance.now() - startedAt;
           break;
         }
@@ -126,31 +127,49 @@ async function idleDaemon(vault, { statusN, statusWarmup, statusMaxMs, nodeArgs 
     // recorded: the first as a reference, the second is the daemon at rest.
     await sleep(2_000);
     const afterStartup = await sampleRss(daemon);
+    onStartedUp();
     await sleep(Math.max(0, AT_REST_MS - (performance.now() - startedAt - queuedMs)));
     const rss = await sampleRss(daemon);
     const { hwmMb } = daemon.memory();
-    const status = await statusSamples(vault, {
-      n: statusN,
-      warmup: statusWarmup,
-      expectDaemon: true,
-      maxMs: statusMaxMs,
-      minN: 5,
-    });
-    if (profileArgs !== null)
-      await timeCli(['status', '--json', '--vault', vault.root], profileArgs('status-daemon-up'));
     return {
-      rss: summarize(rss),
-      afterStartup: summarize(afterStartup),
-      hwmMb,
-      startupToAllQueuedMs: queuedMs,
-      status,
+      daemon,
+      figures: { rss: summarize(rss), afterStartup: summarize(afterStartup), hwmMb, startupToAllQueuedMs: queuedMs },
     };
-  } finally {
+  } catch (error) {
     await daemon.stop();
+    throw error;
   }
 }
 
-export async function vault10k({ statusN, statusWarmup, statusMaxMs = Infinity, nodeArgs = [], profileArgs = null }) {
+/**
+ * The vault again, for a second daemon beside the first (one daemon per vault): Approved/ and
+ * `.wiggum/` copied (a task file with a second name is never run: src/vault/links.ts), the 9,000
+ * finished tasks, which a daemon only counts, hard-linked.
+ */
+function copyBeside(vault) {
+  const root = tempDir('vault10k-copy');
+  for (const entry of readdirSync(vault.root)) {
+    const from = join(vault.root, entry);
+    if (from === vault.done || from === vault.rejected) execFileSync('cp', ['-al', from, root]);
+    else cpSync(from, join(root, entry), { recursive: true });
+  }
+  return {
+    ...vault,
+    root,
+    approved: join(root, 'Approved'),
+    done: join(root, 'Done'),
+    rejected: join(root, 'Rejected'),
+  };
+}
+
+export async function vault10k({
+  statusN,
+  statusWarmup,
+  statusMaxMs = Infinity,
+  api: apiOptions,
+  nodeArgs = [],
+  profileArgs = null,
+}) {
   const vault = buildVault10k();
   const withoutDaemon = await statusSamples(vault, {
     n: statusN,
@@ -161,6 +180,57 @@ export async function vault10k({ statusN, statusWarmup, statusMaxMs = Infinity, 
   });
   const startup = await cliStartup({ n: 6, warmup: 1 });
   if (profileArgs !== null) await timeCli(['status', '--json', '--vault', vault.root], profileArgs('status-no-daemon'));
-  const idle = await idleDaemon(vault, { statusN, statusWarmup, statusMaxMs, nodeArgs, profileArgs });
-  return { withoutDaemon, cliStartup: startup, idle };
+  writeFileSync(join(vault.root, 'STOP'), '');
+  // A second daemon with its HTTP API on, over a copy of the vault, starts once the first has done
+  // its start-up work (parsed and queued the 1,000 and been sampled), so the two settle side by side
+  // and the API costs no second 30 s wait; the first rests and is measured as before.
+  const copy = copyBeside(vault);
+  enableApi(copy);
+  let apiStarted = null;
+  const plainSettled = settledDaemon(vault, {
+    nodeArgs,
+    logName: 'daemon10k-log',
+    onStartedUp: () => {
+      apiStarted = settledDaemon(copy, { logName: 'daemon10k-api-log' });
+      // Awaited below; until then its failure must not count as unhandled (the bench exits on those).
+      apiStarted.catch(() => {});
+    },
+  });
+  let plain = null;
+  let api = null;
+  try {
+    plain = await plainSettled;
+    const status = await statusSamples(vault, {
+      n: statusN,
+      warmup: statusWarmup,
+      expectDaemon: true,
+      maxMs: statusMaxMs,
+      minN: 5,
+    });
+    if (profileArgs !== null)
+      await timeCli(['status', '--json', '--vault', vault.root], profileArgs('status-daemon-up'));
+    await plain.daemon.stop();
+    api = await apiStarted;
+    const state = await apiStateSamples(await apiOf(api.daemon, copy), {
+      ...apiOptions,
+      approved: APPROVED,
+      finished: FINISHED,
+      statusJson: async () => (await timeCli(['status', '--json', '--vault', copy.root])).stdout,
+    });
+    // What serving those requests left behind (the answers' strings, the connection), as a reference.
+    const rssAfterRequests = summarize(await sampleRss(api.daemon));
+    return {
+      withoutDaemon,
+      cliStartup: startup,
+      idle: { ...plain.figures, status },
+      withApi: { ...api.figures, state, rssAfterRequests },
+    };
+  } finally {
+    // Whatever failed, neither daemon is left running (nor a failure of the second left unhandled).
+    if (plain !== null && plain.daemon.exitCode === undefined) await plain.daemon.stop();
+    if (apiStarted !== null) {
+      const second = api ?? (await apiStarted.catch(() => null));
+      if (second !== null && second.daemon.exitCode === undefined) await second.daemon.stop();
+    }
+  }
 }
