@@ -10,10 +10,11 @@
 //            SIGUSR2), process.memoryUsage() before and after two full GCs (the live heap) and
 //            V8's heap spaces.
 //
-//   node bench/experiments/api-memory.mjs [--rounds 5] [--daemons 2] [--only modules|daemon] [--snapshot]
+//   node bench/experiments/api-memory.mjs [--rounds 5] [--daemons 2] [--only modules|daemon] [--snapshot [--snapshot-dir DIR]]
 //
 // --snapshot: each daemon also writes a heap snapshot at rest (after the GCs); the live heap's
 // self sizes, summed by kind and by constructor, are compared between API off and on.
+// --snapshot-dir DIR keeps the snapshots there (otherwise they go with the temp folders).
 //
 // Build first (npm run build). Prints a table per part; every figure goes to $TMPDIR/wiggum-api-memory.json.
 import { execFileSync } from 'node:child_process';
@@ -49,6 +50,7 @@ const { values } = parseArgs({
     daemons: { type: 'string', default: '2' },
     only: { type: 'string' },
     snapshot: { type: 'boolean', default: false },
+    'snapshot-dir': { type: 'string' },
     child: { type: 'boolean', default: false },
     'mem-out': { type: 'string' },
   },
@@ -226,15 +228,16 @@ function compareHeaps(runs) {
     const keys = new Set(xs.flatMap((x) => Object.keys(x)));
     return Object.fromEntries([...keys].map((k) => [k, xs.reduce((a, x) => a + (x[k] ?? 0), 0) / xs.length]));
   };
-  for (const [title, pick, top] of [
-    ['by kind', (h) => h.byType, 20],
-    ['by constructor (largest differences)', (h) => h.byName, 25],
+  for (const [title, pick, top, largest] of [
+    ['by kind', (h) => h.byType, 20, false],
+    ['by constructor (largest differences)', (h) => h.byName, 25, false],
+    ['by constructor (largest with the API off)', (h) => h.byName, 25, true],
   ]) {
     const off = mean(false, pick);
     const on = mean(true, pick);
     const keys = [...new Set([...Object.keys(off), ...Object.keys(on)])]
       .map((k) => ({ k, off: off[k] ?? 0, on: on[k] ?? 0 }))
-      .sort((a, b) => Math.abs(b.on - b.off) - Math.abs(a.on - a.off))
+      .sort((a, b) => (largest ? b.off - a.off : Math.abs(b.on - b.off) - Math.abs(a.on - a.off)))
       .slice(0, top);
     process.stdout.write(`\nLive heap at rest, ${title} (MB, means; off → on, difference):\n`);
     for (const { k, off: a, on: b } of keys)
@@ -246,7 +249,7 @@ function compareHeaps(runs) {
 
 async function atRest(vault, { api, hook, dir, round }) {
   const memOut = join(dir, `mem-${round}-${api ? 'on' : 'off'}.json`);
-  const snapOut = join(dir, `heap-${round}-${api ? 'on' : 'off'}.heapsnapshot`);
+  const snapOut = join(values['snapshot-dir'] ?? dir, `heap-${round}-${api ? 'on' : 'off'}.heapsnapshot`);
   const daemon = Daemon.start(vault.root, {
     logDir: tempDir('api-memory-log'),
     nodeArgs: [...DAEMON_FLAGS, '--expose-gc', '--import', hook],

@@ -10,6 +10,7 @@ import type { VaultLayout } from '../vault/layout.js';
 import { claimFor } from './admission.js';
 import type { Claim } from './admission.js';
 import type { Job } from './task-queue.js';
+import { ownCopy } from '../own-copy.js';
 
 /**
  * What the scheduler needs to know about a task file before it runs: its id, its claim (the
@@ -50,15 +51,16 @@ export async function jobFor(
           taskBranch(task.frontmatter.branch ?? null, task.id),
           config,
         );
+  // The job lives as long as the task waits in the queue: its strings are copied off the file's text.
   const session = task.frontmatter.persistence_loop?.session;
   return {
-    id: task.id,
+    id: ownCopy(task.id),
     name,
     file,
     ...claim,
     priority: task.frontmatter.priority ?? config.daemon.defaultPriority,
     enqueuedAtMs: nowMs,
-    ...(session === undefined ? {} : { session }),
+    ...(session === undefined ? {} : { session: ownCopy(session) }),
   };
 }
 
