@@ -123,6 +123,8 @@ interface Head {
   mtimeMs: number;
 }
 
+let headBuffer: Buffer | undefined;
+
 /** The first {@link HEAD_BYTES} of a file (cut at its last whole line), or null when it cannot be read. */
 function readHead(file: string): Head | null {
   let fd;
@@ -134,7 +136,10 @@ function readHead(file: string): Head | null {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return null;
-    const buffer = Buffer.alloc(HEAD_BYTES);
+    // One buffer serves every read (they are synchronous and the text is copied out of it): reading
+    // 9,000 heads at a daemon's start then allocates 16 KB once, not 9,000 times.
+    headBuffer ??= Buffer.allocUnsafe(HEAD_BYTES);
+    const buffer = headBuffer;
     const bytesRead = readSync(fd, buffer, 0, HEAD_BYTES, 0);
     const whole = bytesRead < HEAD_BYTES || stat.size <= HEAD_BYTES;
     const end = whole ? bytesRead : buffer.lastIndexOf(0x0a, bytesRead - 1) + 1;
