@@ -12,6 +12,11 @@ import type { TestVault } from '../helpers/vault.js';
 import { waitFor } from '../helpers/wait.js';
 
 const daemons = drainedAfterEach();
+/**
+ * A wait's guard: just under vitest's test timeout (300 s), so that a busy machine is only slower and a
+ * stuck wait still says what it waited for. Finite: a timer of Infinity fires at once.
+ */
+const UNTIL_VITEST_TIMEOUT = 280_000;
 const HARNESS_SECRET = `harness-secret-${process.pid}-${Date.now()}`;
 const DAEMON_SECRET = `daemon-secret-${process.pid}-${Date.now()}`;
 const STORIES = '- [ ] US-001 One\n- [ ] US-002 Two\n';
@@ -36,7 +41,7 @@ async function apiDaemon(config: Record<string, unknown> = {}): Promise<Api> {
   });
   const daemon = DaemonProcess.start(vault.root, [], { DAEMON_SECRET });
   daemons.push(daemon);
-  const listening = await daemon.waitForEvent('api.listening');
+  const listening = await daemon.waitForEvent('api.listening', {}, UNTIL_VITEST_TIMEOUT);
   const url = String(listening.url);
   const token = readFileSync(join(vault.root, '.wiggum', 'http-token'), 'utf8').trim();
   return {
@@ -63,7 +68,7 @@ function tempRoot(): string {
 
 /** The fake agent's run N has started (it leaves run-N in the marks folder first). */
 const runStarted = (api: Api, run: number): Promise<void> =>
-  waitFor(() => existsSync(join(api.vault.marks, `run-${run}`)), `run ${run} started`, 60_000);
+  waitFor(() => existsSync(join(api.vault.marks, `run-${run}`)), `run ${run} started`, UNTIL_VITEST_TIMEOUT);
 const open = (api: Api, run: number): void => writeFileSync(join(api.gates, `go-${run}`), '');
 const checkpointStatus = (file: string): string | null =>
   /^\s+status: (\w+)/m.exec(readFileSync(file, 'utf8'))?.[1] ?? null;
@@ -119,13 +124,17 @@ describe('the HTTP API on a real daemon', () => {
     expect(readFileSync(file, 'utf8').trim()).toBe(fresh);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // The daemon looks at the file at most once a second: the old token is refused from then on.
-    await waitFor(async () => (await api.call('/api/v1/state')).status === 401, 'the old token refused', 60_000);
+    await waitFor(
+      async () => (await api.call('/api/v1/state')).status === 401,
+      'the old token refused',
+      UNTIL_VITEST_TIMEOUT,
+    );
     expect((await api.call('/api/v1/state', { token: fresh })).status).toBe(200);
 
     await api.daemon.drain();
     const again = DaemonProcess.start(api.vault.root);
     daemons.push(again);
-    const url = String((await again.waitForEvent('api.listening')).url);
+    const url = String((await again.waitForEvent('api.listening', {}, UNTIL_VITEST_TIMEOUT)).url);
     expect(readFileSync(file, 'utf8').trim()).toBe(fresh);
     expect((await fetch(`${url}/api/v1/state`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(200);
   });
@@ -168,10 +177,10 @@ describe('the HTTP API on a real daemon', () => {
     open(api, 2);
     const ended = await readStream(tail, (sofar) => sofar.includes('event: end'));
     expect(ended).toMatch(/^event: end\ndata: \{"status":"(done|gone)"\}$/m);
-    await waitFor(() => !existsSync(file), 'the task in Done/');
+    await waitFor(() => !existsSync(file), 'the task in Done/', UNTIL_VITEST_TIMEOUT);
 
     // /metrics over HTTP, read by a strict text-format parser, agrees with the vault.
-    await api.daemon.waitForEvent('task.done', { taskId: 'streamed' });
+    await api.daemon.waitForEvent('task.done', { taskId: 'streamed' }, UNTIL_VITEST_TIMEOUT);
     const scrape = await api.call('/metrics');
     expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const metrics = parsePromText(await scrape.text());
@@ -198,7 +207,7 @@ describe('the HTTP API on a real daemon', () => {
     expect(stop.status).toBe(200);
     expect(existsSync(file.replace(/\.md$/, '.stop'))).toBe(true);
     open(api, 1);
-    await waitFor(() => checkpointStatus(file) === 'stopped', 'the checkpoint says stopped', 60_000);
+    await waitFor(() => checkpointStatus(file) === 'stopped', 'the checkpoint says stopped', UNTIL_VITEST_TIMEOUT);
 
     const resume = await api.call('/api/v1/tasks/steered/resume', { method: 'POST' });
     expect(resume.status).toBe(200);
@@ -207,14 +216,18 @@ describe('the HTTP API on a real daemon', () => {
     // The context reached the next prompt (the fake agent keeps each prompt it read).
     expect(readFileSync(join(api.vault.marks, 'run-2'), 'utf8')).toContain('use the blue palette');
     open(api, 2);
-    await waitFor(() => existsSync(join(api.vault.root, 'Done', 'steered.md')), 'steered in Done/', 60_000);
+    await waitFor(
+      () => existsSync(join(api.vault.root, 'Done', 'steered.md')),
+      'steered in Done/',
+      UNTIL_VITEST_TIMEOUT,
+    );
 
     const retry = await api.call('/api/v1/tasks/steered/retry', { method: 'POST' });
     expect(retry.status).toBe(200);
     const retried = (await retry.json()) as { ok: boolean; id: string; message: string };
     expect(retried).toMatchObject({ ok: true, id: 'steered' });
     expect(retried.message).toContain('Approved');
-    await api.daemon.waitForEvent('task.queued', { taskId: 'steered' });
+    await api.daemon.waitForEvent('task.queued', { taskId: 'steered' }, UNTIL_VITEST_TIMEOUT);
 
     // An action on a task that is not where it can act is a conflict, said in the envelope.
     writeFileSync(join(api.vault.root, 'Done', 'finished.md'), '---\ntitle: Finished\nstate: Done\n---\nbody\n');
@@ -338,7 +351,7 @@ describe('the HTTP API on a real daemon', () => {
     });
     const daemon = DaemonProcess.start(vault.root);
     daemons.push(daemon);
-    const url = String((await daemon.waitForEvent('api.listening')).url);
+    const url = String((await daemon.waitForEvent('api.listening', {}, UNTIL_VITEST_TIMEOUT)).url);
     expect(url).toMatch(/^https:\/\/0\.0\.0\.0:\d+$/);
     const port = Number(new URL(url).port);
     const token = readFileSync(join(vault.root, '.wiggum', 'http-token'), 'utf8').trim();

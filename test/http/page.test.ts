@@ -92,11 +92,11 @@ test('the page shows the running task and its live output, what waits, asks and 
   vault.task('broken-one', taskText('broken-one', 'broken'));
   const daemon = DaemonProcess.start(vault.root);
   daemons.push(daemon);
-  const listening = await daemon.waitForLog((line) => line.event === 'api.listening', 'api.listening');
+  const listening = await daemon.waitForLog((line) => line.event === 'api.listening', 'api.listening', 280_000);
   const base = String(listening.url);
   expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-  await daemon.waitForEvent('task.done', { taskId: 'quick-one' });
-  await daemon.waitForEvent('task.rejected', { taskId: 'broken-one' });
+  await daemon.waitForEvent('task.done', { taskId: 'quick-one' }, 280_000);
+  await daemon.waitForEvent('task.rejected', { taskId: 'broken-one' }, 280_000);
   vault.task('live-one', taskText('live-one'));
   const token = readFileSync(join(vault.root, '.wiggum', 'http-token'), 'utf8').trim();
 
