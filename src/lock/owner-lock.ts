@@ -54,6 +54,9 @@ export async function acquireOwnerLock(
     }
     const existing = await readLockOwner(file);
     if (existing !== null && isLockOwnerAlive(existing)) {
+      // Its owner is past its takeover: a takeover file that names it is left over (put back by a
+      // contender that had moved it aside by mistake after its writer was done with it).
+      await removeTakeoverIf(takeover, (writer) => writer !== null && sameOwner(writer, existing));
       throw new WiggumError('E_LOCKED', whenHeld(existing), { details: { owner: existing, lockFile: file } });
     }
     if (!(await createWithContent(takeover, text))) {
@@ -102,11 +105,20 @@ export function isStaleTakeover(writer: { alive: boolean } | null, ageMs: number
  * lock aside only if it is the stale one it read.)
  */
 async function removeStaleTakeover(takeover: string): Promise<void> {
+  await removeTakeoverIf(takeover, (writer, ageMs) =>
+    isStaleTakeover(writer === null ? null : { alive: isLockOwnerAlive(writer) }, ageMs),
+  );
+}
+
+/** Removes the takeover file if `leftOver` says so of its writer and age, and only that one (see above). */
+async function removeTakeoverIf(
+  takeover: string,
+  leftOver: (writer: LockOwner | null, ageMs: number) => boolean,
+): Promise<void> {
   const seen = await stat(takeover).catch(() => null);
   if (seen === null) return;
   const writer = await readLockOwner(takeover);
-  const state = writer === null ? null : { alive: isLockOwnerAlive(writer) };
-  if (!isStaleTakeover(state, Date.now() - seen.mtimeMs)) return;
+  if (!leftOver(writer, Date.now() - seen.mtimeMs)) return;
   const aside = `${takeover}.${process.pid}.${Date.now()}.stale`;
   try {
     await rename(takeover, aside);
