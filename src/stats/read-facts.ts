@@ -107,12 +107,7 @@ function unreadable(ending: TaskEnding, mtimeMs: number | null, defaultHarness: 
     harness: defaultHarness ?? 'unknown',
     startedAtMs: null,
     endedAtMs: mtimeMs,
-    iterations: null,
-    tokens: null,
-    costUsd: null,
-    refusedClaims: 0,
-    retries: 0,
-    usageLimitWaits: 0,
+    ...NOTHING_COUNTED,
   };
 }
 
@@ -182,14 +177,24 @@ async function frontmatterOf(file: string, head: Head): Promise<Record<string, u
   return parsed.ok ? parsed.value.data : undefined;
 }
 
-interface HistoryFacts {
+/** The figures a history adds up, the same fields as a task's facts. */
+type CountedFacts = Pick<
+  TaskFacts,
+  'iterations' | 'tokens' | 'costUsd' | 'refusedClaims' | 'retries' | 'usageLimitWaits'
+>;
+
+/** Where nothing was read: no figure known, no event counted. */
+const NOTHING_COUNTED: Readonly<CountedFacts> = {
+  iterations: null,
+  tokens: null,
+  costUsd: null,
+  refusedClaims: 0,
+  retries: 0,
+  usageLimitWaits: 0,
+};
+
+interface HistoryFacts extends CountedFacts {
   harness: string | null;
-  iterations: number | null;
-  tokens: number | null;
-  costUsd: number | null;
-  refusedClaims: number;
-  retries: number;
-  usageLimitWaits: number;
   /** A line was not JSON or not an object: it was skipped. */
   unreadable: boolean;
 }
@@ -200,16 +205,7 @@ interface HistoryFacts {
  * a missing history says nothing, a bad line is skipped and noted.
  */
 function readHistory(file: string, base: number): HistoryFacts {
-  const facts: HistoryFacts = {
-    harness: null,
-    iterations: null,
-    tokens: null,
-    costUsd: null,
-    refusedClaims: 0,
-    retries: 0,
-    usageLimitWaits: 0,
-    unreadable: false,
-  };
+  const facts: HistoryFacts = { harness: null, ...NOTHING_COUNTED, unreadable: false };
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
