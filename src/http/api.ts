@@ -22,7 +22,6 @@ import { signInHtml } from './page-sign-in.js';
 import { DEFAULT_LIMITS, Slots } from './request-limits.js';
 import type { RequestLimits } from './request-limits.js';
 import { contextBody, readBody, retryBody } from './request-body.js';
-import { SharedAnswer } from './shared-answer.js';
 import { bearerOf } from './token.js';
 import type { TokenGate } from './token.js';
 
@@ -32,7 +31,10 @@ export interface ApiDeps {
   gate: TokenGate;
   clock: Clock;
   logger: Logger;
-  /** What `wiggum status --json` prints, as JSON text. */
+  /**
+   * What `wiggum status --json` prints, as JSON text. Called for every request: the caller shares one
+   * reading between a burst of them (start-api.ts).
+   */
   state: () => Promise<string>;
   /** The Prometheus exposition; null: no metrics here. */
   metrics: (() => Promise<{ contentType: string; body: string }>) | null;
@@ -50,8 +52,6 @@ function fail(answer: ErrorAnswer, headers: Record<string, string> = {}): Respon
 /** No site may show the page in a frame (clickjacking its buttons). */
 const FRAMING = { 'Content-Security-Policy': "frame-ancestors 'none'", 'X-Frame-Options': 'DENY' };
 
-/** How long one reading of the vault's state answers every request for it. */
-const STATE_FRESH_MS = 500;
 /** An event stream silent this long gets a comment line, so that proxies keep it open. */
 const KEEPALIVE_MS = 15_000;
 
@@ -66,7 +66,6 @@ export function createApi(deps: ApiDeps): Hono {
   const limits = deps.limits ?? DEFAULT_LIMITS;
   const requests = new Slots(limits.inFlight);
   const streams = new Slots(limits.streams);
-  const state = new SharedAnswer(deps.state, () => deps.clock.now(), STATE_FRESH_MS);
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -127,7 +126,7 @@ export function createApi(deps: ApiDeps): Hono {
     const { contentType, body } = await deps.metrics();
     return c.body(body, 200, { 'Content-Type': contentType });
   });
-  app.get('/api/v1/state', async (c) => c.body(await state.get(), 200, { 'Content-Type': 'application/json' }));
+  app.get('/api/v1/state', async (c) => c.body(await deps.state(), 200, { 'Content-Type': 'application/json' }));
   app.get('/api/v1/tasks/:id', async (c) => {
     const { layout } = deps;
     const task = await findTask(

@@ -5,7 +5,11 @@ import { listBlocked } from '../vault/blocked-list.js';
 import { createApi } from './api.js';
 import { createDaemonMetrics } from './metrics.js';
 import { listen } from './server.js';
+import { SharedAnswer } from './shared-answer.js';
 import { TokenGate, tokenFile } from './token.js';
+
+/** How long one reading of the vault serves every request for the state or the metrics. */
+const READING_FRESH_MS = 500;
 
 /**
  * `daemon.http.listen`: the API, its metrics and the web page beside a running daemon. The token is
@@ -16,11 +20,23 @@ export async function startHttpApi(daemon: DaemonSurface): Promise<{ release(): 
   const address = config.daemon.http.listen;
   if (address === null) return null;
   const gate = await TokenGate.open(layout.state, () => clock.now());
+  // One reading of the vault answers GET /api/v1/state and a scrape of /metrics for a moment: a burst
+  // of requests, or the page open beside Prometheus, reads the vault's folders once.
+  const reading = new SharedAnswer(
+    async () => {
+      const view = await inspectVault(layout, clock.now());
+      // What `wiggum status --json` prints, from the same files.
+      const state = `${JSON.stringify({ vault: layout.root, ...view, blocked: await listBlocked(layout) }, null, 2)}\n`;
+      return { view, state };
+    },
+    () => clock.now(),
+    READING_FRESH_MS,
+  );
   const metrics = await createDaemonMetrics({
     events: daemon.events,
     layout,
     clock,
-    view: () => inspectVault(layout, clock.now()),
+    view: async () => (await reading.get()).view,
   });
   const app = createApi({
     layout,
@@ -28,11 +44,7 @@ export async function startHttpApi(daemon: DaemonSurface): Promise<{ release(): 
     gate,
     clock,
     logger,
-    // What `wiggum status --json` prints, from the same files.
-    state: async () => {
-      const view = await inspectVault(layout, clock.now());
-      return `${JSON.stringify({ vault: layout.root, ...view, blocked: await listBlocked(layout) }, null, 2)}\n`;
-    },
+    state: async () => (await reading.get()).state,
     metrics: () => metrics.render(),
   });
   const server = await listen(app, { ...config.daemon.http, listen: address }, layout.root).catch((error: unknown) => {
