@@ -1,30 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { inProcessDaemonOptions } from '../helpers/in-process-daemon.js';
 import { startDaemon } from '../../src/daemon/daemon.js';
-import type { DaemonOptions, RunningDaemon } from '../../src/daemon/daemon.js';
+import type { RunningDaemon } from '../../src/daemon/daemon.js';
 import { Scheduler } from '../../src/daemon/scheduler.js';
 import type { Job } from '../../src/daemon/task-queue.js';
 import { isWiggumError } from '../../src/errors.js';
-import { systemClock } from '../../src/time/clock.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { makeVault } from '../helpers/vault.js';
-import type { TestVault } from '../helpers/vault.js';
 
 const TASK = '---\ntitle: One story\n---\n- [ ] US-001 One\n';
-
-function options(vault: TestVault, more: Partial<DaemonOptions> = {}): DaemonOptions {
-  const { logger } = captureLogger();
-  return {
-    vault: vault.root,
-    config: { vault: vault.root },
-    clock: systemClock,
-    random: Math.random,
-    env: process.env,
-    createLogger: () => logger,
-    ...more,
-  };
-}
 
 /** Drains and waits for the daemon to stop, collecting what it released and the lifecycle it went through. */
 async function drained(daemon: RunningDaemon): Promise<{ released: string[]; lifecycle: string[]; code: number }> {
@@ -40,7 +26,7 @@ async function drained(daemon: RunningDaemon): Promise<{ released: string[]; lif
 describe('the daemon in process: one lifecycle, typed events', () => {
   test('a dropped task is queued, runs and settles as events; a drain releases every part in reverse start order', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
-    const daemon = await startDaemon(options(vault));
+    const daemon = await startDaemon(inProcessDaemonOptions(vault));
     expect(existsSync(vault.layout.lockFile)).toBe(true);
     const queued = daemon.events.next('queued', (event) => event.taskId === 'first');
     const settled = daemon.events.next('settled', (event) => event.taskId === 'first');
@@ -68,7 +54,7 @@ describe('the daemon in process: one lifecycle, typed events', () => {
 
   test('a drain interrupts a running task: it settles as interrupted before the queue is released', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '1' } });
-    const daemon = await startDaemon(options(vault));
+    const daemon = await startDaemon(inProcessDaemonOptions(vault));
     const iterating = daemon.events.next('loop', (event) => event.type === 'iteration' && event.taskId === 'long');
     vault.task('long', TASK);
     await iterating;
@@ -84,7 +70,7 @@ describe('the daemon in process: one lifecycle, typed events', () => {
   test('a start that fails part-way releases what it had started: the vault lock is not left behind', async () => {
     const vault = await makeVault();
     const error = await startDaemon(
-      options(vault, {
+      inProcessDaemonOptions(vault, {
         createQueue: () => {
           throw new Error('no queue today');
         },
@@ -96,8 +82,8 @@ describe('the daemon in process: one lifecycle, typed events', () => {
 
   test('a second daemon on the same vault is refused with E_LOCKED, and the first keeps its lock', async () => {
     const vault = await makeVault();
-    const first = await startDaemon(options(vault));
-    const error = await startDaemon(options(vault)).catch((e: unknown) => e);
+    const first = await startDaemon(inProcessDaemonOptions(vault));
+    const error = await startDaemon(inProcessDaemonOptions(vault)).catch((e: unknown) => e);
     expect(isWiggumError(error, 'E_LOCKED')).toBe(true);
     expect(existsSync(vault.layout.lockFile)).toBe(true);
     await drained(first);
@@ -107,7 +93,7 @@ describe('the daemon in process: one lifecycle, typed events', () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
     const added: Job[] = [];
     const daemon = await startDaemon(
-      options(vault, {
+      inProcessDaemonOptions(vault, {
         createQueue: (concurrency, run, settled) => {
           const inner = new Scheduler(concurrency, run, settled);
           return Object.assign(Object.create(inner) as Scheduler, {
@@ -129,7 +115,7 @@ describe('the daemon in process: one lifecycle, typed events', () => {
   test('an event listener that throws is logged and the daemon goes on', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1' } });
     const { logger, lines } = captureLogger();
-    const daemon = await startDaemon(options(vault, { createLogger: () => logger }));
+    const daemon = await startDaemon(inProcessDaemonOptions(vault, { createLogger: () => logger }));
     daemon.events.on('queued', () => {
       throw new Error('a broken observer');
     });

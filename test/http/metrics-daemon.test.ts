@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { inProcessDaemonOptions } from '../helpers/in-process-daemon.js';
 import { startDaemon } from '../../src/daemon/daemon.js';
 import type { RunningDaemon } from '../../src/daemon/daemon.js';
 import { inspectVault } from '../../src/daemon/view.js';
@@ -9,7 +10,6 @@ import type { DaemonMetrics } from '../../src/http/metrics.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 import { readTaskState } from '../../src/task/state.js';
 import { systemClock } from '../../src/time/clock.js';
-import { captureLogger } from '../helpers/capture-logger.js';
 import { REPO_ROOT, requireBuild } from '../helpers/child.js';
 import { parsePromText, samplesOf, sumOf, valueOf } from '../helpers/prom-text.js';
 import type { Exposition } from '../helpers/prom-text.js';
@@ -21,15 +21,7 @@ const STREAMER = join(REPO_ROOT, 'test', 'fixtures', 'agents', 'fake-claude-stre
 
 /** A real daemon in this process on `vault`, with its metrics, as the HTTP server makes them. */
 async function daemonWithMetrics(vault: TestVault): Promise<{ daemon: RunningDaemon; metrics: DaemonMetrics }> {
-  const { logger } = captureLogger();
-  const daemon = await startDaemon({
-    vault: vault.root,
-    config: { vault: vault.root },
-    clock: systemClock,
-    random: Math.random,
-    env: process.env,
-    createLogger: () => logger,
-  });
+  const daemon = await startDaemon(inProcessDaemonOptions(vault));
   const metrics = await createDaemonMetrics({
     events: daemon.events,
     layout: vault.layout,
