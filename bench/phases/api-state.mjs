@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { releaseGroup, tempDir, trackGroup } from '../lib/cleanup.mjs';
 import { sleep, summarize, timeBox } from '../lib/stats.mjs';
 
-/** How long the daemon serves one reading of the vault to every request for it (STATE_FRESH_MS in src/http/api.ts). */
+/** How long the daemon serves one reading of the vault to every request for it (READING_FRESH_MS in src/http/start-api.ts). */
 export const SHARE_MS = 500;
 /** A fresh request starts this long after the one before it ended: past the window, whatever the clocks' skew. */
 const FRESH_GAP_MS = SHARE_MS + 50;
