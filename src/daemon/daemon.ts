@@ -33,7 +33,7 @@ import { HEARTBEAT_MS } from '../queue/names.js';
 import { workerStatuses } from './worker-status.js';
 import type { QueueHost } from '../queue/queue-host.js';
 import { DaemonNotifications } from './notifications.js';
-import type { FinishedEntry, Lifecycle, StatusTracker } from './status.js';
+import type { DaemonStatus, FinishedEntry, Lifecycle, StatusTracker } from './status.js';
 import { AuthorWaits } from './author-waits.js';
 import { RunningSessions } from './renames.js';
 import { readRecent } from './recent.js';
@@ -74,6 +74,8 @@ export interface DaemonSurface {
   logger: Logger;
   /** When this daemon started (its clock). */
   startedAtMs: number;
+  /** What it would write to status.json now: its own picture, fresher than the file (written at most every 200 ms). */
+  status(): DaemonStatus;
 }
 
 export interface RunningDaemon {
@@ -306,6 +308,7 @@ class Daemon implements RunningDaemon {
       clock: this.options.clock,
       logger: this.logger,
       startedAtMs: this.startedAtMs,
+      status: () => this.tracker.snapshot(),
     });
     if (beside !== undefined && beside !== null) this.releasers.add('http api', () => beside.release());
     // How many wait in Review/ is known before any task starts (review.max_pending); Done/, which

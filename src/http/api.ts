@@ -4,7 +4,7 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import type { WiggumConfig } from '../config/config.js';
-import { taskEntry } from '../daemon/view.js';
+import type { TaskEntry } from '../daemon/status.js';
 import { FOLLOW_POLL_MS, LogPrinter, followTaskLogs } from '../inspect/log-follow.js';
 import { describeTask } from '../inspect/task-status.js';
 import type { Logger } from '../log/logger.js';
@@ -36,6 +36,8 @@ export interface ApiDeps {
    * reading between a burst of them (start-api.ts).
    */
   state: () => Promise<string>;
+  /** A task's entry in that state (its phase, harness, iteration), or null when it lists none. */
+  entry: (taskId: string) => TaskEntry | null;
   /** The Prometheus exposition; null: no metrics here. */
   metrics: (() => Promise<{ contentType: string; body: string }>) | null;
   limits?: RequestLimits;
@@ -134,14 +136,14 @@ export function createApi(deps: ApiDeps): Hono {
       [layout.approved, layout.done, layout.rejected, layout.blocked],
       layout.root,
     );
-    const detail = await describeTask(task, layout, await taskEntry(layout, task), true);
+    const detail = await describeTask(task, layout, deps.entry(task.id), true);
     return c.body(detail, 200, { 'Content-Type': 'application/json' });
   });
   app.get('/api/v1/tasks/:id/events', async (c) => {
     const { layout, config } = deps;
     const task = await findTask(c.req.param('id'), [layout.approved, layout.done, layout.rejected], layout.root);
     if (!streams.enter()) return busy('event streams');
-    const current = (await taskEntry(layout, task))?.harness ?? task.frontmatter.harness ?? config.harness.defaultName;
+    const current = deps.entry(task.id)?.harness ?? task.frontmatter.harness ?? config.harness.defaultName;
     return streamSSE(c, async (stream) => {
       try {
         let lastWriteMs = deps.clock.now();

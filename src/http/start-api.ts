@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import type { DaemonSurface } from '../daemon/daemon.js';
-import { inspectVault } from '../daemon/view.js';
+import { inspectOwnDaemon } from '../daemon/view.js';
 import { listBlocked } from '../vault/blocked-list.js';
 import { createApi } from './api.js';
 import { createDaemonMetrics } from './metrics.js';
@@ -24,7 +24,7 @@ export async function startHttpApi(daemon: DaemonSurface): Promise<{ release(): 
   // of requests, or the page open beside Prometheus, reads the vault's folders once.
   const reading = new SharedAnswer(
     async () => {
-      const view = await inspectVault(layout, clock.now());
+      const view = await inspectOwnDaemon(layout, daemon.status());
       // What `wiggum status --json` prints, from the same files.
       const state = `${JSON.stringify({ vault: layout.root, ...view, blocked: await listBlocked(layout) }, null, 2)}\n`;
       return { view, state };
@@ -45,6 +45,7 @@ export async function startHttpApi(daemon: DaemonSurface): Promise<{ release(): 
     clock,
     logger,
     state: async () => (await reading.get()).state,
+    entry: (taskId) => daemon.status().tasks.find((task) => task.id === taskId) ?? null,
     metrics: () => metrics.render(),
   });
   const server = await listen(app, { ...config.daemon.http, listen: address }, layout.root).catch((error: unknown) => {

@@ -144,11 +144,21 @@ describe('the HTTP API on a real daemon', () => {
     const file = api.vault.task('streamed', `---\ntitle: Streamed\nmax_iterations: 5\n---\n${STORIES}`);
     await runStarted(api, 1);
 
+    // The API answers from the daemon's own picture, which lists the task from the moment it was
+    // queued; the CLI reads status.json, which the daemon writes a moment later (at most every 200 ms).
     const state = (await (await api.call('/api/v1/state')).json()) as Record<string, unknown>;
-    const cli = JSON.parse((await runCli(['status', '--json', '--vault', api.vault.root])).stdout) as Record<
-      string,
-      unknown
-    >;
+    let cli: Record<string, unknown> = {};
+    await waitFor(
+      async () => {
+        cli = JSON.parse((await runCli(['status', '--json', '--vault', api.vault.root])).stdout) as Record<
+          string,
+          unknown
+        >;
+        return (cli.tasks as { id: string }[]).some((t) => t.id === 'streamed');
+      },
+      'status --json lists the task',
+      UNTIL_VITEST_TIMEOUT,
+    );
     expect(state.vault).toBe(cli.vault);
     expect(state.counts).toEqual(cli.counts);
     expect(Object.keys(state).sort()).toEqual(Object.keys(cli).sort());
