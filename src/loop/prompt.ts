@@ -95,15 +95,15 @@ function steps(input: PromptInput): string {
   const { prd, progress } = memoryFiles(input);
   const stories = input.stories.total > 0;
   return [
-    `1. Read ${progress}, \`## Codebase Patterns\` first.`,
+    `1. Read ${progress} (\`## Codebase Patterns\` first).`,
     `2. ${work(input)} run the project's tests and linters.`,
     stories
-      ? `3. When it works, set its \`"passes": true\` in ${prd} and commit as \`feat: <id> - <title>\`.`
+      ? `3. When it works, set \`"passes": true\` in ${prd} and commit as \`feat: <id> - <title>\`.`
       : '3. When it works, commit it as `feat: <what it does>`.',
     `4. Append \`## <date> - <id>\` to ${progress}: what you did, files changed, learnings; reusable`,
-    '   patterns go under `## Codebase Patterns`, lasting conventions into the nearest AGENTS.md.',
+    '   patterns under `## Codebase Patterns`, lasting conventions in the nearest AGENTS.md.',
     `5. When ${stories ? 'every story passes' : 'the task is done'}, end your reply with <promise>${input.promise}</promise>.`,
-    '6. A decision only a person can make? End with <question>…</question>.',
+    "6. Need a person's decision? End with <question>…</question>.",
   ].join('\n');
 }
 

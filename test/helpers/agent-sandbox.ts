@@ -185,7 +185,7 @@ export function requireRunnable(command: string, hint: string): void {
 /** The prd.json path the prompt names (the agent is told where its memory is; no guessing). */
 export function prdPath(prompt: string): string {
   // The step that marks a story names the file; the memory sentence names its folder once.
-  const file = /set its `"passes": true` in (\S+) and commit/.exec(prompt)?.[1];
+  const file = /set `"passes": true` in (\S+) and commit/.exec(prompt)?.[1];
   if (file === undefined) throw new Error(`the prompt names no prd.json:\n${prompt}`);
   const folder = /work is in git and `([^`]+)`/.exec(prompt)?.[1];
   return folder === undefined || isAbsolute(file) ? file : join(folder, file);

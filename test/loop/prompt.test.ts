@@ -38,7 +38,7 @@ describe('the iteration prompt', () => {
       'context-and-refusal',
       buildPrompt({
         ...base,
-        context: '### Added 2026-01-27T10:00:00Z\n\nUse the existing `useLocalStorage` hook.\n',
+        context: '### Added 2026-01-27 10:00 UTC\n\nUse the existing `useLocalStorage` hook.\n',
         refusal: 'The check "tests" failed (exit code 1):\n  FAIL src/theme.test.ts',
       }),
     ));
@@ -117,19 +117,19 @@ describe('the blocks of the prompt', () => {
       'both files in the session folder: the folder once, then file names',
       base.paths,
       "earlier iterations' work is in git and `/vault/.wiggum/sessions/add-dark-mode`.",
-      '1. Read progress.txt,',
+      '1. Read progress.txt (',
     ],
     [
       'files in other folders: their full paths',
       { prd: '/repo/prd.json', progress: '/repo/notes/progress.txt', sessionDir: '/vault/.wiggum/sessions/x' },
       "earlier iterations' work is in git, /repo/prd.json and /repo/notes/progress.txt.",
-      '1. Read /repo/notes/progress.txt,',
+      '1. Read /repo/notes/progress.txt (',
     ],
     [
       'no files: their usual names',
       null,
       "earlier iterations' work is in git, prd.json and progress.txt.",
-      '1. Read progress.txt,',
+      '1. Read progress.txt (',
     ],
   ])('%s', (_, paths, memory, firstStep) => {
     expect(text({ ...base, paths }, 'memory')).toContain(memory);

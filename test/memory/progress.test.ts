@@ -28,6 +28,6 @@ test('sections are appended after one blank line whatever the file ends with', (
 });
 
 test('context entries carry a timestamp line and empty text is refused', () => {
-  expect(appendContextText('', '  use pnpm \n', at)).toBe('### Added 2025-03-11T10:00:00Z\n\nuse pnpm\n');
+  expect(appendContextText('', '  use pnpm \n', at)).toBe('### Added 2025-03-11 10:00 UTC\n\nuse pnpm\n');
   expect(() => appendContextText('', '  \n', at)).toThrow(/empty/);
 });

@@ -407,7 +407,7 @@ describe('context', () => {
     await cli.store.addContext('the API key is in .env.local');
     const context = await loop.store.loadContext();
     expect(context).toBe(
-      '### Added 2026-01-27T10:05:00Z\n\nuse pnpm, not npm\n\n### Added 2026-01-27T10:05:00Z\n\nthe API key is in .env.local\n',
+      '### Added 2026-01-27 10:05 UTC\n\nuse pnpm, not npm\n\n### Added 2026-01-27 10:05 UTC\n\nthe API key is in .env.local\n',
     );
     await rejection(cli.store.addContext('   '), 'E_USAGE');
     await cli.store.clearContext();
