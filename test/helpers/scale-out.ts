@@ -238,9 +238,14 @@ export class Cluster {
    * (src/vault/move.ts), so for a moment the file has both names.
    */
   async waitForDone(names: string[], guardMs = 120_000): Promise<void> {
+    await this.waitForOnlyIn('Done', names, guardMs);
+  }
+
+  /** Waits until each task is in `folder` and nowhere else (see waitForDone). */
+  async waitForOnlyIn(folder: 'Done' | 'Rejected', names: string[], guardMs = 120_000): Promise<void> {
     await waitFor(
-      () => names.every((name) => this.foldersOf(name).join() === 'Done'),
-      `${names.join(', ')} in Done/ (${names.map((n) => `${n}: ${this.foldersOf(n).join('+') || 'nowhere'}`).join('; ')})`,
+      () => names.every((name) => this.foldersOf(name).join() === folder),
+      `${names.join(', ')} in ${folder}/ (${names.map((n) => `${n}: ${this.foldersOf(n).join('+') || 'nowhere'}`).join('; ')})`,
       guardMs,
     );
   }

@@ -170,7 +170,7 @@ describe('scale-out: a vault host, four workers, Redis and git remotes', () => {
       const victim2 = workerOf(second);
       await cluster.kill9(victim2);
       cluster.startWorker(victim2);
-      await waitFor(() => existsSync(join(cluster.vault, 'Rejected', 'kk.md')), 'kk in Rejected/', 60_000);
+      await cluster.waitForOnlyIn('Rejected', ['kk']);
       const report = cluster.taskFile('kk', 'Rejected');
       expect(report).toContain('E_QUEUE_STALLED');
       // The report says which setting allows more stalls.
