@@ -129,7 +129,7 @@ describe('wiggum context', () => {
     // It waits in the session folder, where the session created at the first run takes it in.
     expect(readdirSync(join(vault.layout.sessions, 'guided'))).toEqual(['context.md']);
     expect(readFileSync(join(vault.layout.sessions, 'guided', 'context.md'), 'utf8')).toMatch(
-      /^### Added \S+\n\nPrefer small commits\.\n$/,
+      /^### Added \d{4}-\d\d-\d\d \d\d:\d\d UTC\n\nPrefer small commits\.\n$/,
     );
     await runCli(['run', file, '--max-iterations', '1', '--no-stream']);
     expect(readFileSync(join(vault.marks, 'run-1'), 'utf8')).toContain(
