@@ -45,6 +45,13 @@ export class CoalescedWriter {
     if (pending) await this.run();
   }
 
+  /** Drops what is scheduled, without writing it (a release that needs no last write). */
+  cancel(): void {
+    this.pending?.abort();
+    this.pending = null;
+    this.again = false;
+  }
+
   private async run(): Promise<void> {
     this.pending = null;
     this.again = false;

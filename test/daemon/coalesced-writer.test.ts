@@ -95,4 +95,25 @@ describe('CoalescedWriter', () => {
     await clock.advance(1000);
     expect(writes).toBe(2);
   });
+  test('cancel drops what is scheduled: nothing is written, and a flush after it writes nothing', async () => {
+    const clock = new ManualClock();
+    let writes = 0;
+    const writer = new CoalescedWriter(
+      200,
+      () => Promise.resolve(void (writes += 1)),
+      () => undefined,
+      clock,
+    );
+    writer.schedule();
+    writer.cancel();
+    await clock.advance(1000);
+    await new Promise((resolve) => setImmediate(resolve));
+    await writer.flush();
+    expect(writes).toBe(0);
+    // It schedules again after a cancel.
+    writer.schedule();
+    await clock.advance(200);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toBe(1);
+  });
 });
