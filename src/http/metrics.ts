@@ -20,7 +20,7 @@ export interface MetricsInputs {
   layout: VaultLayout;
   /** The clock the daemon runs on: an iteration's start time comes from it. */
   clock: Clock;
-  /** What `wiggum status --json` reports (inspectVault in src/daemon/view.ts), at most 500 ms old at a scrape. */
+  /** What `wiggum status --json` reports (inspectOwnDaemon in src/daemon/view.ts), at most 500 ms old. */
   view: () => Promise<VaultView>;
 }
 
