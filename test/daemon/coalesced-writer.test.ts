@@ -3,6 +3,19 @@ import { CoalescedWriter } from '../../src/daemon/coalesced-writer.js';
 import { systemClock } from '../../src/time/clock.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 
+/** A writer on a manual clock that only counts its writes. */
+function countingWriter(delayMs: number): { clock: ManualClock; writer: CoalescedWriter; writes: () => number } {
+  const clock = new ManualClock();
+  let writes = 0;
+  const writer = new CoalescedWriter(
+    delayMs,
+    () => Promise.resolve(void (writes += 1)),
+    () => undefined,
+    clock,
+  );
+  return { clock, writer, writes: () => writes };
+}
+
 describe('CoalescedWriter', () => {
   test('a burst of changes costs one write, and the last state is written', async () => {
     let state = 0;
@@ -49,15 +62,9 @@ describe('CoalescedWriter', () => {
   });
 
   test('flush with nothing pending writes nothing', async () => {
-    let writes = 0;
-    const writer = new CoalescedWriter(
-      5,
-      () => Promise.resolve(void (writes += 1)),
-      () => undefined,
-      systemClock,
-    );
+    const { writer, writes } = countingWriter(5);
     await writer.flush();
-    expect(writes).toBe(0);
+    expect(writes()).toBe(0);
   });
 
   test('a failing write is reported, not thrown', async () => {
@@ -74,46 +81,33 @@ describe('CoalescedWriter', () => {
   });
 
   test('the delay runs on the injected clock: nothing is written until it has passed', async () => {
-    const clock = new ManualClock();
-    let writes = 0;
-    const writer = new CoalescedWriter(
-      200,
-      () => Promise.resolve(void (writes += 1)),
-      () => undefined,
-      clock,
-    );
+    const { clock, writer, writes } = countingWriter(200);
     writer.schedule();
     writer.schedule();
     await clock.advance(199);
-    expect(writes).toBe(0);
+    expect(writes()).toBe(0);
     await clock.advance(1);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(writes).toBe(1);
+    expect(writes()).toBe(1);
     writer.schedule();
     await writer.flush();
-    expect(writes).toBe(2);
+    expect(writes()).toBe(2);
     await clock.advance(1000);
-    expect(writes).toBe(2);
+    expect(writes()).toBe(2);
   });
+
   test('cancel drops what is scheduled: nothing is written, and a flush after it writes nothing', async () => {
-    const clock = new ManualClock();
-    let writes = 0;
-    const writer = new CoalescedWriter(
-      200,
-      () => Promise.resolve(void (writes += 1)),
-      () => undefined,
-      clock,
-    );
+    const { clock, writer, writes } = countingWriter(200);
     writer.schedule();
     writer.cancel();
     await clock.advance(1000);
     await new Promise((resolve) => setImmediate(resolve));
     await writer.flush();
-    expect(writes).toBe(0);
+    expect(writes()).toBe(0);
     // It schedules again after a cancel.
     writer.schedule();
     await clock.advance(200);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(writes).toBe(1);
+    expect(writes()).toBe(1);
   });
 });
