@@ -1,9 +1,9 @@
 import type { VaultLayout } from '../vault/layout.js';
-import { taskEntry } from '../daemon/view.js';
+import { taskPicture } from '../daemon/view.js';
 import { isLockOwnerAlive, readLockOwner } from '../lock/owner-lock.js';
 import { FOLLOW_POLL_MS, LogPrinter, followTaskLogs, printTaskLogs } from '../inspect/log-follow.js';
 import type { LogSink } from '../inspect/log-follow.js';
-import { findTask } from '../vault/find-task.js';
+import { findTaskFile, parsedTask } from '../vault/find-task.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
@@ -22,8 +22,9 @@ export interface LogsOptions extends VaultOptions {
  */
 export async function logsCommand(ref: string, options: LogsOptions): Promise<ExitCode> {
   const { config, layout } = await openVault(options);
-  const task = await findTask(ref, [layout.approved, layout.done, layout.rejected], layout.root);
-  const current = (await taskEntry(layout, task))?.harness ?? task.frontmatter.harness ?? config.harness.defaultName;
+  const task = parsedTask(await findTaskFile(ref, layout), layout.root);
+  const current =
+    (await taskPicture(layout, task.file)).run?.harness ?? task.frontmatter.harness ?? config.harness.defaultName;
   const printer = new LogPrinter(layout, config, options.raw === true, current ?? null, stdoutSink);
   const stopped = new AbortController();
   const stop = (): void => stopped.abort();

@@ -14,7 +14,7 @@ import { checkChangeId, ensureRalphTask, noLoopToResume, ralphLayout, readRalphT
 import { ralphRoot, strandedLoopsNote } from '../ralph/ralph-root.js';
 import { recordedSettings } from '../ralph/settings-file.js';
 import { systemClock } from '../time/clock.js';
-import { findTask } from '../vault/find-task.js';
+import { findTaskFile, parsedTask } from '../vault/find-task.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
@@ -81,8 +81,9 @@ async function ralphChange(
   }
 
   if (options.status === true) {
-    const task = await findTask(options.change, [layout.approved, layout.done, layout.rejected], root);
-    const detail = await describeTask(task, layout, null, options.json === true);
+    const found = await findTaskFile(options.change, layout);
+    const task = parsedTask(found, root);
+    const detail = await describeTask(found, layout, null, options.json === true);
     process.stdout.write(withRecorded(detail, recordedSettings(task.frontmatter, task.file), options.json === true));
     return EXIT.complete;
   }

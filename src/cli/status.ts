@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { WiggumError, isWiggumError } from '../errors.js';
 import { correctStaleDashboard } from '../daemon/stale-dashboard.js';
-import { inspectVault, taskEntry } from '../daemon/view.js';
+import { inspectVault } from '../daemon/view.js';
 import { requireVault } from '../vault/find-root.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { vaultLayout } from '../vault/layout.js';
@@ -10,7 +10,6 @@ import type { ExitCode } from './exit-codes.js';
 import { openVault } from './open-vault.js';
 import type { VaultOptions } from './open-vault.js';
 import { renderStatus } from './status-text.js';
-import { blockedText, listBlocked } from '../vault/blocked-list.js';
 
 /** `wiggum status [ID] [--json]`: works whether or not the daemon runs. */
 export async function statusCommand(
@@ -30,24 +29,20 @@ export async function statusCommand(
   const now = Date.now();
   if (id !== undefined) {
     // One task needs the full parse and its history: loaded only then.
-    const { findTask } = await import('../vault/find-task.js');
+    const { findTaskFile } = await import('../vault/find-task.js');
     const { describeTask } = await import('../inspect/task-status.js');
-    const task = await findTask(id, [layout.approved, layout.done, layout.rejected, layout.blocked], layout.root);
-    process.stdout.write(await describeTask(task, layout, await taskEntry(layout, task), options.json === true));
+    const found = await findTaskFile(id, layout);
+    process.stdout.write(await describeTask(found, layout, undefined, options.json === true));
     return EXIT.complete;
   }
   const view = await inspectVault(layout, now);
   // A daemon killed without its drain left the page saying it runs: set it right (never fatal to status).
   await correctStaleDashboard(layout, view, now).catch(() => false);
-  const blocked = await listBlocked(layout);
   if (options.json === true)
     process.stdout.write(
-      `${JSON.stringify({ vault: layout.root, ...view, blocked, ...(configProblem === null ? {} : { configProblem }) }, null, 2)}\n`,
+      `${JSON.stringify({ vault: layout.root, ...view, ...(configProblem === null ? {} : { configProblem }) }, null, 2)}\n`,
     );
-  else
-    process.stdout.write(
-      renderStatus(view, layout, now, { all: options.all === true, configProblem }) + blockedText(blocked),
-    );
+  else process.stdout.write(renderStatus(view, layout, now, { all: options.all === true, configProblem }));
   return EXIT.complete;
 }
 

@@ -1,40 +1,41 @@
-import type { AuthorWait, FinishedEntry, TaskEntry } from '../daemon/status.js';
+import type { PictureTask } from '../daemon/picture.js';
+import { countOf, groupByState } from '../daemon/state-groups.js';
 import type { Spent } from '../memory/spent.js';
-import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import { plural } from '../plural.js';
-import { passesByItself } from '../task/order.js';
+import { describeIterations } from '../task/iteration-count.js';
+import { STATE_TABLE, TASK_FOLDERS, stateWord } from '../task/states.js';
+import type { TaskFolder } from '../task/states.js';
 
 /** Everything one frame of `status --watch` shows, read from the vault at one moment. */
 export interface WatchSnapshot {
   vault: string;
   nowMs: number;
   daemon: { pid: number; lifecycle: string; startedAtMs: number; concurrency: number } | null;
-  counts: { approved: number; done: number; rejected: number };
+  counts: Record<TaskFolder, number>;
   /** The vault's STOP file exists. */
   held: boolean;
+  /** Every task, in the picture's order (src/daemon/picture.ts). */
   tasks: WatchedTask[];
-  waitingForAuthor: AuthorWait[];
-  recent: FinishedEntry[];
 }
 
-/** A task the daemon knows about, with what its session says. */
+/** A task of the picture, with what its session says. */
 export interface WatchedTask {
-  entry: TaskEntry;
-  /** Its stop flag's file name (`<name>.stop`), when the flag exists. */
-  stopFlag: string | null;
+  task: PictureTask;
   /** Tokens and cost of this run's finished iterations (the running one is counted when it ends). */
   spent: Pick<Spent, 'inputTokens' | 'outputTokens' | 'costUsd'> | null;
   /** The last line its agent's current log renders to (text, `→ tool`, `← result`), if any. */
   lastEvent: string | null;
 }
 
-const RECENT_SHOWN = 5;
+/** Ended tasks listed per ended state; the rest are counted. */
+const ENDED_SHOWN = 5;
 const EVENT_CHARS = 120;
 
 /**
  * One frame: a header whose shape never changes (frames printed one after another start alike),
- * the daemon, counts per folder, then running, waiting and held, queued and stopped tasks.
- * `width` (a terminal's columns) cuts each line to fit, so a redraw in place never wraps.
+ * the daemon, counts per folder, then every task under its state, those that wait on a person
+ * first, as `status` lists them. `width` (a terminal's columns) cuts each line to fit, so a redraw
+ * in place never wraps.
  */
 export function renderFrame(snapshot: WatchSnapshot, width?: number): string {
   const now = snapshot.nowMs;
@@ -45,51 +46,18 @@ export function renderFrame(snapshot: WatchSnapshot, width?: number): string {
       ? 'daemon: not running (wiggum start runs it)'
       : `daemon: ${daemon.lifecycle}, pid ${daemon.pid}, up ${duration(now - daemon.startedAtMs)}, ${daemon.concurrency} at a time`,
   );
-  lines.push(
-    `Approved ${snapshot.counts.approved} · Done ${snapshot.counts.done} · Rejected ${snapshot.counts.rejected}`,
-  );
+  lines.push(TASK_FOLDERS.map((folder) => `${folderWord(folder)} ${snapshot.counts[folder]}`).join(' · '));
   if (snapshot.held) lines.push('STOP exists: nothing new starts; running tasks hold before their next iteration');
-  const groups: [string, WatchedTask[]][] = [
-    ['running', snapshot.tasks.filter((t) => t.entry.phase === 'running')],
-    [
-      'waiting and held',
-      snapshot.tasks.filter(
-        (t) =>
-          t.entry.phase === 'waiting' ||
-          t.entry.phase === 'held' ||
-          (t.entry.phase === 'stopped' && t.stopFlag !== null),
-      ),
-    ],
-    ['queued', snapshot.tasks.filter((t) => t.entry.phase === 'queued')],
-    ['stopped', snapshot.tasks.filter((t) => t.entry.phase === 'stopped' && t.stopFlag === null)],
-  ];
-  for (const [title, tasks] of groups) {
-    if (tasks.length === 0) continue;
-    lines.push('', `${title} (${tasks.length}):`);
-    for (const task of tasks) lines.push(...taskLines(task, now));
+  const watched = new Map(snapshot.tasks.map((item) => [item.task, item]));
+  for (const group of groupByState(snapshot.tasks.map((item) => item.task))) {
+    const ended = STATE_TABLE[group.state].folder === 'done' || STATE_TABLE[group.state].folder === 'rejected';
+    const shown = ended ? group.tasks.slice(0, ENDED_SHOWN) : group.tasks;
+    lines.push('', `${stateWord(group.state)} (${group.tasks.length}):`);
+    for (const task of shown)
+      lines.push(...taskLines(watched.get(task) ?? { task, spent: null, lastEvent: null }, now));
+    if (shown.length < group.tasks.length) lines.push(`  … and ${group.tasks.length - shown.length} more`);
   }
-  // The order of work holds some (a dependency still to run, a time): they start by themselves,
-  // so they are not listed as waiting for the person, as the Dashboard says it too.
-  const inOrder = snapshot.waitingForAuthor.filter(
-    (wait) => typeof wait.reason === 'object' && passesByItself(wait.reason),
-  );
-  const forYou = snapshot.waitingForAuthor.filter((wait) => !inOrder.includes(wait));
-  for (const [title, waits] of [
-    ['waiting their turn', inOrder],
-    ['waiting for you', forYou],
-  ] as const) {
-    if (waits.length === 0) continue;
-    lines.push('', `${title} (${waits.length}):`);
-    for (const wait of waits) lines.push(`  ${wait.name}: ${wait.message}`);
-  }
-  if (snapshot.recent.length > 0) {
-    lines.push('', 'recently finished:');
-    for (const item of snapshot.recent.slice(0, RECENT_SHOWN))
-      lines.push(
-        `  ${item.status === 'done' ? 'done    ' : 'rejected'}  ${item.id ?? item.file}  after ${plural(item.iterations, 'iteration')}`,
-      );
-  }
-  if (snapshot.tasks.length === 0 && snapshot.waitingForAuthor.length === 0) lines.push('', 'nothing running');
+  if (snapshot.tasks.length === 0) lines.push('', 'nothing running');
   const fitted =
     width === undefined || width < 20
       ? lines
@@ -97,47 +65,72 @@ export function renderFrame(snapshot: WatchSnapshot, width?: number): string {
   return `${fitted.join('\n')}\n`;
 }
 
-function taskLines(task: WatchedTask, now: number): string[] {
-  const entry = task.entry;
-  const parts = [entry.id];
-  if (entry.iteration !== undefined || entry.current !== undefined)
-    parts.push(describeIterations(iterationCount(entry.iteration, entry.maxIterations, entry.current !== undefined)));
-  if (entry.step) parts.push(entry.step);
-  parts.push(why(task, now));
-  if (task.spent !== null) parts.push(spentText(task.spent));
+function folderWord(folder: TaskFolder): string {
+  return `${folder.charAt(0).toUpperCase()}${folder.slice(1)}`;
+}
+
+function taskLines(item: WatchedTask, now: number): string[] {
+  const { task } = item;
+  const parts = [task.id];
+  const count = countOf(task);
+  const ended = STATE_TABLE[task.state].folder !== 'approved';
+  if (count !== null) parts.push(ended ? `after ${plural(count.done, 'iteration')}` : describeIterations(count));
+  if (task.run?.step) parts.push(task.run.step);
+  const doing = why(item, now);
+  if (doing !== '') parts.push(doing);
+  if (item.spent !== null) parts.push(spentText(item.spent));
   const lines = [`  ${parts.join(' · ')}`];
-  if (task.lastEvent !== null) lines.push(`      ${cut(task.lastEvent, EVENT_CHARS)}`);
+  if (item.lastEvent !== null) lines.push(`      ${cut(item.lastEvent, EVENT_CHARS)}`);
   return lines;
 }
 
 /** What the task is doing and for how long, or why it does not run, and on which worker (queue mode). */
-export function why(task: WatchedTask, now: number): string {
-  const doing = whatItDoes(task, now);
-  return task.entry.worker === undefined ? doing : `${doing} · on worker ${task.entry.worker.id}`;
+export function why(item: WatchedTask, now: number): string {
+  const doing = whatItDoes(item.task, now);
+  const worker = item.task.run?.worker;
+  return worker === undefined ? doing : `${doing} · on worker ${worker.id}`;
 }
 
-function whatItDoes(task: WatchedTask, now: number): string {
-  const entry = task.entry;
-  const since = duration(now - entry.sinceMs);
-  switch (entry.phase) {
+function whatItDoes(task: PictureTask, now: number): string {
+  const run = task.run;
+  const since = run === undefined ? '' : ` ${duration(now - run.sinceMs)}`;
+  const left = run?.untilMs === undefined ? '' : `, ${duration(run.untilMs - now)} left`;
+  switch (task.state) {
     case 'running':
-      return `running ${since}${entry.taskStartedMs === undefined ? '' : ` (task ${duration(now - entry.taskStartedMs)})`}${entry.harness === undefined ? '' : ` · ${entry.harness}`}`;
-    case 'waiting': {
-      const left = entry.untilMs === undefined ? '' : `, ${duration(entry.untilMs - now)} left`;
-      if (entry.waitingFor === 'outage')
-        return `waiting on harness ${entry.outage?.harness ?? entry.harness ?? '?'} (outage), probing again${left}`;
-      return entry.waitingFor === 'usage-limit'
-        ? `waiting for the usage limit to reset${left}`
-        : `waiting to retry${left}`;
-    }
+      if (run?.foreground !== undefined) return `running in a foreground wiggum run (pid ${run.foreground.pid})`;
+      return `running${since}${run?.taskStartedMs === undefined ? '' : ` (task ${duration(now - run.taskStartedMs)})`}${run?.harness === undefined ? '' : ` · ${run.harness}`}`;
+    case 'outage':
+      return `waiting on harness ${run?.outage?.harness ?? run?.harness ?? '?'} (outage), probing again${left}`;
+    case 'usage-limit':
+      return `waiting for the usage limit to reset${left}`;
+    case 'retrying':
+      return `waiting to retry${left}`;
+    case 'landing':
+      return `waiting to land${task.why === undefined ? '' : `: ${cut(task.why, EVENT_CHARS)}`}${left}`;
     case 'held':
-      return task.stopFlag === null
-        ? `held by STOP for ${since}`
-        : `held: its stop flag ${task.stopFlag} (wiggum resume ${entry.id})`;
+      return `held by STOP${since === '' ? '' : ` for${since}`}`;
     case 'queued':
-      return `queued ${since}`;
+      return `queued${since}`;
     case 'stopped':
-      return task.stopFlag === null ? 'stopped' : `held: its stop flag ${task.stopFlag} (wiggum resume ${entry.id})`;
+      return `held: its stop flag (wiggum resume ${task.id})`;
+    case 'failing':
+      return `the last attempt failed: ${cut(task.why ?? 'unknown', EVENT_CHARS)}`;
+    case 'blocked':
+      return task.question === undefined || task.question === '' ? 'asks a question' : `asks: ${task.question}`;
+    case 'rejected':
+      return task.reason === undefined ? '' : cut(task.reason, EVENT_CHARS);
+    case 'needs-harness':
+    case 'being-written':
+    case 'waiting-for-you':
+    case 'waiting-on-dependency':
+    case 'scheduled':
+    case 'review-slot':
+    case 'invalid':
+      return task.why === undefined ? '' : cut(task.why, EVENT_CHARS);
+    case 'in-review':
+    case 'interrupted':
+    case 'done':
+      return '';
   }
 }
 

@@ -1,14 +1,9 @@
-import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
-import type { TaskEntry } from '../daemon/status.js';
+import type { PictureTask } from '../daemon/picture.js';
 import { inspectVault } from '../daemon/view.js';
 import { spentOf } from '../memory/spent.js';
 import { readTaskState } from '../task/state.js';
 import type { VaultLayout } from '../vault/layout.js';
-import { stopFlagFor } from '../vault/layout.js';
-import { flagStemOf, isStopFlagName, isTaskFileName, stemOf } from '../vault/names.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
@@ -64,87 +59,46 @@ export async function watchCommand(options: VaultOptions): Promise<ExitCode> {
   return EXIT.complete;
 }
 
-/** The vault as one frame shows it: the daemon's status (or the files), and each task's session. */
+/** The vault as one frame shows it: the picture (`status`'s), and the session of each task at work. */
 export async function collectSnapshot(
   layout: VaultLayout,
   config: WiggumConfig,
   nowMs: number,
 ): Promise<WatchSnapshot> {
   const view = await inspectVault(layout, nowMs);
+  let detailed = 0;
   const tasks = await Promise.all(
-    view.tasks.map((entry, index) =>
-      index < DETAILED_TASKS ? watchedTask(entry, layout, config) : Promise.resolve(plain(entry)),
+    view.tasks.map((task) =>
+      task.run !== undefined && detailed++ < DETAILED_TASKS
+        ? watchedTask(task, layout, config)
+        : Promise.resolve(plain(task)),
     ),
   );
-  tasks.push(...(await flaggedBeforeStart(layout, view.tasks)));
-  return {
-    vault: layout.root,
-    nowMs,
-    daemon: view.daemon,
-    counts: view.counts,
-    held: view.held,
-    tasks,
-    waitingForAuthor: view.waitingForAuthor,
-    recent: view.recent,
-  };
+  return { vault: layout.root, nowMs, daemon: view.daemon, counts: view.counts, held: view.held, tasks };
 }
 
-/**
- * Tasks in Approved/ whose stop flag held them before they ever started: the daemon does not list
- * them, yet they are why a file sits there, so the view names them and their flag.
- */
-async function flaggedBeforeStart(layout: VaultLayout, known: readonly TaskEntry[]): Promise<WatchedTask[]> {
-  const listing = await readdir(layout.approved).catch(() => [] as string[]);
-  const files = new Set(listing.filter(isTaskFileName));
-  const listed = new Set(known.map((entry) => entry.file));
-  const held: WatchedTask[] = [];
-  for (const flag of listing.filter(isStopFlagName).sort()) {
-    const name = files.has(`${flagStemOf(flag)}.md`)
-      ? `${flagStemOf(flag)}.md`
-      : [...files].find((file) => stemOf(file) === flagStemOf(flag));
-    if (name === undefined) continue;
-    const file = join(layout.approved, name);
-    if (listed.has(file)) continue;
-    const state = await readTaskState(file).catch(() => null);
-    const entry: TaskEntry = {
-      id: state?.id ?? stemOf(name),
-      name,
-      file,
-      phase: 'stopped',
-      sinceMs: Date.parse(state?.loop?.updated ?? '') || 0,
-    };
-    if (state?.loop !== undefined)
-      Object.assign(entry, { iteration: state.loop.iteration, maxIterations: state.loop.max_iterations });
-    held.push({ ...plain(entry), stopFlag: flag });
-  }
-  return held;
+function plain(task: PictureTask): WatchedTask {
+  return { task, spent: null, lastEvent: null };
 }
 
-function plain(entry: TaskEntry): WatchedTask {
-  return { entry, stopFlag: null, spent: null, lastEvent: null };
-}
-
-async function watchedTask(entry: TaskEntry, layout: VaultLayout, config: WiggumConfig): Promise<WatchedTask> {
-  const flag = stopFlagFor(entry.file);
-  const stopFlag = existsSync(flag) ? basename(flag) : null;
-  if (entry.phase === 'queued' || entry.phase === 'stopped') return { ...plain(entry), stopFlag };
-  const state = await readTaskState(entry.file).catch(() => null);
-  const session = await taskSession({ id: entry.id, sessionId: state?.loop?.session }, layout);
+async function watchedTask(task: PictureTask, layout: VaultLayout, config: WiggumConfig): Promise<WatchedTask> {
+  if (task.state === 'queued' || task.state === 'stopped') return plain(task);
+  const state = await readTaskState(task.file).catch(() => null);
+  const session = await taskSession({ id: task.id, sessionId: state?.loop?.session }, layout);
   const history = await sessionHistory(session);
   const spent = spentOf(history);
   const logs = session.own ? await listLogs(session.paths.logs) : [];
   let lastEvent: string | null = null;
   // The newest log first; one that shows nothing yet (the agent just started) gives way to the one before.
   for (const log of logs.slice(-2).reverse()) {
-    const reader = driverOfHarness(harnessOfLog(log, history, entry.harness ?? null), config).createReader();
+    const reader = driverOfHarness(harnessOfLog(log, history, task.run?.harness ?? null), config).createReader();
     const tail = await readTail(log.path, TAIL_BYTES);
     reader.push(tail, 'stdout');
     lastEvent = lastEventLine(reader.display(tail, 'stdout'));
     if (lastEvent !== null) break;
   }
   return {
-    entry,
-    stopFlag,
+    task,
     spent: { inputTokens: spent.inputTokens, outputTokens: spent.outputTokens, costUsd: spent.costUsd },
     lastEvent,
   };

@@ -13,6 +13,9 @@ import type { LinkRefusal } from '../vault/links.js';
 import type { KnownTask } from '../vault/reconcile.js';
 import type { AuthorWait } from './status.js';
 
+const BEING_WRITTEN =
+  'its author is writing it in place: it starts once the file has been quiet for daemon.compose_quiet';
+
 /**
  * Files in Approved/ that wait for their author (empty, naming no harness with no default
  * configured, or a link wiggum refuses), or that the order of work holds (depends_on, not_before),
@@ -36,6 +39,14 @@ export class AuthorWaits {
       waits.push({ name, file: join(this.layout.approved, name), reason, message: linkRefusalText(reason) });
     const said = new Map<string, WaitReason>();
     for (const task of known.values()) {
+      // A note its author writes in place: listed (it waits on a person), but still work to come.
+      if (task.phase === 'settling' && task.composing && task.waiting === null)
+        waits.push({
+          name: task.name,
+          file: join(this.layout.approved, task.name),
+          reason: 'being-written',
+          message: BEING_WRITTEN,
+        });
       if (task.waiting === null) continue;
       const file = join(this.layout.approved, task.name);
       const message = waitReasonText(task.waiting, localStamp);

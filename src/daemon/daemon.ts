@@ -258,8 +258,10 @@ class Daemon implements RunningDaemon {
         this.logger.warn({ event: 'dashboard.write-failed', err: error }, 'could not read the figures of ended tasks'),
       options.clock,
     );
-    releasers.add('stats', () => {
-      this.statsRefresh.cancel();
+    // Released before the Dashboard's last write (releases run in reverse): a refresh still pending
+    // (the last task ended just now) is done first, so the last page has the last figures.
+    releasers.add('stats', async () => {
+      await this.statsRefresh.flush();
       return this.stats.stop();
     });
     this.notifications = new DaemonNotifications(

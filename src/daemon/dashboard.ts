@@ -1,16 +1,35 @@
 import { basename, extname } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
-import { countText, describeIterations, iterationCount } from '../task/iteration-count.js';
+import { countText, describeIterations } from '../task/iteration-count.js';
 import { describeNotifier } from '../notify/describe.js';
-import { passesByItself } from '../task/order.js';
+import { plural } from '../plural.js';
+import { STATE_TABLE, TASK_FOLDERS, stateWord } from '../task/states.js';
+import type { TaskFolder, TaskStateName } from '../task/states.js';
 import { localStamp, localTime } from '../time/local-time.js';
-import type { TaskEntry, WorkerStatus } from './status.js';
+import type { PictureTask } from './picture.js';
+import { countOf, groupByState } from './state-groups.js';
+import type { WorkerStatus } from './status.js';
 import type { VaultView } from './view.js';
 import { headlineText } from '../stats/render.js';
 
+/** The states whose tasks the Dashboard shows in a table: the ones at work, with their count, step and time. */
+const AT_WORK: ReadonlySet<TaskStateName> = new Set([
+  'running',
+  'landing',
+  'retrying',
+  'usage-limit',
+  'outage',
+  'held',
+]);
+
+/** How many ended tasks of each ended state the page lists by name; the rest are counted. */
+const ENDED_LISTED = 20;
+
 /**
- * Dashboard.md: the daemon's picture for a person reading the vault in Obsidian. Task names are
- * wiki links; the file is rewritten whole (atomically), so edits to it are lost, as it says.
+ * Dashboard.md: the daemon's picture for a person reading the vault in Obsidian. Every task is
+ * under its state (src/task/states.ts), those that wait on a person first; task names are wiki
+ * links into the folder the task is in; the file is rewritten whole (atomically), so edits to it are
+ * lost, as it says.
  */
 export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'], nowMs: number): string {
   const lines: string[] = ['# wiggum', ''];
@@ -21,7 +40,7 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
       '> `STOP` exists at the vault root: no iteration starts until it is removed.',
       '',
     );
-  const fragile = view.tasks.filter((task) => task.durable === false);
+  const fragile = view.tasks.filter((task) => task.run?.durable === false);
   if (fragile.length > 0) {
     lines.push(
       '> [!danger] Memory is NOT durable',
@@ -29,111 +48,112 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
       '',
     );
   }
-
+  const names = folderNames(folders);
   lines.push(
-    `| ${folders.approved} | ${folders.done} | ${folders.rejected} |`,
-    '| --- | --- | --- |',
-    `| ${view.counts.approved} | ${view.counts.done} | ${view.counts.rejected} |`,
+    `| ${TASK_FOLDERS.map((folder) => names[folder]).join(' | ')} |`,
+    `|${TASK_FOLDERS.map(() => ' --- |').join('')}`,
+    `| ${TASK_FOLDERS.map((folder) => view.counts[folder]).join(' | ')} |`,
     '',
   );
   // The figures `wiggum stats` shows, over every ended task (wiggum stats --since 7d for a window).
   if (view.stats !== undefined) lines.push(`${headlineText(view.stats)}.`, '');
-
-  const running = view.tasks.filter(
-    (task) => task.phase === 'running' || task.phase === 'waiting' || task.phase === 'held',
-  );
-  lines.push('## Running', '');
-  if (running.length === 0) lines.push('Nothing is running.', '');
-  else {
-    // Tasks run on workers (queue mode): a column names each one's worker; without a queue, no column.
-    const onWorkers = view.workers !== undefined || running.some((task) => task.worker !== undefined);
-    lines.push(
-      `| task |${onWorkers ? ' worker |' : ''} iteration | step | state | since | last outcome |`,
-      `| --- |${onWorkers ? ' --- |' : ''} --- | --- | --- | --- | --- |`,
-    );
-    for (const task of running) {
-      const worker = onWorkers ? ` ${task.worker?.id ?? '—'} |` : '';
-      lines.push(
-        `| ${link(folders.approved, task)} |${worker} ${task.iteration === undefined ? '—' : countText(iterationCount(task.iteration, task.maxIterations, task.current !== undefined))} | ${task.step ?? '—'} | ${phaseText(task, nowMs)} | ${localTime(task.sinceMs, nowMs)} | ${task.lastOutcome ?? '—'} |`,
-      );
-    }
+  const groups = groupByState(view.tasks);
+  if (!groups.some((group) => group.state === 'running')) lines.push('Nothing is running.', '');
+  const onWorkers = view.workers !== undefined || view.tasks.some((task) => task.run?.worker !== undefined);
+  for (const group of groups) {
+    lines.push(`## ${capitalised(stateWord(group.state))} (${group.tasks.length})`, '');
+    lines.push(`_${STATE_TABLE[group.state].meaning}._`, '');
+    if (AT_WORK.has(group.state)) lines.push(...workTable(group.tasks, names, onWorkers, nowMs));
+    else lines.push(...taskList(group.tasks, names, nowMs));
     lines.push('');
   }
   if (view.workers !== undefined) lines.push(...workersSection(sortedWorkers(view.workers), nowMs));
-
-  const blocked = view.blocked ?? [];
-  if (blocked.length > 0) {
-    lines.push(
-      '## Blocked',
-      '',
-      `These tasks in ${folders.blocked ?? 'Blocked'}/ wait for your answer: write it under \`## Answer\` and move the file back to ${folders.approved}/ (or run \`wiggum answer ID "…"\`).`,
-      '',
-    );
-    for (const task of blocked)
-      lines.push(
-        `- [[${folders.blocked ?? 'Blocked'}/${basename(task.name, extname(task.name))}]]: ${task.question === '' ? '(no question in the file)' : task.question}`,
-      );
-    lines.push('');
-  }
-
-  // The order of work holds these (a dependency, a time): they start by themselves.
-  const inOrder = view.waitingForAuthor.filter(
-    (wait) => typeof wait.reason === 'object' && passesByItself(wait.reason),
-  );
-  const forYou = view.waitingForAuthor.filter((wait) => !inOrder.includes(wait));
-  if (inOrder.length > 0) {
-    lines.push('## Waiting', '', 'These tasks in Approved/ start once what they wait for comes:', '');
-    for (const wait of inOrder)
-      lines.push(`- [[${folders.approved}/${basename(wait.name, extname(wait.name))}]]: ${wait.message}`);
-    lines.push('');
-  }
-  if (forYou.length > 0) {
-    lines.push('## Waiting for you', '', 'These files in Approved/ do not run until they are fixed:', '');
-    for (const wait of forYou)
-      lines.push(`- [[${folders.approved}/${basename(wait.name, extname(wait.name))}]]: ${wait.message}`);
-    lines.push('');
-  }
-
-  const queued = view.tasks.filter((task) => task.phase === 'queued');
-  const stopped = view.tasks.filter((task) => task.phase === 'stopped');
-  const failure = (task: TaskEntry): string =>
-    task.failure === undefined
-      ? ''
-      : `: the last attempt failed (${oneLine(task.failure.message)}); tried again at ${localTime(task.failure.retryAtMs, nowMs)}`;
-  if (queued.length > 0)
-    lines.push('## Queued', '', ...queued.map((task) => `- ${link(folders.approved, task)}${failure(task)}`), '');
-  if (stopped.length > 0)
-    lines.push(
-      '## Stopped',
-      '',
-      'Remove the `.stop` file (or run `wiggum resume ID`) to continue from the checkpoint.',
-      '',
-      ...stopped.map(
-        (task) =>
-          `- ${link(folders.approved, task)} with ${describeIterations(iterationCount(task.iteration, task.maxIterations, false))}`,
-      ),
-      '',
-    );
-
-  if (view.recent.length > 0) {
-    lines.push('## Recently finished', '');
-    for (const item of view.recent) {
-      const folder = item.status === 'done' ? folders.done : folders.rejected;
-      const target = `[[${folder}/${basename(item.file, extname(item.file))}]]`;
-      lines.push(
-        item.status === 'done'
-          ? `- ✅ ${target}: done after ${item.iterations} iteration${item.iterations === 1 ? '' : 's'}, at ${localTime(item.atMs, nowMs)}`
-          : `- ❌ ${target}: ${oneLine(item.reason ?? 'rejected')}, at ${localTime(item.atMs, nowMs)}`,
-      );
-    }
-    lines.push('');
-  }
   if (view.notifiers !== undefined && view.notifiers.length > 0) {
     lines.push('## Notifiers', '');
     for (const notifier of view.notifiers) lines.push(`- ${describeNotifier(notifier, nowMs)}`);
     lines.push('');
   }
   return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/** The folder names of the config, by the state table's folder keys. */
+function folderNames(folders: WiggumConfig['folders']): Record<TaskFolder, string> {
+  return {
+    approved: folders.approved,
+    blocked: folders.blocked ?? 'Blocked',
+    review: folders.review,
+    done: folders.done,
+    rejected: folders.rejected,
+  };
+}
+
+/** The tasks at work: one table row each, with their count, step, what they do and since when. */
+function workTable(
+  tasks: readonly PictureTask[],
+  names: Record<TaskFolder, string>,
+  onWorkers: boolean,
+  nowMs: number,
+): string[] {
+  const rows = [
+    `| task |${onWorkers ? ' worker |' : ''} iteration | step | state | since | last outcome |`,
+    `| --- |${onWorkers ? ' --- |' : ''} --- | --- | --- | --- | --- |`,
+  ];
+  for (const task of tasks) {
+    const count = countOf(task);
+    const worker = onWorkers ? ` ${task.run?.worker?.id ?? '—'} |` : '';
+    rows.push(
+      `| ${link(names, task)} |${worker} ${count === null ? '—' : countText(count)} | ${task.run?.step ?? '—'} | ${phaseText(task, nowMs)} | ${task.run === undefined ? '—' : localTime(task.run.sinceMs, nowMs)} | ${task.run?.lastOutcome ?? '—'} |`,
+    );
+  }
+  return rows;
+}
+
+/** The other tasks: a line each, with its count and what it waits for. */
+function taskList(tasks: readonly PictureTask[], names: Record<TaskFolder, string>, nowMs: number): string[] {
+  const ended = tasks.filter(
+    (task) => STATE_TABLE[task.state].folder === 'done' || STATE_TABLE[task.state].folder === 'rejected',
+  );
+  // Ended tasks: the ones the daemon saw end (newest first), the older ones only counted.
+  const shown =
+    ended.length === 0 ? tasks : ended.filter((task) => task.endedAtMs !== undefined).slice(0, ENDED_LISTED);
+  const lines = shown.map((task) => `- ${link(names, task)}${listDetail(task, nowMs)}`);
+  const more = tasks.length - shown.length;
+  if (more > 0) lines.push(`- and ${more} more in ${names[tasks[0]?.folder ?? 'done']}/`);
+  return lines;
+}
+
+function listDetail(task: PictureTask, nowMs: number): string {
+  // A task that has not finished an iteration shows no count: "0 done" says nothing.
+  const counted = countOf(task);
+  const count = counted === null || counted.done === 0 ? null : counted;
+  const after = count === null ? '' : ` after ${plural(count.done, 'iteration')}`;
+  const at = task.endedAtMs === undefined ? '' : `, at ${localTime(task.endedAtMs, nowMs)}`;
+  switch (task.state) {
+    case 'blocked':
+      return `${after}: ${task.question === undefined || task.question === '' ? '(no question in the file)' : task.question}`;
+    case 'rejected':
+      return `${after}${task.reason === undefined ? '' : `: ${oneLine(task.reason)}`}${at}`;
+    case 'done':
+    case 'in-review':
+      return `${after}${at}`;
+    case 'stopped':
+    case 'interrupted':
+    case 'queued':
+      return `${count === null ? '' : ` with ${describeIterations(count)}`}${failure(task, nowMs)}`;
+    default:
+      return task.why === undefined ? after : `${after}: ${oneLine(task.why)}`;
+  }
+}
+
+function failure(task: PictureTask, nowMs: number): string {
+  const failed = task.run?.failure;
+  return failed === undefined
+    ? ''
+    : `: the last attempt failed (${oneLine(failed.message)}); tried again at ${localTime(failed.retryAtMs, nowMs)}`;
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /**
@@ -149,24 +169,32 @@ function headerLine(view: VaultView, nowMs: number): string {
   return `_Updated ${localStamp(view.updatedAtMs)} by the daemon (pid ${daemon.pid}, ${daemon.lifecycle}, started at ${localTime(daemon.startedAtMs, view.updatedAtMs)}, ${daemon.concurrency} at a time). Times are local. wiggum rewrites this page: edits are lost._`;
 }
 
-function link(folder: string, task: TaskEntry): string {
-  return `[[${folder}/${basename(task.name, extname(task.name))}]]`;
+function link(names: Record<TaskFolder, string>, task: PictureTask): string {
+  return `[[${names[task.folder]}/${basename(task.name, extname(task.name))}]]`;
 }
 
-/** What a task does now; times are absolute (`retries at 14:02:10`): the page is not rewritten every second. */
-function phaseText(task: TaskEntry, nowMs: number): string {
-  if (task.foreground !== undefined) return `running in a foreground wiggum run (pid ${task.foreground.pid})`;
-  if (task.outage !== undefined)
-    return `waiting on harness ${task.outage.harness} (outage since ${localTime(task.outage.sinceMs, nowMs)})`;
-  if (task.phase === 'waiting' && task.waitingFor === 'usage-limit') {
-    return task.untilMs === undefined
-      ? 'waiting for the usage limit'
-      : `waiting for the usage limit (resets at ${localTime(task.untilMs, nowMs)})`;
+/** What a task at work does now; times are absolute (`retries at 14:02:10`): the page is not rewritten every second. */
+function phaseText(task: PictureTask, nowMs: number): string {
+  const run = task.run;
+  const until = (word: string): string =>
+    run?.untilMs === undefined ? '' : ` (${word} ${localTime(run.untilMs, nowMs)})`;
+  switch (task.state) {
+    case 'running':
+      if (run?.foreground !== undefined) return `running in a foreground wiggum run (pid ${run.foreground.pid})`;
+      return run?.attempt !== undefined && run.attempt > 0 ? `running (retry ${run.attempt})` : 'running';
+    case 'outage':
+      return `outage: waiting on harness ${run?.outage?.harness ?? '?'}${run?.outage === undefined ? '' : ` (since ${localTime(run.outage.sinceMs, nowMs)})`}`;
+    case 'usage-limit':
+      return `usage limit${until('resets at')}`;
+    case 'retrying':
+      return `retrying${until('at')}`;
+    case 'landing':
+      return `landing${task.why === undefined ? '' : `: ${oneLine(task.why)}`}${until('tried again at')}`;
+    case 'held':
+      return `held${task.why === undefined ? ' by STOP' : `: ${oneLine(task.why)}`}`;
+    default:
+      return stateWord(task.state);
   }
-  if (task.phase === 'waiting')
-    return task.untilMs === undefined ? 'waiting' : `waiting to retry at ${localTime(task.untilMs, nowMs)}`;
-  if (task.phase === 'held') return task.waitingReason ?? 'held by STOP';
-  return task.attempt !== undefined && task.attempt > 0 ? `running (retry ${task.attempt})` : 'running';
 }
 
 /** The workers in id order, whatever order status.json keeps its keys in. */

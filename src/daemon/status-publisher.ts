@@ -6,8 +6,7 @@ import type { VaultLayout } from '../vault/layout.js';
 import { CoalescedWriter } from './coalesced-writer.js';
 import { renderDashboard } from './dashboard.js';
 import { StatusTracker } from './status.js';
-import { folderCounts, viewFromStatus } from './view.js';
-import { listBlocked } from '../vault/blocked-list.js';
+import { inspectOwnDaemon } from './view.js';
 import type { Figures } from '../stats/figures.js';
 
 const STATUS_WRITE_MS = 200;
@@ -65,13 +64,12 @@ export class StatusPublisher {
 
   private async writeDashboard(): Promise<void> {
     if (this.layout.dashboard === null) return;
-    const view = viewFromStatus(this.tracker.snapshot(), await folderCounts(this.layout));
-    // Blocked/ holds the few tasks that wait for a person's answer: read afresh, as a person moves them.
-    const blocked = await listBlocked(this.layout);
+    // The same picture `wiggum status` and the API give, from the daemon's own knowledge and the folders.
+    const view = await inspectOwnDaemon(this.layout, this.tracker.snapshot());
     const stats = this.statsSource();
     await writeFileAtomic(
       this.layout.dashboard,
-      renderDashboard({ ...view, blocked, ...(stats === undefined ? {} : { stats }) }, this.folders, this.clock.now()),
+      renderDashboard({ ...view, ...(stats === undefined ? {} : { stats }) }, this.folders, this.clock.now()),
     );
   }
 }

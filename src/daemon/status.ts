@@ -11,7 +11,8 @@ export interface TaskEntry {
   id: string;
   name: string;
   file: string;
-  phase: 'queued' | 'running' | 'waiting' | 'held' | 'stopped';
+  /** What the daemon does with it; `review-slot`: not started while review.max_pending tasks wait in Review/. */
+  phase: 'queued' | 'running' | 'waiting' | 'held' | 'review-slot' | 'stopped';
   harness?: string;
   /** The worktree the task works in and its branch (a task in a repository). */
   worktree?: { path: string; branch: string };
@@ -76,7 +77,8 @@ export interface WorkerStatus {
 export interface AuthorWait {
   name: string;
   file: string;
-  reason: WaitReason | LinkRefusal;
+  /** `being-written`: its author is writing it in place; `unparsable`: it does not parse (yet). */
+  reason: WaitReason | LinkRefusal | 'being-written' | 'unparsable';
   /** What is wrong and how to fix it, for status and the Dashboard. */
   message: string;
 }
@@ -180,7 +182,7 @@ export class StatusTracker {
 
   /** Not started while `review.max_pending` tasks wait in Review/: listed as held, with why. */
   heldForReview(id: string, name: string, file: string, reason: string): void {
-    this.tasks.set(id, { id, name, file, phase: 'held', sinceMs: this.now(), waitingReason: reason });
+    this.tasks.set(id, { id, name, file, phase: 'review-slot', sinceMs: this.now(), waitingReason: reason });
     this.onChange();
   }
 
@@ -307,8 +309,13 @@ export class StatusTracker {
           delete entry.worker;
         } else if (event.taskId !== null) {
           this.tasks.delete(event.taskId);
+        } else {
+          // A file rejected before it parsed has no id: its entry goes by its file's name.
+          const name = result.file.slice(result.file.lastIndexOf('/') + 1);
+          for (const [id, task] of this.tasks) if (task.name === name) this.tasks.delete(id);
         }
-        if (result.status === 'done' || result.status === 'rejected') {
+        // A complete task waiting in Review/ has not finished: it is listed from Review/, never as done.
+        if ((result.status === 'done' && result.review !== true) || result.status === 'rejected') {
           this.recent.unshift({
             id: result.taskId,
             status: result.status,
@@ -326,7 +333,14 @@ export class StatusTracker {
   }
 
   snapshot(): DaemonStatus {
-    const order: Record<TaskEntry['phase'], number> = { running: 0, waiting: 1, held: 2, queued: 3, stopped: 4 };
+    const order: Record<TaskEntry['phase'], number> = {
+      running: 0,
+      waiting: 1,
+      held: 2,
+      queued: 3,
+      'review-slot': 4,
+      stopped: 5,
+    };
     return {
       version: 1,
       ...this.base,

@@ -2,109 +2,200 @@ import { lstat, readFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { systemErrorCode } from '../errors.js';
+import { idFromFileName } from '../task/id.js';
 import { readTaskState } from '../task/state.js';
-import type { TaskStateView } from '../task/state.js';
+import { TASK_FOLDERS } from '../task/states.js';
+import type { TaskFolder, TaskStateName } from '../task/states.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { stopFlagFor } from '../vault/layout.js';
 import { flagStemOf, isStopFlagName, isTaskFileName, stemOf } from '../vault/names.js';
 import { isLockOwnerAlive, readLockOwner } from '../lock/owner-lock.js';
 import { linkRefusalOf, linkRefusalText } from '../vault/links.js';
 import { mapLimited, FILES_AT_ONCE } from '../vault/limited.js';
+import { listBlocked } from '../vault/blocked-list.js';
+import { pictureOf } from './picture.js';
+import type { FileReading, FolderListing, PictureTask } from './picture.js';
 import { readRecent } from './recent.js';
-import type { AuthorWait, DaemonStatus, FinishedEntry, TaskEntry, WorkerStatus } from './status.js';
+import type { AuthorWait, DaemonStatus, WorkerStatus } from './status.js';
 import type { NotifierStatus } from '../notify/sender.js';
-import type { BlockedTask } from '../vault/blocked-list.js';
 import type { Figures } from '../stats/figures.js';
 
-/** Everything `wiggum status` and Dashboard.md show, from the daemon's live status or the files. */
+/** Everything `wiggum status`, the API, /metrics and Dashboard.md show: one picture of every task (picture.ts). */
 export interface VaultView {
-  counts: { approved: number; done: number; rejected: number };
+  /** Task files per folder. */
+  counts: Record<TaskFolder, number>;
+  /** Tasks per state (src/task/states.ts): they add up to every task file. */
+  states: Record<TaskStateName, number>;
   daemon: { pid: number; lifecycle: DaemonStatus['lifecycle']; startedAtMs: number; concurrency: number } | null;
   held: boolean;
-  tasks: TaskEntry[];
-  /** Files in Approved/ that wait for their author: empty, no harness named (a running daemon's view only), or a link refused. */
-  waitingForAuthor: AuthorWait[];
-  recent: FinishedEntry[];
+  /** Every task of the vault, in the order of every view (people first). */
+  tasks: PictureTask[];
   /** The notifiers and how their deliveries go (empty when none, or the daemon is not running). */
   notifiers?: NotifierStatus[];
   /** The `wiggum worker` processes by id, as status.json has them (absent: no queue, or the daemon is not running). */
   workers?: Record<string, WorkerStatus>;
-  /** The tasks in Blocked/ with their questions (the Dashboard's view only). */
-  blocked?: BlockedTask[];
   /** The headline figures of the ended tasks (the Dashboard's view only, once the daemon has read them). */
   stats?: Figures;
   updatedAtMs: number;
 }
 
-/** Task files in a folder (as the scan sees them: no temp files, no conflict copies); a missing folder counts 0. */
-async function countTasks(folder: string): Promise<number> {
-  try {
-    return (await readdir(folder)).filter(isTaskFileName).length;
-  } catch (error) {
-    if (systemErrorCode(error) === 'ENOENT') return 0;
-    throw error;
-  }
-}
-
-export async function folderCounts(layout: VaultLayout): Promise<VaultView['counts']> {
-  const [approved, done, rejected] = await Promise.all([
-    countTasks(layout.approved),
-    countTasks(layout.done),
-    countTasks(layout.rejected),
-  ]);
-  return { approved, done, rejected };
-}
-
-/** The view a running daemon holds, with fresh folder counts. */
-export function viewFromStatus(status: DaemonStatus, counts: VaultView['counts']): VaultView {
-  return {
-    counts,
-    daemon: {
-      pid: status.pid,
-      lifecycle: status.lifecycle,
-      startedAtMs: status.startedAtMs,
-      concurrency: status.concurrency,
-    },
-    held: status.held,
-    tasks: status.tasks,
-    waitingForAuthor: status.waitingForAuthor ?? [],
-    recent: status.recent,
-    updatedAtMs: status.updatedAtMs,
-    ...(status.notifiers === undefined ? {} : { notifiers: status.notifiers }),
-    ...(status.workers === undefined ? {} : { workers: status.workers }),
-  };
-}
+/** The daemon's knowledge a view is made from (status.json, or the daemon's own tracker). */
+export type Live = Pick<DaemonStatus, 'tasks' | 'recent'> & { waitingForAuthor?: AuthorWait[] };
 
 /**
  * The view of the daemon running in this process, from its own picture of itself (`status`) rather
  * than from the status.json it writes at most every 200 ms: what `inspectVault` would read a moment
- * later. The HTTP API answers from it.
+ * later. The HTTP API and Dashboard.md answer from it.
  */
 export async function inspectOwnDaemon(layout: VaultLayout, status: DaemonStatus): Promise<VaultView> {
-  const [counts, runs] = await Promise.all([folderCounts(layout), foregroundRuns(layout)]);
-  return withForegroundRuns(viewFromStatus(status, counts), runs, layout.approved);
+  const runs = await foregroundRuns(layout);
+  return viewOf(layout, status, withForegroundRuns(status, runs, layout.approved), status.updatedAtMs);
 }
 
 /**
  * The view without asking the daemon: its status file if it is alive, otherwise what the task
- * files in Approved/ say (their checkpoints and stop flags) and the tasks the last daemon saw finish. Done/ and Rejected/ are only counted,
- * so a vault of 10,000 finished tasks costs two readdirs.
+ * files say (their checkpoints and stop flags) and the tasks the last daemon saw finish. Done/ and
+ * Rejected/ are only listed, so a vault of 10,000 finished tasks costs two readdirs.
  */
 export async function inspectVault(layout: VaultLayout, now: number): Promise<VaultView> {
-  const [counts, status, runs] = await Promise.all([folderCounts(layout), liveStatus(layout), foregroundRuns(layout)]);
-  if (status !== null) return withForegroundRuns(viewFromStatus(status, counts), runs, layout.approved);
-  // The last daemon's status.json still lists what it saw finish (its files still there).
-  const files = await tasksFromFiles(layout);
-  const view: VaultView = {
-    counts,
-    daemon: null,
-    held: await exists(layout.stopFile),
-    tasks: files.tasks,
-    waitingForAuthor: files.refused,
-    recent: await readRecent(layout.statusFile),
-    updatedAtMs: now,
+  const [status, runs] = await Promise.all([liveStatus(layout), foregroundRuns(layout)]);
+  if (status !== null)
+    return viewOf(layout, status, withForegroundRuns(status, runs, layout.approved), status.updatedAtMs);
+  const recent = await readRecent(layout.statusFile);
+  const live = withForegroundRuns({ tasks: [], recent }, runs, layout.approved);
+  return viewOf(layout, null, { ...live, held: await exists(layout.stopFile) }, now);
+}
+
+/** The picture of `layout` from the folders, the daemon's knowledge (null: none runs) and the files it does not cover. */
+async function viewOf(
+  layout: VaultLayout,
+  daemon: DaemonStatus | null,
+  live: Live & { held?: boolean },
+  updatedAtMs: number,
+): Promise<VaultView> {
+  const listing = await listFolders(layout);
+  // The daemon's tasks are not read again: a vault of 10,000 queued tasks costs one readdir per
+  // reading (a task queued but not started yet is then shown without its count).
+  const covered = new Set(live.tasks.map((task) => task.name));
+  const toRead = [
+    ...listing.names.approved.filter((name) => !covered.has(name)).map((name) => join(layout.approved, name)),
+    ...listing.names.blocked.map((name) => join(layout.blocked, name)),
+    ...listing.names.review.map((name) => join(layout.review, name)),
+  ];
+  const [readings, questions] = await Promise.all([readHeads(toRead), blockedQuestions(layout)]);
+  return assembleView({ paths: folderPaths(layout), daemon, live, listing, readings, questions, updatedAtMs });
+}
+
+/** What a view is assembled from, read beforehand. */
+export interface ViewParts {
+  paths: Record<TaskFolder, string>;
+  /** The running daemon's status (null: none runs). */
+  daemon: DaemonStatus | null;
+  /** Its knowledge of the tasks (or, without it, the recent list and the foreground runs). */
+  live: Live & { held?: boolean };
+  listing: FolderListing;
+  readings: ReadonlyMap<string, FileReading>;
+  questions: ReadonlyMap<string, string>;
+  updatedAtMs: number;
+}
+
+/** Pure: the view from its parts (tests build one from plain data). */
+export function assembleView(parts: ViewParts): VaultView {
+  const { daemon, live } = parts;
+  const picture = pictureOf({
+    listing: parts.listing,
+    paths: parts.paths,
+    live:
+      daemon === null && live.tasks.length === 0
+        ? null
+        : { tasks: live.tasks, waitingForAuthor: live.waitingForAuthor ?? [] },
+    recent: live.recent,
+    readings: parts.readings,
+    questions: parts.questions,
+    idOfName: (_folder, name) => idFromFileName(name),
+  });
+  return {
+    counts: picture.folders,
+    states: picture.byState,
+    daemon:
+      daemon === null
+        ? null
+        : {
+            pid: daemon.pid,
+            lifecycle: daemon.lifecycle,
+            startedAtMs: daemon.startedAtMs,
+            concurrency: daemon.concurrency,
+          },
+    held: daemon?.held ?? live.held ?? false,
+    tasks: picture.tasks,
+    updatedAtMs: parts.updatedAtMs,
+    ...(daemon?.notifiers === undefined ? {} : { notifiers: daemon.notifiers }),
+    ...(daemon?.workers === undefined ? {} : { workers: daemon.workers }),
   };
-  return withForegroundRuns(view, runs, layout.approved);
+}
+
+/** The absolute path of each task folder. */
+export function folderPaths(layout: VaultLayout): Record<TaskFolder, string> {
+  return {
+    approved: layout.approved,
+    blocked: layout.blocked,
+    review: layout.review,
+    done: layout.done,
+    rejected: layout.rejected,
+  };
+}
+
+/** The task files of every folder and the stop flags of Approved/: one readdir each. */
+export async function listFolders(layout: VaultLayout): Promise<FolderListing> {
+  const paths = folderPaths(layout);
+  const listed = await Promise.all(
+    TASK_FOLDERS.map(async (folder) => [folder, await listNames(paths[folder])] as const),
+  );
+  const names = Object.fromEntries(
+    listed.map(([folder, all]) => [folder, all.filter(isTaskFileName).sort()]),
+  ) as Record<TaskFolder, string[]>;
+  const approvedAll = listed.find(([folder]) => folder === 'approved')?.[1] ?? [];
+  return { names, stopFlags: new Set(approvedAll.filter(isStopFlagName).map(flagStemOf)) };
+}
+
+/** A folder's entries; a missing folder has none. */
+async function listNames(folder: string): Promise<string[]> {
+  try {
+    return await readdir(folder);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENOENT' || systemErrorCode(error) === 'ENOTDIR') return [];
+    throw error;
+  }
+}
+
+/** The heads of `files` (id, checkpoint status and count), or that one does not parse. */
+async function readHeads(files: readonly string[]): Promise<Map<string, FileReading>> {
+  const readings = new Map<string, FileReading>();
+  await mapLimited(files, FILES_AT_ONCE, async (file) => {
+    readings.set(file, await readHead(file));
+  });
+  return readings;
+}
+
+/** One task file's head, for the picture. */
+export async function readHead(file: string): Promise<FileReading> {
+  const stats = await lstat(file).catch(() => null);
+  if (stats === null) return { kind: 'unread' };
+  const refusal = linkRefusalOf(stats);
+  if (refusal !== null) return { kind: 'refused', why: linkRefusalText(refusal) };
+  const state = await readTaskState(file).catch(() => null);
+  if (state === null) return { kind: 'unparsable' };
+  return {
+    kind: 'read',
+    id: state.id,
+    status: state.loop?.status,
+    iterations: state.loop?.iteration ?? 0,
+    ...(state.loop === undefined ? {} : { maxIterations: state.loop.max_iterations }),
+  };
+}
+
+async function blockedQuestions(layout: VaultLayout): Promise<Map<string, string>> {
+  return new Map((await listBlocked(layout)).map((task) => [task.name, task.question]));
 }
 
 /**
@@ -132,11 +223,15 @@ export async function foregroundRuns(layout: VaultLayout): Promise<Map<string, n
  * Marks the tasks another process runs. A daemon's own runs hold their locks too, under its pid;
  * any other live owner is a foreground run, never "queued", whatever the daemon last saw.
  */
-export function withForegroundRuns(view: VaultView, runs: ReadonlyMap<string, number>, approved: string): VaultView {
-  const daemonPid = view.daemon?.pid ?? null;
+export function withForegroundRuns<T extends Live & { pid?: number }>(
+  live: T,
+  runs: ReadonlyMap<string, number>,
+  approved: string,
+): T {
+  const daemonPid = live.pid ?? null;
   const elsewhere = new Map([...runs].filter(([, pid]) => pid !== daemonPid));
-  if (elsewhere.size === 0) return view;
-  const tasks = view.tasks.map((task) => {
+  if (elsewhere.size === 0) return live;
+  const tasks = live.tasks.map((task) => {
     const pid = elsewhere.get(task.id);
     if (pid === undefined) return task;
     elsewhere.delete(task.id);
@@ -152,16 +247,49 @@ export function withForegroundRuns(view: VaultView, runs: ReadonlyMap<string, nu
       sinceMs: 0,
       foreground: { pid },
     });
-  return { ...view, tasks };
+  return { ...live, tasks };
 }
 
-/** One task's entry as `inspectVault` would list it, without reading the rest of the vault. */
-export async function taskEntry(layout: VaultLayout, task: { id: string; file: string }): Promise<TaskEntry | null> {
-  const status = await liveStatus(layout);
-  if (status !== null) return status.tasks.find((entry) => entry.id === task.id) ?? null;
-  if (dirname(task.file) !== layout.approved) return null;
-  const state = await readTaskState(task.file);
-  return state === null ? null : entryFromFile(basename(task.file), state, existsSync(stopFlagFor(task.file)));
+/**
+ * One task as `inspectVault` lists it, from its file alone (and the daemon's knowledge of it):
+ * `status ID` and `GET /api/v1/tasks/{id}` say what the whole picture says of it.
+ */
+export async function taskPicture(
+  layout: VaultLayout,
+  file: string,
+  status?: DaemonStatus | null,
+): Promise<PictureTask> {
+  const paths = folderPaths(layout);
+  const folder = TASK_FOLDERS.find((key) => paths[key] === dirname(file)) ?? 'approved';
+  const name = basename(file);
+  const daemon = status === undefined ? await liveStatus(layout) : status;
+  const runs = await foregroundRuns(layout);
+  const live = withForegroundRuns(
+    daemon ?? { tasks: [], recent: await readRecent(layout.statusFile) },
+    runs,
+    layout.approved,
+  );
+  const names = Object.fromEntries(TASK_FOLDERS.map((key) => [key, key === folder ? [name] : []])) as Record<
+    TaskFolder,
+    string[]
+  >;
+  const flag = folder === 'approved' && existsSync(stopFlagFor(file));
+  const questions = folder === 'blocked' ? await blockedQuestions(layout) : new Map<string, string>();
+  const picture = pictureOf({
+    listing: { names, stopFlags: new Set(flag ? [stemOf(name)] : []) },
+    paths,
+    live:
+      daemon === null && live.tasks.length === 0
+        ? null
+        : { tasks: live.tasks, waitingForAuthor: daemon?.waitingForAuthor ?? [] },
+    recent: live.recent,
+    readings: new Map([[file, await readHead(file)]]),
+    questions,
+    idOfName: (_folder, fileName) => idFromFileName(fileName),
+  });
+  const task = picture.tasks[0];
+  if (task === undefined) throw new Error(`the picture of ${file} is empty`);
+  return task;
 }
 
 /** The running daemon's status.json, or null when no daemon holds the lock (or it has not written one yet). */
@@ -174,58 +302,6 @@ async function liveStatus(layout: VaultLayout): Promise<DaemonStatus | null> {
   } catch {
     return null;
   }
-}
-
-/** The tasks in Approved/ as their files say, and the links there that are refused (src/vault/links.ts). */
-async function tasksFromFiles(layout: VaultLayout): Promise<{ tasks: TaskEntry[]; refused: AuthorWait[] }> {
-  let listing: string[];
-  try {
-    listing = await readdir(layout.approved);
-  } catch {
-    return { tasks: [], refused: [] };
-  }
-  // One listing gives the tasks and their stop flags: no failed lookup per task.
-  const stopFlags = new Set(listing.filter(isStopFlagName).map(flagStemOf));
-  const names = listing.filter(isTaskFileName).sort();
-  const tasks: TaskEntry[] = [];
-  const refused: AuthorWait[] = [];
-  const found = await mapLimited(
-    names,
-    FILES_AT_ONCE,
-    async (name): Promise<{ task: TaskEntry } | { refused: AuthorWait } | null> => {
-      const file = join(layout.approved, name);
-      const stats = await lstat(file).catch(() => null);
-      const refusal = stats === null ? null : linkRefusalOf(stats);
-      if (refusal !== null) return { refused: { name, file, reason: refusal, message: linkRefusalText(refusal) } };
-      const state = await readTaskState(file).catch(() => null);
-      return state === null ? null : { task: entryFromFile(name, state, stopFlags.has(stemOf(name))) };
-    },
-  );
-  for (const item of found) {
-    if (item === null) continue;
-    if ('task' in item) tasks.push(item.task);
-    else refused.push(item.refused);
-  }
-  return { tasks, refused };
-}
-
-function entryFromFile(name: string, state: TaskStateView, stopFlagged: boolean): TaskEntry {
-  const loop = state.loop;
-  return {
-    id: state.id,
-    name,
-    file: state.file,
-    phase: stopFlagged || loop?.status === 'stopped' ? 'stopped' : 'queued',
-    ...(loop === undefined
-      ? {}
-      : {
-          iteration: loop.iteration,
-          maxIterations: loop.max_iterations,
-          step: loop.current_step,
-          lastOutcome: loop.status,
-        }),
-    sinceMs: Date.parse(loop?.updated ?? '') || 0,
-  };
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -4,14 +4,14 @@ import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import type { WiggumConfig } from '../config/config.js';
-import type { TaskEntry } from '../daemon/status.js';
+import type { DaemonStatus } from '../daemon/status.js';
 import { FOLLOW_POLL_MS, LogPrinter, followTaskLogs } from '../inspect/log-follow.js';
 import { describeTask } from '../inspect/task-status.js';
 import type { Logger } from '../log/logger.js';
 import { changeContext } from '../memory/pending-context.js';
 import { TASK_ID_PATTERN } from '../task/vocabulary.js';
 import type { Clock } from '../time/clock.js';
-import { findTask, findTaskIn } from '../vault/find-task.js';
+import { findTaskFile, findTaskIn, parsedTask } from '../vault/find-task.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { sendTaskBack } from '../vault/send-back.js';
 import { resumeTask, stopTask } from '../vault/task-controls.js';
@@ -36,8 +36,8 @@ export interface ApiDeps {
    * reading between a burst of them (start-api.ts).
    */
   state: () => Promise<string>;
-  /** A task's entry in that state (its phase, harness, iteration), or null when it lists none. */
-  entry: (taskId: string) => TaskEntry | null;
+  /** The running daemon's own picture of its tasks (null: none runs here), for one task's state. */
+  daemonStatus: () => DaemonStatus | null;
   /** The Prometheus exposition; null: no metrics here. */
   metrics: (() => Promise<{ contentType: string; body: string }>) | null;
   limits?: RequestLimits;
@@ -131,19 +131,16 @@ export function createApi(deps: ApiDeps): Hono {
   app.get('/api/v1/state', async (c) => c.body(await deps.state(), 200, { 'Content-Type': 'application/json' }));
   app.get('/api/v1/tasks/:id', async (c) => {
     const { layout } = deps;
-    const task = await findTask(
-      c.req.param('id'),
-      [layout.approved, layout.done, layout.rejected, layout.blocked],
-      layout.root,
-    );
-    const detail = await describeTask(task, layout, deps.entry(task.id), true);
+    const found = await findTaskFile(c.req.param('id'), layout);
+    const detail = await describeTask(found, layout, deps.daemonStatus(), true);
     return c.body(detail, 200, { 'Content-Type': 'application/json' });
   });
   app.get('/api/v1/tasks/:id/events', async (c) => {
     const { layout, config } = deps;
-    const task = await findTask(c.req.param('id'), [layout.approved, layout.done, layout.rejected], layout.root);
+    const task = parsedTask(await findTaskFile(c.req.param('id'), layout), layout.root);
     if (!streams.enter()) return busy('event streams');
-    const current = deps.entry(task.id)?.harness ?? task.frontmatter.harness ?? config.harness.defaultName;
+    const live = deps.daemonStatus()?.tasks.find((entry) => entry.id === task.id);
+    const current = live?.harness ?? task.frontmatter.harness ?? config.harness.defaultName;
     return streamSSE(c, async (stream) => {
       try {
         let lastWriteMs = deps.clock.now();

@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunFigures } from './metric-record.js';
-import type { QueueFigures, TaskState } from './metric-view.js';
-import { TASK_STATES } from './metric-view.js';
+import type { QueueFigures } from './metric-view.js';
+import { TASK_STATES } from '../task/states.js';
+import type { TaskStateName } from '../task/states.js';
 
 /** Kinds of the `wiggum_tokens_total` counter, as the agent CLIs report them. */
 const TOKEN_KINDS = ['input', 'output', 'cache_read', 'cache_write'] as const;
@@ -146,7 +147,7 @@ export class MetricSet {
   }
 
   /** The gauges read at scrape time. */
-  scraped(tasks: Record<TaskState, number>, queue: QueueFigures, startedAtMs: number, uptimeSeconds: number): void {
+  scraped(tasks: Record<TaskStateName, number>, queue: QueueFigures, startedAtMs: number, uptimeSeconds: number): void {
     for (const state of TASK_STATES) this.tasks.set({ state }, tasks[state]);
     this.queueDepth.set(queue.depth);
     this.oldestQueued.set(queue.oldestAgeSeconds);
@@ -163,5 +164,4 @@ export class MetricSet {
   }
 }
 
-const TASKS_HELP =
-  'Task files by state, read at scrape time: approved (in Approved/, not running, waiting, held or stopped), running, waiting (a backoff, a usage limit, an outage), held (the STOP file, review.max_pending), stopped, blocked (a question for a person), review, done, rejected. The states partition the task files.';
+const TASKS_HELP = `Task files by state, read at scrape time; the states are the ones every view says (wiggum status --json's state), and they partition the task files: ${TASK_STATES.join(', ')}.`;

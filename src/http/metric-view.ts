@@ -1,48 +1,9 @@
 import type { VaultView } from '../daemon/view.js';
 
 /**
- * The values of `wiggum_tasks{state}`. They partition the vault's task files, so that their sum is
- * every task: the folders (`blocked`, `review`, `done`, `rejected`), and Approved/ cut by what the
- * daemon does with each file there (`running`, `waiting`, `held`, `stopped`; `approved` is the rest:
- * queued, waiting for its author, or not seen yet).
+ * `wiggum_tasks{state}` takes its label values from the state table (src/task/states.ts): the
+ * words `wiggum status --json` gives each task, one sample per state, adding up to every task file.
  */
-export const TASK_STATES = [
-  'approved',
-  'running',
-  'waiting',
-  'held',
-  'stopped',
-  'blocked',
-  'review',
-  'done',
-  'rejected',
-] as const;
-export type TaskState = (typeof TASK_STATES)[number];
-
-/** Task files in the folders the view does not count. */
-export interface MoreFolders {
-  review: number;
-  blocked: number;
-}
-
-/**
- * Pure: the view (`wiggum status --json`) and the two folder counts it lacks → tasks per state.
- * `done` and `rejected` are the view's counts of Done/ and Rejected/ as they are.
- */
-export function tasksByState(view: Pick<VaultView, 'counts' | 'tasks'>, more: MoreFolders): Record<TaskState, number> {
-  const phases = { running: 0, waiting: 0, held: 0, stopped: 0 };
-  for (const task of view.tasks) if (task.phase !== 'queued') phases[task.phase] += 1;
-  const active = phases.running + phases.waiting + phases.held + phases.stopped;
-  return {
-    // The daemon's list can trail the folder by a moment (a task that has just ended): never below 0.
-    approved: Math.max(0, view.counts.approved - active),
-    ...phases,
-    blocked: more.blocked,
-    review: more.review,
-    done: view.counts.done,
-    rejected: view.counts.rejected,
-  };
-}
 
 export interface QueueFigures {
   /** Tasks queued to start: not running, waiting, held or stopped. */
@@ -56,10 +17,11 @@ export function queueFigures(view: Pick<VaultView, 'tasks'>, nowMs: number): Que
   let depth = 0;
   let oldestMs: number | null = null;
   for (const task of view.tasks) {
-    if (task.phase !== 'queued') continue;
+    if (task.state !== 'queued') continue;
     depth += 1;
-    // 0: a time the view does not know (a task read from its file, never checkpointed).
-    if (task.sinceMs > 0 && (oldestMs === null || task.sinceMs < oldestMs)) oldestMs = task.sinceMs;
+    // 0 or absent: a time the view does not know (a task read from its file, never checkpointed).
+    const sinceMs = task.run?.sinceMs ?? 0;
+    if (sinceMs > 0 && (oldestMs === null || sinceMs < oldestMs)) oldestMs = sinceMs;
   }
   return { depth, oldestAgeSeconds: oldestMs === null ? 0 : Math.max(0, nowMs - oldestMs) / 1000 };
 }

@@ -1,17 +1,14 @@
-import { readdir } from 'node:fs/promises';
 import type { DaemonEvents } from '../daemon/events.js';
 import type { VaultView } from '../daemon/view.js';
-import { systemErrorCode } from '../errors.js';
 import type { LoopEvent } from '../loop/events.js';
 import type { Clock } from '../time/clock.js';
 import type { TypedEvents } from '../typed-events.js';
 import type { VaultLayout } from '../vault/layout.js';
-import { isTaskFileName } from '../vault/names.js';
 import { harnessLabel, runFigures } from './metric-record.js';
 import { MetricSet } from './metric-set.js';
 import { countDaemonStart } from './metric-starts.js';
 import { OverheadTimes, PickupTimes } from './metric-timing.js';
-import { queueFigures, tasksByState, uptimeSeconds } from './metric-view.js';
+import { queueFigures, uptimeSeconds } from './metric-view.js';
 
 /** What the metrics read: the running daemon's events, its vault, its clock and its status view. */
 export interface MetricsInputs {
@@ -83,19 +80,10 @@ export async function createDaemonMetrics(inputs: MetricsInputs): Promise<Daemon
   ];
 
   const scrape = async (): Promise<{ contentType: string; body: string }> => {
-    const [view, review, blocked] = await Promise.all([
-      inputs.view(),
-      countTaskFiles(layout.review),
-      countTaskFiles(layout.blocked),
-    ]);
+    const view = await inputs.view();
     const nowMs = clock.now();
     const startedAtMs = view.daemon?.startedAtMs ?? createdAtMs;
-    metrics.scraped(
-      tasksByState(view, { review, blocked }),
-      queueFigures(view, nowMs),
-      startedAtMs,
-      uptimeSeconds(startedAtMs, nowMs),
-    );
+    metrics.scraped(view.states, queueFigures(view, nowMs), startedAtMs, uptimeSeconds(startedAtMs, nowMs));
     return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
   };
   // One scrape at a time: the gauges are set and read as one picture, never two scrapes' mixed.
@@ -110,14 +98,4 @@ export async function createDaemonMetrics(inputs: MetricsInputs): Promise<Daemon
       for (const release of releases.splice(0)) release();
     },
   };
-}
-
-/** Task files in a folder, counted as the view counts Approved/, Done/ and Rejected/; a missing folder has none. */
-async function countTaskFiles(folder: string): Promise<number> {
-  try {
-    return (await readdir(folder)).filter(isTaskFileName).length;
-  } catch (error) {
-    if (systemErrorCode(error) === 'ENOENT') return 0;
-    throw error;
-  }
 }

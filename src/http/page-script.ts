@@ -121,15 +121,27 @@ async function poll() {
   if (!stopped) setTimeout(poll, POLL_MS);
 }
 
+/** A task of the state's picture with its run's facts beside its own (the cards read both alike). */
+function flat(task) {
+  return Object.assign({}, task.run || {}, task, { iteration: task.iterations });
+}
+
+/** The states whose tasks wait on a person (src/task/states.ts): listed first, in their own section. */
+const PEOPLE = ['blocked', 'in-review', 'needs-harness', 'being-written', 'waiting-for-you', 'invalid'];
+const HALTED = ['stopped', 'interrupted'];
+const ENDED = ['done', 'rejected'];
+
 function render(state) {
-  const tasks = Array.isArray(state.tasks) ? state.tasks : [];
-  const live = tasks.filter((task) => task.phase === 'running');
-  const waiting = tasks.filter((task) => ['waiting', 'held', 'queued'].includes(task.phase));
-  const halted = tasks.filter((task) => task.phase === 'stopped');
-  const authors = Array.isArray(state.waitingForAuthor) ? state.waitingForAuthor : [];
-  const blocked = Array.isArray(state.blocked) ? state.blocked : [];
-  const recent = Array.isArray(state.recent) ? state.recent : [];
+  const tasks = (Array.isArray(state.tasks) ? state.tasks : []).map(flat);
+  const live = tasks.filter((task) => task.state === 'running');
+  const people = tasks.filter((task) => PEOPLE.includes(task.state));
+  const halted = tasks.filter((task) => HALTED.includes(task.state));
+  const recent = tasks.filter((task) => ENDED.includes(task.state) && task.endedAtMs).slice(0, 20);
+  const waiting = tasks.filter(
+    (task) => task.state !== 'running' && !PEOPLE.includes(task.state) && !HALTED.includes(task.state) && !ENDED.includes(task.state),
+  );
   const counts = state.counts || {};
+  const states = state.states || {};
   $('vault').textContent = state.vault || '';
   const daemon = state.daemon;
   $('daemon').textContent = daemon
@@ -137,17 +149,17 @@ function render(state) {
     : 'no daemon runs';
   $('held').hidden = !state.held;
   $('counts').replaceChildren(
-    fact('running', live.length),
-    fact('waiting', waiting.length + authors.length),
+    fact('running', states.running ?? 0),
     fact('approved', counts.approved ?? 0),
-    fact('blocked', blocked.length),
+    fact('blocked', counts.blocked ?? 0),
+    fact('in review', counts.review ?? 0),
     fact('done', counts.done ?? 0),
     fact('rejected', counts.rejected ?? 0),
   );
   document.title = live.length ? 'wiggum · ' + live.length + ' running' : 'wiggum';
   renderRunning(live);
-  fill('waiting', waiting.map(waitingCard).concat(authors.map(authorCard)));
-  fill('blocked', blocked.map(blockedCard));
+  fill('waiting', waiting.map(waitingCard));
+  fill('blocked', people.map(personCard));
   fill('stopped', halted.map(stoppedCard));
   fill('recent', recent.map(recentCard));
   $('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
@@ -167,25 +179,17 @@ function actionButton(action, id, text) {
   return button;
 }
 
-const WAITS = {
-  retry: 'a retry after a failure',
-  'usage-limit': 'its harness’s usage limit to reset',
-  outage: 'its harness to answer again',
-  landing: 'its branch to land',
-};
+function word(state) {
+  return String(state).replace(/-/g, ' ');
+}
 
 function waitingCard(task) {
-  let why;
-  if (task.phase === 'queued')
-    why = task.failure ? 'could not start: ' + task.failure.message + ' (tries again ' + inTime(task.failure.retryAtMs) + ')' : 'queued: waits for a free slot';
-  else if (task.phase === 'held') why = task.waitingReason || 'held: the vault’s STOP file is there';
-  else {
-    why = 'waits for ' + (WAITS[task.waitingFor] || task.waitingFor || 'its turn');
-    if (task.outage) why += ' (' + task.outage.harness + ' silent since ' + ago(task.outage.sinceMs) + ')';
-    if (task.waitingReason) why += ': ' + task.waitingReason;
-    if (task.untilMs) why += ', until ' + new Date(task.untilMs - skewMs).toLocaleTimeString() + ' (' + inTime(task.untilMs) + ')';
-  }
-  const facts = el('ul', 'facts', fact('phase', task.phase));
+  let why = word(task.state);
+  if (task.state === 'failing' && task.failure) why = 'could not start: ' + task.failure.message + ' (tries again ' + inTime(task.failure.retryAtMs) + ')';
+  else if (task.why) why += ': ' + task.why;
+  if (task.outage) why += ' (' + task.outage.harness + ' silent since ' + ago(task.outage.sinceMs) + ')';
+  if (task.untilMs) why += ', until ' + new Date(task.untilMs - skewMs).toLocaleTimeString() + ' (' + inTime(task.untilMs) + ')';
+  const facts = el('ul', 'facts', fact('state', word(task.state)));
   if (task.maxIterations) facts.append(fact('iteration', (task.iteration ?? 0) + '/' + task.maxIterations));
   return el('article', 'card waiting', el('h3', '', task.id), el('p', 'why', why), facts);
 }
@@ -194,17 +198,16 @@ function inTime(atMs) {
   return atMs > nowSeen ? 'in ' + duration(atMs - nowSeen) : 'now';
 }
 
-function authorCard(wait) {
-  return el('article', 'card waiting', el('h3', '', wait.name), el('p', 'why', wait.message));
-}
-
-function blockedCard(task) {
-  const question = task.question ? task.question : '(no question found in the file)';
-  return el('article', 'card waiting', el('h3', '', task.name.replace(/\.md$/i, '')), el('p', 'why', 'asks: ' + question));
+function personCard(task) {
+  const text =
+    task.state === 'blocked'
+      ? 'asks: ' + (task.question ? task.question : '(no question found in the file)')
+      : word(task.state) + (task.why ? ': ' + task.why : '');
+  return el('article', 'card waiting', el('h3', '', task.id), el('p', 'why', text), el('ul', 'facts', fact('state', word(task.state))));
 }
 
 function stoppedCard(task) {
-  const facts = el('ul', 'facts', fact('stopped', ago(task.sinceMs) || '—'));
+  const facts = el('ul', 'facts', fact(word(task.state), ago(task.sinceMs) || '—'));
   if (task.maxIterations) facts.append(fact('iteration', (task.iteration ?? 0) + '/' + task.maxIterations));
   return el('article', 'card', el('div', 'row', el('h3', '', task.id), actionButton('resume', task.id, 'Resume')), facts);
 }
@@ -212,10 +215,10 @@ function stoppedCard(task) {
 function recentCard(entry) {
   const name = entry.id || entry.file.split('/').pop();
   const title = el('h3', '', entry.id ? reportLink(entry.id) : name);
-  const head = el('div', 'row', el('div', 'title', el('span', 'badge ' + entry.status, entry.status), title));
-  if (entry.status === 'rejected' && entry.id) head.append(actionButton('retry', entry.id, 'Retry'));
-  const facts = el('ul', 'facts', fact('iterations', entry.iterations), fact('ended', ago(entry.atMs)));
-  const card = el('article', 'card' + (entry.status === 'rejected' ? ' bad' : ''), head, facts);
+  const head = el('div', 'row', el('div', 'title', el('span', 'badge ' + entry.state, entry.state), title));
+  if (entry.state === 'rejected' && entry.id) head.append(actionButton('retry', entry.id, 'Retry'));
+  const facts = el('ul', 'facts', fact('iterations', entry.iterations ?? '—'), fact('ended', ago(entry.endedAtMs)));
+  const card = el('article', 'card' + (entry.state === 'rejected' ? ' bad' : ''), head, facts);
   if (entry.reason) card.append(el('p', 'why small', entry.reason));
   if (entry.id && reports.has(entry.id)) card.append(reports.get(entry.id));
   return card;

@@ -61,7 +61,7 @@ function buildPage(): string {
 <div id="waiting-list" class="list"></div>
 </section>
 <section id="blocked" aria-labelledby="blocked-title" hidden>
-<h2 id="blocked-title">Blocked: a question for you</h2>
+<h2 id="blocked-title">Waiting on you</h2>
 <p class="muted small">Answer in the task file in Blocked/, then move it back to Approved/.</p>
 <div id="blocked-list" class="list"></div>
 </section>

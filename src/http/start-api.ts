@@ -1,7 +1,6 @@
 import { relative } from 'node:path';
 import type { DaemonSurface } from '../daemon/daemon.js';
 import { inspectOwnDaemon } from '../daemon/view.js';
-import { listBlocked } from '../vault/blocked-list.js';
 import { createApi } from './api.js';
 import { createDaemonMetrics } from './metrics.js';
 import { listen } from './server.js';
@@ -26,7 +25,7 @@ export async function startHttpApi(daemon: DaemonSurface): Promise<{ release(): 
     async () => {
       const view = await inspectOwnDaemon(layout, daemon.status());
       // What `wiggum status --json` prints, from the same files.
-      const state = `${JSON.stringify({ vault: layout.root, ...view, blocked: await listBlocked(layout) }, null, 2)}\n`;
+      const state = `${JSON.stringify({ vault: layout.root, ...view }, null, 2)}\n`;
       return { view, state };
     },
     () => clock.now(),
@@ -45,7 +44,7 @@ export async function startHttpApi(daemon: DaemonSurface): Promise<{ release(): 
     clock,
     logger,
     state: async () => (await reading.get()).state,
-    entry: (taskId) => daemon.status().tasks.find((task) => task.id === taskId) ?? null,
+    daemonStatus: () => daemon.status(),
     metrics: () => metrics.render(),
   });
   const server = await listen(app, { ...config.daemon.http, listen: address }, layout.root).catch((error: unknown) => {

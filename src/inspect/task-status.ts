@@ -1,6 +1,12 @@
 import { existsSync } from 'node:fs';
 import { relative } from 'node:path';
-import type { TaskEntry } from '../daemon/status.js';
+import type { PictureTask } from '../daemon/picture.js';
+import { countOf } from '../daemon/state-groups.js';
+import type { DaemonStatus } from '../daemon/status.js';
+import { taskPicture } from '../daemon/view.js';
+import { readTaskFile } from '../task/read.js';
+import { stateWord } from '../task/states.js';
+import type { FoundTask } from '../vault/find-task.js';
 import type { IterationRecord } from '../memory/history.js';
 import { throughRunLink } from '../memory/run-link.js';
 import { describeSpent } from '../memory/spent.js';
@@ -15,36 +21,61 @@ import { sessionHistory, taskSession } from './task-session.js';
 
 const RECENT_ITERATIONS = 10;
 
-/** One task: its checkpoint, where its memory is, and its recent iterations (`--status`). */
+/**
+ * One task wherever it is (`status ID`, `GET /api/v1/tasks/{id}`): its state and count as the
+ * whole picture gives them (src/daemon/picture.ts), its checkpoint, where its memory is and its
+ * recent iterations. A file that does not parse is described too, with why.
+ * `status`: the daemon's picture when the caller has it (the API), else read (undefined).
+ */
 export async function describeTask(
-  task: Task,
+  found: FoundTask,
   layout: VaultLayout,
-  live: TaskEntry | null,
+  status: DaemonStatus | null | undefined,
   json: boolean,
 ): Promise<string> {
+  const seen = await taskPicture(layout, found.file, status);
+  const task = found.task;
+  if (task === null) {
+    const problem = await parseProblem(found.file);
+    const detail = { ...seen, problem };
+    return json ? `${JSON.stringify(detail, null, 2)}\n` : renderUnparsable(detail, layout);
+  }
   // This run's memory: through its link when it has one, which still leads there after the id ran again.
   const session = await taskSession({ id: task.id, sessionId: task.frontmatter.persistence_loop?.session }, layout);
   const { paths, own } = session;
   const history = await sessionHistory(session);
   const currentLog = own ? ((await listLogs(paths.logs)).at(-1) ?? null) : null;
   const shownLog = currentLog === null ? null : throughRunLink(currentLog.path, paths.dir, session.runLink);
-  const detail = { ...taskDetail(task, history, live, paths, own), runLink: session.runLink, currentLog: shownLog };
+  const detail = { ...taskDetail(task, seen, history, paths, own), runLink: session.runLink, currentLog: shownLog };
   return json ? `${JSON.stringify(detail, null, 2)}\n` : renderDetail(detail, layout);
 }
 
-interface TaskDetail {
-  id: string;
-  file: string;
-  state: string;
+/** Why a file does not parse, as `wiggum validate` would say it (its first problems). */
+async function parseProblem(file: string): Promise<string> {
+  const read = await readTaskFile(file).catch((error: unknown) => error);
+  if (read instanceof Error) return read.message;
+  if (typeof read !== 'object' || read === null || !('result' in read)) return 'unreadable';
+  const { result } = read as Awaited<ReturnType<typeof readTaskFile>>;
+  if (result.ok) return 'it parses now';
+  return result.problems
+    .slice(0, 3)
+    .map((problem) => `${problem.line === undefined ? '' : `line ${problem.line}: `}${problem.message}`)
+    .join('; ');
+}
+
+function renderUnparsable(detail: PictureTask & { problem: string }, layout: VaultLayout): string {
+  return `${detail.id}  (${relative(layout.root, detail.file)})\n  state ${stateWord(detail.state)}, after 0 iterations\n  does not parse: ${detail.problem}\n  (wiggum validate "${relative(layout.root, detail.file)}" lists every problem)\n`;
+}
+
+type TaskDetail = PictureTask & {
+  /** The checkpoint, as the file has it. */
   loop: NonNullable<Task['frontmatter']['persistence_loop']> | null;
-  live: TaskEntry | null;
   /** The folder that holds this run's memory (null: none on disk, or only another run's). */
   session: string | null;
   /** The run's permanent address in `.wiggum/runs/`, when it has one. */
   runLink?: string | null;
   /** The newest harness log of this run (the one being written while an iteration runs), through the run's link. */
   currentLog?: string | null;
-  iterations: number;
   /** Tokens, cost, agent time, CPU and memory over every run of the task. */
   spent: Spent;
   recent: Pick<
@@ -64,23 +95,20 @@ interface TaskDetail {
     | 'resources'
     | 'agentSessionId'
   >[];
-}
+};
 
 function taskDetail(
   task: Task,
+  seen: PictureTask,
   history: IterationRecord[],
-  live: TaskEntry | null,
   paths: SessionPaths,
   own: boolean,
 ): TaskDetail {
   return {
-    id: task.id,
-    file: task.file,
-    state: task.frontmatter.state ?? 'Approved',
+    ...seen,
+    iterations: seen.iterations ?? task.frontmatter.persistence_loop?.iteration ?? 0,
     loop: task.frontmatter.persistence_loop ?? null,
-    live,
     session: own && existsSync(paths.sessionFile) ? paths.dir : null,
-    iterations: task.frontmatter.persistence_loop?.iteration ?? 0,
     spent: spentOfTask(task.frontmatter.persistence_loop, history),
     recent: history.slice(-RECENT_ITERATIONS).map((r) => ({
       iteration: r.iteration,
@@ -104,12 +132,15 @@ function taskDetail(
 function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
   const loop = detail.loop;
   const lines = [`${detail.id}  (${relative(layout.root, detail.file)})`];
+  const count = countOf(detail) ?? iterationCount(detail.iterations, undefined, false);
   lines.push(
-    `  state ${detail.state}` +
+    `  state ${stateWord(detail.state)}` +
       (loop === null || loop === undefined
-        ? `, not started, ${describeIterations(iterationCount(0, undefined, false))}`
-        : `, loop ${detail.live?.phase ?? loop.status}, ${describeIterations(iterationCount(loop.iteration, loop.max_iterations, detail.live?.current !== undefined))}, step ${loop.checkpoint?.current_step ?? '—'}`),
+        ? `, not started, ${describeIterations(count)}`
+        : `, ${describeIterations(count)}, step ${loop.checkpoint?.current_step ?? '—'}`),
   );
+  if (detail.why !== undefined) lines.push(`  why: ${detail.why}`);
+  if (detail.question !== undefined) lines.push(`  question: ${detail.question}`);
   if (loop?.checkpoint !== undefined)
     lines.push(
       `  completed: ${loop.checkpoint.completed_steps.length === 0 ? 'none' : loop.checkpoint.completed_steps.join(', ')}`,
@@ -120,9 +151,9 @@ function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
     detail.runLink === null || detail.runLink === undefined || detail.session === null
       ? where
       : `${relative(layout.root, detail.runLink)} (now ${where})`;
-  lines.push(`  memory: ${memory}${detail.live?.durable === false ? ' (NOT DURABLE: kept in memory only)' : ''}`);
+  lines.push(`  memory: ${memory}${detail.run?.durable === false ? ' (NOT DURABLE: kept in memory only)' : ''}`);
   if (detail.currentLog !== null && detail.currentLog !== undefined) {
-    const running = detail.live?.current !== undefined;
+    const running = detail.run?.current !== undefined;
     lines.push(
       `  ${running ? 'current log' : 'last log'}: ${relative(layout.root, detail.currentLog)} (wiggum logs ${detail.id}${running ? ' --follow' : ''})`,
     );

@@ -255,8 +255,11 @@ export function gate(
   return { kind: 'go', warn: !state.warned && next >= Math.ceil(state.maxIterations * limits.warnThreshold) };
 }
 
-/** The next step in words, for history.jsonl, logs and reports. */
-export function describeNextAction(action: NextAction): string {
+/**
+ * The next step in words, for history.jsonl, logs and reports. `review`: a complete task goes to
+ * Review/ for a person, not to Done/, and is never said to.
+ */
+export function describeNextAction(action: NextAction, review = false): string {
   switch (action.kind) {
     case 'continue':
       return 'next iteration';
@@ -267,7 +270,7 @@ export function describeNextAction(action: NextAction): string {
         ? `harness outage: probe at ${new Date(action.untilMs).toISOString()}`
         : `wait for the usage limit until ${new Date(action.untilMs).toISOString()}`;
     case 'done':
-      return 'Done';
+      return review ? 'Review (waits for a person)' : 'Done';
     case 'reject':
       return `Rejected (${action.code})`;
     case 'block':

@@ -298,7 +298,7 @@ class TaskLoop {
         ...run.record,
         ...(this.answer === null ? {} : { answer: this.answer }),
         action: decision.action.kind,
-        nextState: describeNextAction(decision.action),
+        nextState: describeNextAction(decision.action, this.review),
       };
       this.answer = null;
       this.history.push(record);

@@ -113,11 +113,11 @@ export function orderWaitText(wait: OrderWait, time: (ms: number) => string): st
     case 'not-before':
       return `not before ${time(wait.atMs)} (not_before)`;
     case 'dependency-rejected':
-      return `blocked: its dependency ${list} was rejected; move ${wait.ids.length === 1 ? 'it' : 'them'} back to Approved/ to try again, or remove ${wait.ids.length === 1 ? 'it' : 'them'} from depends_on`;
+      return `stuck: its dependency ${list} was rejected; move ${wait.ids.length === 1 ? 'it' : 'them'} back to Approved/ to try again, or remove ${wait.ids.length === 1 ? 'it' : 'them'} from depends_on`;
     case 'dependency-cycle':
-      return `blocked: depends_on makes a cycle (${[...wait.ids, wait.ids[0]].join(' → ')}); none of these tasks runs until one of them stops depending on the next`;
+      return `stuck: depends_on makes a cycle (${[...wait.ids, wait.ids[0]].join(' → ')}); none of these tasks runs until one of them stops depending on the next`;
     case 'dependency-unknown':
-      return `blocked: depends_on names ${list}, which no task file in the vault has as its id; fix the id or add the task`;
+      return `stuck: depends_on names ${list}, which no task file in the vault has as its id; fix the id or add the task`;
   }
 }
 

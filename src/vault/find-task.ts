@@ -3,6 +3,8 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { WiggumError } from '../errors.js';
 import { idFromFileName } from '../task/id.js';
 import type { Task } from '../task/parse.js';
+import { TASK_FOLDERS } from '../task/states.js';
+import type { TaskFolder } from '../task/states.js';
 import { readTaskFile } from '../task/read.js';
 import type { VaultLayout } from './layout.js';
 import { isTaskFileName } from './names.js';
@@ -17,7 +19,23 @@ export interface FoundTask extends TaskEntry {
   task: Task | null;
 }
 
-export type VaultFolder = 'approved' | 'done' | 'rejected' | 'review' | 'blocked';
+export type VaultFolder = TaskFolder;
+
+/** Every folder a task can be in (the state table's), in the order a lookup by id searches them. */
+export function lookupFolders(layout: VaultLayout): string[] {
+  return TASK_FOLDERS.map((folder) => layout[folder]);
+}
+
+/**
+ * The task file `ref` names anywhere in the vault, parsed or not (a file that does not parse is
+ * found too: `status ID` then says why): for the commands that read a task wherever it is.
+ */
+export async function findTaskFile(ref: string, layout: VaultLayout): Promise<FoundTask> {
+  const match = await resolveTask(ref, lookupFolders(layout), { root: layout.root });
+  if (match.kind === 'found') return match.entry;
+  if (match.kind === 'ambiguous') throw ambiguous(ref, match.candidates, layout.root);
+  throw notFound(ref, TASK_FOLDERS.map((folder) => folderName(layout, folder)).join(', '));
+}
 
 /**
  * The task `ref` names in `folders` (see matchTaskRef for the rules). A path is taken from the
@@ -40,7 +58,7 @@ export async function resolveTask(
   if (!ref.includes('/') && !ref.includes(sep)) {
     for (const folder of folders) {
       const direct = await entryOf(folder, `${ref}.md`);
-      if (direct?.id === ref && direct.task !== null) return { kind: 'found', entry: direct, by: 'id' };
+      if (direct?.id === ref) return { kind: 'found', entry: direct, by: 'id' };
     }
   }
   const entries: FoundTask[] = [];
@@ -74,9 +92,7 @@ export async function findTaskIn(
   );
   if (match.kind === 'found') return match.entry;
   if (match.kind === 'ambiguous') throw ambiguous(ref, match.candidates, layout.root);
-  const others = (['approved', 'done', 'rejected', 'review', 'blocked'] as const).filter(
-    (key) => !allowed.includes(key),
-  );
+  const others = TASK_FOLDERS.filter((key) => !allowed.includes(key));
   const other = await resolveTask(
     ref,
     others.map((key) => layout[key]),

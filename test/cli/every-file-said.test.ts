@@ -34,7 +34,9 @@ function linesOf(text: string, id: string): string[] {
   let heading = '';
   const found: string[] = [];
   for (const line of text.split('\n')) {
-    if (/^\S.*:\s*$/.test(line)) heading = line.trim();
+    // A state's heading: `waiting for you (2): what moves it on`, said here as its word.
+    const state = /^(\S[^:(]*?) \(\d+\):/.exec(line);
+    if (state !== null) heading = state[1] ?? '';
     if (line.split(/[^\w.-]+/).includes(id)) found.push(`${heading} | ${line.trim()}`);
   }
   return found;
@@ -65,13 +67,11 @@ describe('every file in Approved/ is run or said', () => {
     await daemon.waitForEvent('task.done', { taskId: 'probe' });
     expect(daemon.lines.some(isEventOn('task.queued', 'twin.md'))).toBe(false);
     const status = await runCli(['status', '--vault', vault.root]);
-    expect(linesOf(status.stdout, 'twin')).toEqual([
-      `waiting for you (not run until fixed): | twin: ${linkRefusalText('hard-link')}`,
-    ]);
+    expect(linesOf(status.stdout, 'twin')).toEqual([`waiting for you | twin: ${linkRefusalText('hard-link')}`]);
     await daemon.drain();
     // Without the daemon, status says the same from the files.
     expect(linesOf((await runCli(['status', '--vault', vault.root])).stdout, 'twin')).toEqual([
-      `waiting for you (not run until fixed): | twin: ${linkRefusalText('hard-link')}`,
+      `waiting for you | twin: ${linkRefusalText('hard-link')}`,
     ]);
 
     const link = join(vault.layout.approved, 'pointer.md');
@@ -95,11 +95,11 @@ describe('every file in Approved/ is run or said', () => {
     const alone = await runCli(['status', '--vault', vault.root]);
     const [line, ...more] = linesOf(alone.stdout, 'fg');
     expect(more).toEqual([]);
-    expect(line).toMatch(new RegExp(`^running: \\| fg  .*running in a foreground wiggum run \\(pid ${child.pid}\\)`));
+    expect(line).toMatch(new RegExp(`^running \\| fg  .*running in a foreground wiggum run \\(pid ${child.pid}\\)`));
     const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
-      tasks: { id: string; phase: string; foreground?: { pid: number } }[];
+      tasks: { id: string; state: string; run?: { foreground?: { pid: number } } }[];
     };
-    expect(json.tasks).toMatchObject([{ id: 'fg', phase: 'running', foreground: { pid: child.pid } }]);
+    expect(json.tasks).toMatchObject([{ id: 'fg', state: 'running', run: { foreground: { pid: child.pid } } }]);
 
     const daemon = start(vault);
     await daemon.ready();
@@ -128,7 +128,7 @@ describe('every file in Approved/ is run or said', () => {
     expect(status.stdout).toMatch(
       /^config: INVALID: .*config\.yaml:2:\d+: persistence_loop\.max_iterations: .*wiggum validate lists every problem/m,
     );
-    expect(linesOf(status.stdout, 'tidy')).toEqual(['queued: | tidy']);
+    expect(linesOf(status.stdout, 'tidy')).toEqual(['queued | tidy']);
     const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
       configProblem?: string;
       tasks: unknown[];

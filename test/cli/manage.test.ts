@@ -47,24 +47,26 @@ describe('wiggum status without the daemon', () => {
     const text = await runCli(['status', '--vault', vault.root]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('daemon: not running');
-    expect(text.stdout).toContain('Approved 2 · Done 1 · Rejected 1');
-    expect(text.stdout).toMatch(/queued:\n {2}fresh\n/);
-    expect(text.stdout).toMatch(/stopped:\n {2}waiting/);
+    expect(text.stdout).toContain('Approved 2 · Blocked 0 · Review 0 · Done 1 · Rejected 1');
+    expect(text.stdout).toMatch(/queued \(1\): .*\n {2}fresh\n/);
+    expect(text.stdout).toMatch(/stopped \(1\): .*\n {2}waiting/);
 
     const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
       counts: Record<string, number>;
       daemon: null;
-      tasks: { id: string; phase: string }[];
+      tasks: { id: string; state: string }[];
     };
-    expect(json.counts).toEqual({ approved: 2, done: 1, rejected: 1 });
+    expect(json.counts).toEqual({ approved: 2, blocked: 0, review: 0, done: 1, rejected: 1 });
     expect(json.daemon).toBeNull();
-    expect(json.tasks.map((t) => [t.id, t.phase])).toEqual([
+    expect(json.tasks.map((t) => [t.id, t.state])).toEqual([
       ['fresh', 'queued'],
       ['waiting', 'stopped'],
+      ['finished', 'done'],
+      ['paused', 'rejected'],
     ]);
 
     const one = await runCli(['status', 'finished', '--vault', vault.root]);
-    expect(one.stdout).toContain('state Done, loop done, iterations 3 of 100 done');
+    expect(one.stdout).toContain('state done, iterations 3 of 100 done');
     expect(one.stdout).toMatch(/\n\s+3\s+0\s+\d+\.\ds\s+yes\s+0\s+complete\s+3\/3/);
   });
 
@@ -160,7 +162,7 @@ describe('wiggum status ID', () => {
 
     const text = await runCli(['status', 'counted', '--vault', vault.root]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('state Done, loop done, iterations 2 of 100 done');
+    expect(text.stdout).toContain('state done, iterations 2 of 100 done');
     // The totals come from the checkpoint, written before the line above was edited.
     expect(text.stdout).toMatch(
       /^ {2}spent: no tokens reported · agent time \d+(\.\d)?s( · CPU \d+\.\d s)?( · peak memory \d+ MB)?$/m,

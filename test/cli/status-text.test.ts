@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import type { DaemonStatus, TaskEntry, WorkerStatus } from '../../src/daemon/status.js';
+import type { TaskEntry, WorkerStatus } from '../../src/daemon/status.js';
 import type { VaultView } from '../../src/daemon/view.js';
-import { viewFromStatus, withForegroundRuns } from '../../src/daemon/view.js';
+import { withForegroundRuns } from '../../src/daemon/view.js';
+import { viewOfEntries } from '../helpers/picture-view.js';
 import { renderStatus } from '../../src/cli/status-text.js';
 import { vaultLayout } from '../../src/vault/layout.js';
 
@@ -18,46 +19,56 @@ const entry = (id: string, change: Partial<TaskEntry> = {}): TaskEntry => ({
   sinceMs: NOW - 5000,
   ...change,
 });
-const view = (tasks: TaskEntry[], daemon: VaultView['daemon'] = null): VaultView => ({
-  counts: { approved: tasks.length, done: 0, rejected: 0 },
-  daemon,
-  held: false,
-  tasks,
-  waitingForAuthor: [],
-  recent: [],
+const DAEMON = {
+  version: 1 as const,
+  pid: 42,
+  vault: '/v',
+  startedAtMs: NOW,
   updatedAtMs: NOW,
-});
+  lifecycle: 'running' as const,
+  held: false,
+  concurrency: 4,
+};
+const view = (tasks: TaskEntry[]): VaultView => viewOfEntries(tasks, { daemon: DAEMON, nowMs: NOW });
 const render = (v: VaultView, all = false): string => renderStatus(v, layout, NOW, { all, configProblem: null });
 
 describe('wiggum status says what each task does, or why not', () => {
   test.each<[string, TaskEntry, string]>([
-    ['running in the daemon', entry('a', { phase: 'running' }), 'running:\n  a  running 5s'],
+    [
+      'running in the daemon',
+      entry('a', { phase: 'running' }),
+      'running (1): an iteration is at work\n  a  running 5s',
+    ],
     [
       'running in a foreground run',
       entry('a', { phase: 'running', foreground: { pid: 77 } }),
-      'running:\n  a  running in a foreground wiggum run (pid 77)',
+      'running (1): an iteration is at work\n  a  running in a foreground wiggum run (pid 77)',
     ],
     [
       'failing, tried again',
       entry('a', { failure: { message: 'ENOSPC: no space left on device', retryAtMs: NOW + 30_000 } }),
-      'failing, tried again:\n  a  the last attempt failed: ENOSPC: no space left on device; tried again in 30s',
+      'failing (1): the daemon could not start it: tried again\n  a  the last attempt failed: ENOSPC: no space left on device; tried again in 30s',
     ],
     [
       'held by its stop flag',
       entry('a', { phase: 'stopped' }),
-      'stopped:\n  a  held by its stop flag (wiggum resume a continues it)',
+      'stopped (1): held by its stop flag: remove the .stop file (or wiggum resume ID) to continue from the checkpoint\n  a  held by its stop flag (wiggum resume a continues it)',
     ],
-    ['held by the vault STOP', entry('a', { phase: 'held' }), 'running:\n  a  held by the vault STOP'],
     [
-      'waiting on a reason this wiggum does not name',
-      entry('a', { phase: 'waiting', waitingFor: 'outage' as NonNullable<TaskEntry['waitingFor']> }),
-      'running:\n  a  waiting (outage)',
+      'held by the vault STOP',
+      entry('a', { phase: 'held' }),
+      'held (1): the vault STOP file holds it: it goes on once STOP is removed\n  a\n',
     ],
-    ['queued', entry('a'), 'queued:\n  a\n'],
+    [
+      'waiting on an outage',
+      entry('a', { phase: 'waiting', waitingFor: 'outage', outage: { harness: 'claude', sinceMs: NOW - 60_000 } }),
+      'outage (1): its harness does not answer: paused, probing it again\n  a  waiting on harness claude (outage for 1m00s): paused',
+    ],
+    ['queued', entry('a'), 'queued (1): waits for a free slot\n  a\n'],
     [
       'running on a worker',
       entry('a', { phase: 'running', worker: { id: 'box-7-k', host: 'box', pid: 7 } }),
-      'running:\n  a  running 5s  on worker box-7-k',
+      '  a  running 5s  on worker box-7-k',
     ],
     [
       'waiting on a worker',
@@ -67,12 +78,12 @@ describe('wiggum status says what each task does, or why not', () => {
         untilMs: NOW + 10_000,
         worker: { id: 'box-7-k', host: 'box', pid: 7 },
       }),
-      'running:\n  a  waiting to retry (in 10s)  on worker box-7-k',
+      'retrying (1): a failed iteration is tried again after a pause\n  a  waiting to retry (in 10s)  on worker box-7-k',
     ],
     [
       'running in its worktree, on its branch',
       entry('a', { phase: 'running', worktree: { path: '/v/.wiggum/worktrees/a', branch: 'ralph/a' } }),
-      'running:\n  a  running 5s  on ralph/a in /v/.wiggum/worktrees/a',
+      '  a  running 5s  on ralph/a in /v/.wiggum/worktrees/a',
     ],
   ])('%s', (_name, task, expected) => {
     expect(render(view([task]))).toContain(expected);
@@ -92,11 +103,7 @@ describe('wiggum status says what each task does, or why not', () => {
       ['b', 42],
       ['gone', 11],
     ]);
-    const seen = withForegroundRuns(
-      view([entry('a'), entry('b')], { pid: 42, lifecycle: 'running', startedAtMs: NOW, concurrency: 1 }),
-      runs,
-      '/v/Approved',
-    );
+    const seen = withForegroundRuns({ pid: 42, tasks: [entry('a'), entry('b')], recent: [] }, runs, '/v/Approved');
     expect(seen.tasks.map((t) => [t.id, t.phase, t.foreground?.pid])).toEqual([
       ['gone', 'running', 11],
       ['a', 'running', 10],
@@ -118,10 +125,11 @@ describe('wiggum status lists the workers (queue mode)', () => {
     harnesses: null,
     ...change,
   });
-  const withWorkers = (workers: WorkerStatus[]): VaultView => ({
-    ...view([]),
-    workers: Object.fromEntries(workers.map((w) => [w.id, w])),
-  });
+  const withWorkers = (workers: WorkerStatus[]): VaultView =>
+    viewOfEntries([], {
+      daemon: { ...DAEMON, workers: Object.fromEntries(workers.map((w) => [w.id, w])) },
+      nowMs: NOW,
+    });
 
   test('each worker in id order: its health, what it runs of what it may, when it was last seen', () => {
     const text = render(
@@ -152,21 +160,8 @@ describe('wiggum status lists the workers (queue mode)', () => {
   });
 
   test('status --json keeps the workers of status.json, and says nothing of them without a queue', () => {
-    const status: DaemonStatus = {
-      version: 1,
-      pid: 42,
-      vault: '/v',
-      startedAtMs: NOW,
-      updatedAtMs: NOW,
-      lifecycle: 'running',
-      held: false,
-      concurrency: 4,
-      tasks: [],
-      recent: [],
-    };
-    const counts = { approved: 0, done: 0, rejected: 0 };
     const workers = { 'box-7-k': worker('box-7-k') };
-    expect(viewFromStatus({ ...status, workers }, counts).workers).toEqual(workers);
-    expect(viewFromStatus(status, counts)).not.toHaveProperty('workers');
+    expect(viewOfEntries([], { daemon: { ...DAEMON, workers } }).workers).toEqual(workers);
+    expect(viewOfEntries([], { daemon: DAEMON })).not.toHaveProperty('workers');
   });
 });

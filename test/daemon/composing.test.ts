@@ -159,9 +159,11 @@ describe('a task that names no harness, in a vault with no harness.default', () 
     const status = await runCli(['status', '--vault', vault.root]);
     expect(status.stdout).toMatch(/^  noh: names no harness .*harness\.default/m);
     const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
-      waitingForAuthor: unknown[];
+      tasks: { name: string; state: string }[];
     };
-    expect(json.waitingForAuthor).toEqual([expect.objectContaining({ name: 'noh.md', reason: 'no-harness' })]);
+    expect(json.tasks.filter((task) => task.state === 'needs-harness')).toEqual([
+      expect.objectContaining({ name: 'noh.md', why: expect.stringMatching(/^names no harness/) as unknown }),
+    ]);
     const dashboard = join(vault.root, 'Dashboard.md');
     await waitFor(
       () => existsSync(dashboard) && readFileSync(dashboard, 'utf8').includes('[[Approved/noh]]: names no harness'),

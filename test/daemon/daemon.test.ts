@@ -148,9 +148,9 @@ describe('the daemon', () => {
     await daemon.waitForEvent('task.stopped', { taskId: 'pausable', reason: 'stop-flag', iteration: 1 });
     expect(loopOf(file)).toMatchObject({ status: 'stopped', iteration: 1 });
     const status = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
-      tasks: { id: string; phase: string }[];
+      tasks: { id: string; state: string }[];
     };
-    expect(status.tasks).toContainEqual(expect.objectContaining({ id: 'pausable', phase: 'stopped' }));
+    expect(status.tasks).toContainEqual(expect.objectContaining({ id: 'pausable', state: 'stopped' }));
     rmSync(join(vault.layout.approved, 'pausable.stop'));
     await daemon.waitForLog(isDone('pausable'), 'the task to resume and finish');
     expect(
@@ -186,7 +186,7 @@ describe('the daemon', () => {
     expect(readFileSync(join(vault.marks, 'run-2'), 'utf8')).toContain('USE-TABS-NOTE');
     const one = await runCli(['status', 'guided', '--vault', vault.root]);
     expect(one.code).toBe(0);
-    expect(one.stdout).toContain('state Done');
+    expect(one.stdout).toContain('state done');
   });
 
   test('against a running daemon: retry sends a Rejected task back and it really runs again', async () => {

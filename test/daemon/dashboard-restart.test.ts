@@ -39,15 +39,15 @@ describe('Dashboard.md across a restart', () => {
     vault.task('after', TASK);
     await second.waitForLog(isDone('after'), 'after to be done');
     await waitFor(() => dashboard().includes('[[Done/after]]'), 'the Dashboard to list after');
-    const finished = dashboard().split('## Recently finished')[1] ?? '';
+    const finished = dashboard().split('## Done (2)')[1] ?? '';
     expect(finished).toMatch(
-      /- ✅ \[\[Done\/after\]\]: done after 1 iteration, at \d\d:\d\d:\d\d\n- ✅ \[\[Done\/before\]\]: done after 1 iteration, at \d\d:\d\d:\d\d\n/,
+      /- \[\[Done\/after\]\] after 1 iteration, at \d\d:\d\d:\d\d\n- \[\[Done\/before\]\] after 1 iteration, at \d\d:\d\d:\d\d\n/,
     );
     second.kill('SIGTERM');
     expect(await second.exited).toEqual({ code: 0, signal: null });
 
     // With no daemon running, status still lists them, from the last daemon's status.json.
     const status = await runCli(['status', '--vault', vault.root]);
-    expect(status.stdout).toMatch(/recently finished:\n {2}done +after .*\n {2}done +before /);
+    expect(status.stdout).toMatch(/done \(2\): .*\n {2}after  after 1 iteration\n {2}before  after 1 iteration\n/);
   });
 });

@@ -1,23 +1,36 @@
 import { describe, expect, test } from 'vitest';
 import { renderDashboard } from '../../src/daemon/dashboard.js';
-import type { TaskEntry, WorkerStatus } from '../../src/daemon/status.js';
+import type { FinishedEntry, TaskEntry, WorkerStatus } from '../../src/daemon/status.js';
 import type { VaultView } from '../../src/daemon/view.js';
+import { viewOfEntries } from '../helpers/picture-view.js';
+import type { PictureSetup } from '../helpers/picture-view.js';
 
 const FOLDERS = { approved: 'Approved', done: 'Done', rejected: 'Rejected', review: 'Review' };
 /** Local wall-clock moments, so the expected times hold in any time zone. */
 const at = (d: number, h: number, mi: number, s = 0): number => new Date(2026, 10, d, h, mi, s).getTime();
 const NOW = at(25, 14, 20, 0);
 
-function view(tasks: TaskEntry[], recent: VaultView['recent'] = []): VaultView {
-  return {
-    counts: { approved: tasks.length, done: 1, rejected: 1 },
-    daemon: { pid: 42, lifecycle: 'running', startedAtMs: at(25, 9, 0), concurrency: 2 },
-    held: false,
-    tasks,
-    waitingForAuthor: [],
+const DAEMON = {
+  version: 1 as const,
+  pid: 42,
+  vault: '/v',
+  startedAtMs: at(25, 9, 0),
+  updatedAtMs: NOW,
+  lifecycle: 'running' as const,
+  held: false,
+  concurrency: 2,
+};
+
+function view(tasks: TaskEntry[], recent: FinishedEntry[] = [], setup: PictureSetup = {}): VaultView {
+  const ended = (status: string): string[] =>
+    recent.filter((entry) => entry.status === status).map((entry) => entry.file.slice(entry.file.lastIndexOf('/') + 1));
+  return viewOfEntries(tasks, {
+    daemon: DAEMON,
     recent,
-    updatedAtMs: NOW,
-  };
+    nowMs: NOW,
+    ...setup,
+    files: { done: ended('done'), rejected: ended('rejected'), ...setup.files },
+  });
 }
 
 /** A task between its 1st and 2nd iteration; `running` adds the 2nd as the one running now. */
@@ -48,12 +61,12 @@ describe('Dashboard.md says absolute times only', () => {
     [
       'waiting to retry: until when',
       task({ phase: 'waiting', waitingFor: 'retry', untilMs: at(25, 14, 20, 30), sinceMs: at(25, 14, 20, 0) }),
-      '| [[Approved/t]] | 1 of 5 done | S-2 | waiting to retry at 14:20:30 | 14:20:00 | continue |',
+      '| [[Approved/t]] | 1 of 5 done | S-2 | retrying (at 14:20:30) | 14:20:00 | continue |',
     ],
     [
       'waiting for a usage limit that resets tomorrow',
       task({ phase: 'waiting', waitingFor: 'usage-limit', untilMs: at(26, 3, 0), sinceMs: at(25, 14, 0) }),
-      '| [[Approved/t]] | 1 of 5 done | S-2 | waiting for the usage limit (resets at 2026-11-26 03:00) | 14:00:00 | continue |',
+      '| [[Approved/t]] | 1 of 5 done | S-2 | usage limit (resets at 2026-11-26 03:00) | 14:00:00 | continue |',
     ],
     [
       'running since yesterday',
@@ -75,7 +88,7 @@ describe('Dashboard.md says absolute times only', () => {
     );
   });
 
-  test('recently finished: when each ended', () => {
+  test('done and rejected: when each ended, newest first, each under its state', () => {
     const page = renderDashboard(
       view(
         [],
@@ -94,25 +107,26 @@ describe('Dashboard.md says absolute times only', () => {
       FOLDERS,
       NOW,
     );
+    expect(page).toContain('## Done (1)\n\n_complete, in Done/._\n\n- [[Done/a]] after 3 iterations, at 14:11:28\n');
     expect(page).toContain(
-      '## Recently finished\n\n- ✅ [[Done/a]]: done after 3 iterations, at 14:11:28\n- ❌ [[Rejected/r]]: E_HARNESS_FATAL: permission denied, at 2026-11-24 08:01\n',
+      '## Rejected (1)\n\n_failed, in Rejected/ with a report (wiggum retry ID sends it back)._\n\n- [[Rejected/r]] after 1 iteration: E_HARNESS_FATAL: permission denied, at 2026-11-24 08:01\n',
     );
   });
 
   test('blocked: each task in Blocked/ with its question, and how to answer it', () => {
     const page = renderDashboard(
-      {
-        ...view([]),
-        blocked: [
-          { name: 'db.md', file: '/v/Blocked/db.md', question: 'Postgres or SQLite?' },
-          { name: 'bare.md', file: '/v/Blocked/bare.md', question: '' },
-        ],
-      },
+      view([], [], {
+        files: { blocked: ['db.md', 'bare.md'] },
+        questions: new Map([
+          ['db.md', 'Postgres or SQLite?'],
+          ['bare.md', ''],
+        ]),
+      }),
       { ...FOLDERS, blocked: 'Asked' },
       NOW,
     );
-    expect(page).toContain('## Blocked\n\nThese tasks in Asked/ wait for your answer');
-    expect(page).toContain('- [[Asked/db]]: Postgres or SQLite?\n- [[Asked/bare]]: (no question in the file)\n');
+    expect(page).toContain('## Blocked (2)\n\n_its agent asked a question: answer under ## Answer');
+    expect(page).toContain('- [[Asked/bare]]: (no question in the file)\n- [[Asked/db]]: Postgres or SQLite?\n');
     expect(renderDashboard(view([]), FOLDERS, NOW)).not.toContain('## Blocked');
   });
 });
@@ -153,7 +167,13 @@ describe('Dashboard.md in queue mode: which worker runs each task, and how each 
         '| task | worker | iteration | step | state | since | last outcome |',
         '| --- | --- | --- | --- | --- | --- | --- |',
         '| [[Approved/t]] | box-7-k | 1 of 5 done, the 2nd running | S-2 | running | 14:19:44 | continue |',
-        '| [[Approved/u]] | — | 1 of 5 done | S-2 | waiting to retry at 14:20:30 | 14:19:44 | continue |',
+      ].join('\n'),
+    );
+    expect(page).toContain(
+      [
+        '| task | worker | iteration | step | state | since | last outcome |',
+        '| --- | --- | --- | --- | --- | --- | --- |',
+        '| [[Approved/u]] | — | 1 of 5 done | S-2 | retrying (at 14:20:30) | 14:19:44 | continue |',
       ].join('\n'),
     );
   });

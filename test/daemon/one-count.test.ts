@@ -36,9 +36,9 @@ describe('one iteration count', () => {
       async () =>
         (
           JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
-            tasks: { current?: number }[];
+            tasks: { run?: { current?: number } }[];
           }
-        ).tasks[0]?.current === 2,
+        ).tasks[0]?.run?.current === 2,
       'status to show the 2nd running',
     );
 
@@ -46,14 +46,20 @@ describe('one iteration count', () => {
       tasks: Record<string, unknown>[];
     };
     expect(json.tasks).toEqual([
-      expect.objectContaining({ id: 'tally', phase: 'running', iteration: 1, current: 2, maxIterations: 8 }),
+      expect.objectContaining({
+        id: 'tally',
+        state: 'running',
+        iterations: 1,
+        maxIterations: 8,
+        run: expect.objectContaining({ current: 2 }) as unknown,
+      }),
     ]);
     const all = (await runCli(['status', '--vault', vault.root])).stdout;
     const line = all.split('\n').find((text) => text.includes('tally'));
     expect(line).toContain('iterations 1 of 8 done, the 2nd running');
     expect(firstCount(line ?? '')).toBe(1);
     const one = (await runCli(['status', 'tally', '--vault', vault.root])).stdout;
-    expect(one).toContain('loop running, iterations 1 of 8 done, the 2nd running');
+    expect(one).toContain('state running, iterations 1 of 8 done, the 2nd running');
     expect(firstCount(one)).toBe(1);
     await waitFor(
       () => readFileSync(join(vault.root, 'Dashboard.md'), 'utf8').includes('| 1 of 8 done, the 2nd running |'),

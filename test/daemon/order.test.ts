@@ -58,11 +58,11 @@ describe('the order of work', () => {
         return /chain-b: waiting for chain-a/.test(status.stdout) && /chain-c: waiting for chain-b/.test(status.stdout);
       }, 'status to show the waits');
       const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
-        waitingForAuthor?: { name: string; reason: unknown; message: string }[];
+        tasks: { name: string; state: string; why?: string }[];
       };
-      expect(json.waitingForAuthor?.find((wait) => wait.name === 'chain-b.md')).toMatchObject({
-        reason: { kind: 'dependencies', ids: ['chain-a'] },
-        message: expect.stringContaining('waiting for chain-a') as unknown,
+      expect(json.tasks.find((task) => task.name === 'chain-b.md')).toMatchObject({
+        state: 'waiting-on-dependency',
+        why: expect.stringContaining('waiting for chain-a') as unknown,
       });
       await waitFor(
         () =>
@@ -119,10 +119,10 @@ describe('the order of work', () => {
       });
 
       const status = await runCli(['status', '--vault', vault.root]);
-      expect(status.stdout).toMatch(/dep-child: blocked: its dependency dep-bad was rejected/);
-      expect(status.stdout).toMatch(/cyc-1: blocked: depends_on makes a cycle/);
-      expect(status.stdout).toMatch(/cyc-2: blocked: depends_on makes a cycle/);
-      expect(status.stdout).toMatch(/unk-1: blocked: depends_on names no-such-task-zz/);
+      expect(status.stdout).toMatch(/dep-child: stuck: its dependency dep-bad was rejected/);
+      expect(status.stdout).toMatch(/cyc-1: stuck: depends_on makes a cycle/);
+      expect(status.stdout).toMatch(/cyc-2: stuck: depends_on makes a cycle/);
+      expect(status.stdout).toMatch(/unk-1: stuck: depends_on names no-such-task-zz/);
       expect(started(daemon)).toEqual(['dep-bad']);
 
       // Moved back to Approved/, the rejected dependency runs again; once it is done, so does its child.

@@ -5,6 +5,7 @@ import { renderDashboard } from '../../src/daemon/dashboard.js';
 import { StatsKeeper } from '../../src/daemon/stats-keeper.js';
 import type { VaultView } from '../../src/daemon/view.js';
 import { figuresOf } from '../../src/stats/figures.js';
+import { noTasksByState } from '../../src/task/states.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { HOUR, ended, vaultWithEndings } from '../helpers/ended-tasks.js';
 import { isEvent } from '../helpers/log-events.js';
@@ -16,17 +17,16 @@ const daemons = drainedAfterEach();
 describe("the Dashboard's headline figures", () => {
   test('rendered under the folder counts: success rate, finished and rejected, cost per finished task', () => {
     const view: VaultView = {
-      counts: { approved: 0, done: 3, rejected: 1 },
+      counts: { approved: 0, blocked: 0, review: 0, done: 3, rejected: 1 },
+      states: noTasksByState(),
       daemon: null,
       held: false,
       tasks: [],
-      waitingForAuthor: [],
-      recent: [],
       updatedAtMs: 0,
       stats: { ...figuresOf([]), finished: 3, rejected: 1, review: 2, successRate: 0.75, costPerFinishedUsd: 0.5 },
     };
     expect(renderDashboard(view, FOLDERS, 0)).toContain(
-      '| 0 | 3 | 1 |\n\nSuccess rate 75% (3 finished, 1 rejected, 2 in review) · $0.5000 per finished task.\n',
+      '| 0 | 0 | 0 | 3 | 1 |\n\nSuccess rate 75% (3 finished, 1 rejected, 2 in review) · $0.5000 per finished task.\n',
     );
     const { stats: _, ...without } = view;
     expect(renderDashboard(without, FOLDERS, 0)).not.toContain('Success rate');

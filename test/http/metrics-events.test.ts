@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { DaemonEvents } from '../../src/daemon/events.js';
 import type { VaultView } from '../../src/daemon/view.js';
+import { TASK_STATES } from '../../src/task/states.js';
+import { viewOfEntries } from '../helpers/picture-view.js';
 import { createDaemonMetrics } from '../../src/http/metrics.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 import { TypedEvents } from '../../src/typed-events.js';
@@ -21,18 +22,18 @@ function setting() {
     mkdirSync(dir, { recursive: true });
   const clock = new ManualClock();
   const events = new TypedEvents<DaemonEvents>();
-  const state: { view: VaultView } = {
-    view: {
-      counts: { approved: 0, done: 0, rejected: 0 },
-      daemon: { pid: process.pid, lifecycle: 'running', startedAtMs: clock.now() - 90_000, concurrency: 2 },
-      held: false,
-      tasks: [],
-      waitingForAuthor: [],
-      recent: [],
-      updatedAtMs: clock.now(),
-    },
+  const daemon = {
+    version: 1 as const,
+    pid: process.pid,
+    vault: root,
+    startedAtMs: clock.now() - 90_000,
+    updatedAtMs: clock.now(),
+    lifecycle: 'running' as const,
+    held: false,
+    concurrency: 2,
   };
-  return { root, layout, clock, events, state, view: () => Promise.resolve(state.view) };
+  const state: { view: VaultView } = { view: viewOfEntries([], { daemon, nowMs: clock.now() }) };
+  return { root, layout, clock, events, daemon, state, view: () => Promise.resolve(state.view) };
 }
 
 function record(
@@ -151,35 +152,42 @@ describe('the metrics follow the daemon’s events, with a clock the test moves'
     metrics.release();
   });
 
-  test('the gauges: tasks by state from the view and the folders, the queue, the starts kept across daemons', async () => {
-    const { layout, clock, events, state, view } = setting();
-    for (const name of ['one.md', 'two.md', '.hidden.md', 'notes.txt']) writeFileSync(join(layout.review, name), '');
-    writeFileSync(join(layout.blocked, 'asks.md'), '');
-    state.view = {
-      ...state.view,
-      counts: { approved: 4, done: 10, rejected: 2 },
-      tasks: [
+  test('the gauges: tasks by state from the view (the words status --json gives), the queue, the starts kept across daemons', async () => {
+    const { layout, clock, events, daemon, state, view } = setting();
+    const ended = (n: number, prefix: string): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i}.md`);
+    state.view = viewOfEntries(
+      [
         { id: 'r', name: 'r.md', file: 'r', phase: 'running', sinceMs: clock.now() - 5_000 },
         { id: 'q1', name: 'q1.md', file: 'q1', phase: 'queued', sinceMs: clock.now() - 42_000 },
         { id: 'q2', name: 'q2.md', file: 'q2', phase: 'queued', sinceMs: clock.now() - 1_000 },
       ],
-    };
+      {
+        daemon,
+        nowMs: clock.now(),
+        files: {
+          approved: ['x.md'],
+          review: ['one.md', 'two.md'],
+          blocked: ['asks.md'],
+          done: ended(10, 'd'),
+          rejected: ended(2, 'r'),
+        },
+      },
+    );
     const first = await createDaemonMetrics({ events, layout, clock, view });
     const text = parsePromText((await first.render()).body);
     const states: Record<string, number> = {};
     for (const sample of text.get('wiggum_tasks')?.samples ?? []) states[sample.labels.state ?? '?'] = sample.value;
     expect(states).toEqual({
-      approved: 3,
+      ...Object.fromEntries(TASK_STATES.map((name) => [name, 0])),
       running: 1,
-      waiting: 0,
-      held: 0,
-      stopped: 0,
+      queued: 3,
       blocked: 1,
-      review: 2,
+      'in-review': 2,
       done: 10,
       rejected: 2,
     });
-    expect(valueOf(text, 'wiggum_queue_depth')).toBe(2);
+    // Every task the views call queued, x.md (not in the daemon's list yet) too.
+    expect(valueOf(text, 'wiggum_queue_depth')).toBe(3);
     expect(valueOf(text, 'wiggum_queue_oldest_age_seconds')).toBe(42);
     expect(valueOf(text, 'wiggum_daemon_starts_total')).toBe(1);
     first.release();
@@ -202,7 +210,7 @@ describe('the metrics follow the daemon’s events, with a clock the test moves'
       const done = calls;
       await new Promise((resolve) => setImmediate(resolve));
       reading -= 1;
-      return { ...state.view, counts: { ...state.view.counts, done } };
+      return { ...state.view, states: { ...state.view.states, done } };
     };
     const metrics = await createDaemonMetrics({ events, layout, clock, view });
     const bodies = await Promise.all([metrics.render(), metrics.render(), metrics.render()]);

@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type { TaskEntry } from '../../src/daemon/status.js';
-import type { VaultView } from '../../src/daemon/view.js';
+import { viewOfEntries } from '../helpers/picture-view.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 import { outcomeLabel, runFigures } from '../../src/http/metric-record.js';
 import type { RunFigures } from '../../src/http/metric-record.js';
 import { countDaemonStart, parseStarts, startsFile } from '../../src/http/metric-starts.js';
 import { OverheadTimes, PickupTimes } from '../../src/http/metric-timing.js';
-import { queueFigures, tasksByState, uptimeSeconds } from '../../src/http/metric-view.js';
+import { queueFigures, uptimeSeconds } from '../../src/http/metric-view.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function record(more: Partial<IterationRecord> = {}): IterationRecord {
@@ -107,46 +107,17 @@ describe('a history line → what it adds to the counters', () => {
 });
 
 function task(phase: TaskEntry['phase'], sinceMs = 0, more: Partial<TaskEntry> = {}): TaskEntry {
-  return { id: `${phase}-${sinceMs}`, name: `${phase}.md`, file: `/v/Approved/${phase}.md`, phase, sinceMs, ...more };
+  return {
+    id: `${phase}-${sinceMs}`,
+    name: `${phase}-${sinceMs}.md`,
+    file: `/v/Approved/${phase}-${sinceMs}.md`,
+    phase,
+    sinceMs,
+    ...more,
+  };
 }
 
-function view(counts: VaultView['counts'], tasks: TaskEntry[]): Pick<VaultView, 'counts' | 'tasks'> {
-  return { counts, tasks };
-}
-
-describe('the view → tasks by state, the queue, the uptime', () => {
-  test.each<[string, Pick<VaultView, 'counts' | 'tasks'>, { review: number; blocked: number }, Record<string, number>]>(
-    [
-      [
-        'an empty vault',
-        view({ approved: 0, done: 0, rejected: 0 }, []),
-        { review: 0, blocked: 0 },
-        { approved: 0, running: 0, waiting: 0, held: 0, stopped: 0, blocked: 0, review: 0, done: 0, rejected: 0 },
-      ],
-      [
-        'Approved/ cut by phase: the queued and the unlisted stay approved',
-        view({ approved: 7, done: 12, rejected: 3 }, [
-          task('running'),
-          task('running', 1, { foreground: { pid: 42 } }),
-          task('waiting'),
-          task('held'),
-          task('stopped'),
-          task('queued'),
-        ]),
-        { review: 2, blocked: 1 },
-        { approved: 2, running: 2, waiting: 1, held: 1, stopped: 1, blocked: 1, review: 2, done: 12, rejected: 3 },
-      ],
-      [
-        "the daemon's list a moment behind the folder (a task just moved to Done/)",
-        view({ approved: 0, done: 5, rejected: 0 }, [task('running')]),
-        { review: 0, blocked: 0 },
-        { approved: 0, running: 1, waiting: 0, held: 0, stopped: 0, blocked: 0, review: 0, done: 5, rejected: 0 },
-      ],
-    ],
-  )('%s', (_, given, more, expected) => {
-    expect(tasksByState(given, more)).toEqual(expected);
-  });
-
+describe('the view → the queue, the uptime', () => {
   test.each<[string, TaskEntry[], number, { depth: number; oldestAgeSeconds: number }]>([
     ['nothing queued', [task('running', 1_000)], 10_000, { depth: 0, oldestAgeSeconds: 0 }],
     [
@@ -163,7 +134,7 @@ describe('the view → tasks by state, the queue, the uptime', () => {
     ],
     ['a clock set back: no negative age', [task('queued', 12_000)], 10_000, { depth: 1, oldestAgeSeconds: 0 }],
   ])('queue: %s', (_, tasks, nowMs, expected) => {
-    expect(queueFigures({ tasks }, nowMs)).toEqual(expected);
+    expect(queueFigures(viewOfEntries(tasks), nowMs)).toEqual(expected);
   });
 
   test('uptime in seconds, never negative', () => {
