@@ -149,6 +149,9 @@ function packageOf(specifier) {
 /** The layer a module belongs to: its top folder under src/, or its own name for a root file. */
 const layerOf = (file) => relative(root, file).split(sep)[0];
 
+/** A layer as the table writes it: `vault/` for a folder, `errors.ts` for a root file. */
+const layerName = (layer) => (layer.endsWith('.ts') ? layer : `${layer}/`);
+
 function checkLayers(modules, ranks) {
   const problems = [];
   for (const [file, { imports }] of modules) {
@@ -165,8 +168,10 @@ function checkLayers(modules, ranks) {
       const to = layerOf(target);
       if (to !== from && ranks.has(to) && ranks.get(to) <= ranks.get(from)) {
         const how = dynamic ? 'import()s' : 'imports';
+        const [upper, lower] = [layerName(to), layerName(from)];
         problems.push(
-          `${shown(file)}:${line} ${how} ${shown(target)}: ${from} may import only what ${shown(architecture)} lists below it`,
+          `${shown(file)}:${line} ${how} ${specifier} (${shown(target)}): ${upper} sits above ${lower} in the layer table of ` +
+            `${shown(architecture)}, and ${lower} may import only what it lists below ${lower}`,
         );
       }
     }

@@ -123,12 +123,12 @@ describe('check-imports', () => {
       changes: {
         'vault/read.ts': `export const read = (): string => 'task';\nexport const up = () => import('../cli/main.js');\n`,
       },
-      names: 'src/vault/read.ts:2 import()s src/cli/main.ts',
+      names: 'src/vault/read.ts:2 import()s ../cli/main.js (src/cli/main.ts): cli/ sits above vault/',
     },
     {
       breach: 'a static import that points up the layers',
       changes: { 'harness/spawn.ts': `import { git } from '../git/git.js';\nexport const spawnAgent = () => git;\n` },
-      names: 'src/harness/spawn.ts:1 imports src/git/git.ts',
+      names: 'src/harness/spawn.ts:1 imports ../git/git.js (src/git/git.ts): git/ sits above harness/',
     },
     {
       breach: 'an import() of a computed path',
@@ -197,6 +197,34 @@ describe('check-imports', () => {
     const { code, stderr } = check(changes);
     expect(code).toBe(1);
     expect(stderr).toContain(names);
+  });
+
+  it('fails on a loop/ module importing vault/ once the table puts loop/ below vault/, naming both', () => {
+    const loopBelowVault = ARCHITECTURE.replace(
+      '| `vault/` | the vault | |\n',
+      '| `vault/` | the vault | |\n| `loop/` | the loop | |\n',
+    );
+    expect(loopBelowVault).not.toBe(ARCHITECTURE);
+    const loop = {
+      'loop/run.ts': `import { read } from '../vault/read.js';\nexport const run = (): string => read();\n`,
+    };
+    const unlisted = check(loop);
+    expect(unlisted.code).toBe(1);
+    expect(unlisted.stderr).toContain('src/loop/run.ts: loop is not in the layer table');
+    const { code, stderr } = check(loop, loopBelowVault);
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      'src/loop/run.ts:1 imports ../vault/read.js (src/vault/read.ts): vault/ sits above loop/ in the layer table of architecture.md',
+    );
+    expect(
+      check(
+        { 'loop/run.ts': `import { E } from '../errors.js';\nexport const run = (): E => new E();\n` },
+        loopBelowVault,
+      ),
+    ).toEqual({
+      code: 0,
+      stderr: '',
+    });
   });
 
   it('fails when the document lost a table it reads its rules from', () => {
