@@ -6,7 +6,9 @@
 // - no import cycles (type-only imports count: a cycle of types is still two concepts not cut apart);
 // - placement: each outside package or effect (child_process, chokidar, process.exit, …) only where
 //   its row says;
-// - short commands: the modules they load never load `yaml` or `zod` (half of a short command's time).
+// - short commands: the modules they load never load `yaml` or `zod` (half of a short command's time);
+// - time and chance: timers, the clock and random values (setTimeout, Date.now(), Math.random(),
+//   randomUUID, …) only where their row says; elsewhere the injected Clock or random is used.
 // A dynamic `import()` of a computed path fails: the check could not see where it points.
 // Modules are read with TypeScript's parser, not regular expressions: comments and strings that
 // look like imports are not imports, and `import type` (erased at build) is told apart.
@@ -66,6 +68,14 @@ function layerRanks(rows) {
 /** Placement rows: `{ what: ['chokidar'], onlyIn: ['vault/file-events.ts'] }`. */
 const placementRules = (rows) => rows.map((cells) => ({ what: codeIn(cells[0]), onlyIn: codeIn(cells[1]) }));
 
+/** Time-and-chance rows: `{ what: ['Date.now()'], onlyIn: ['time/clock.ts'], instead: 'clock.now() of …' }`. */
+const effectRules = (rows) =>
+  rows.map((cells) => ({
+    what: codeIn(cells[0]),
+    onlyIn: codeIn(cells[1]),
+    instead: (cells[2] ?? '').replace(/`/g, ''),
+  }));
+
 /** Short-command rows: `{ modules: ['cli/status.ts'], never: ['yaml', 'zod'] }`. */
 const shortCommandRules = (rows) => rows.map((cells) => ({ modules: codeIn(cells[1]), never: codeIn(cells[2]) }));
 
@@ -87,7 +97,7 @@ function listModules(dir, into = []) {
  */
 function readModule(file) {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-  const found = { imports: [], computedImports: [], exits: [] };
+  const found = { imports: [], computedImports: [], exits: [], effects: [] };
   const lineOf = (node) => source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
   const visit = (node) => {
     if (isStaticImport(node)) {
@@ -104,6 +114,7 @@ function readModule(file) {
     } else if (isProcessExit(node)) {
       found.exits.push(lineOf(node));
     }
+    for (const name of timeAndChance(node)) found.effects.push({ name, line: lineOf(node) });
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -122,6 +133,67 @@ function isProcessExit(node) {
   if (!isMember || !ts.isIdentifier(node.expression) || node.expression.text !== 'process') return false;
   if (ts.isPropertyAccessExpression(node)) return node.name.text === 'exit';
   return ts.isStringLiteralLike(node.argumentExpression) && node.argumentExpression.text === 'exit';
+}
+
+const TIMERS = ['setTimeout', 'setInterval', 'setImmediate'];
+const IDS = ['randomUUID', 'randomBytes'];
+/** Each name the time-and-chance table may use, as the table writes it. */
+const EFFECT_NAMES = [...TIMERS, 'Date.now()', 'new Date()', 'performance.now()', 'Math.random()', ...IDS];
+const GLOBALS = ['globalThis', 'global', 'window'];
+
+/**
+ * The timers, clock readings and random values a node uses, by the names the table uses: a global
+ * timer named or called (`setTimeout(…)`, `globalThis.setInterval`), one imported from `node:timers`
+ * (or its promises), `Date.now`, a `new Date()` without argument, `performance.now`, `Math.random`,
+ * and `randomUUID`/`randomBytes` imported from `node:crypto` or reached as `crypto.randomUUID`.
+ */
+function timeAndChance(node) {
+  if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+    const from = node.moduleSpecifier.text.replace(/^node:/, '');
+    const names = from === 'crypto' ? IDS : ['timers', 'timers/promises'].includes(from) ? TIMERS : [];
+    const bindings = node.importClause?.namedBindings;
+    if (names.length === 0 || node.importClause?.isTypeOnly || bindings === undefined || !ts.isNamedImports(bindings)) {
+      return [];
+    }
+    return bindings.elements
+      .map((element) => (element.propertyName ?? element.name).text)
+      .filter((name) => names.includes(name));
+  }
+  if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Date') {
+    return (node.arguments ?? []).length === 0 ? ['new Date()'] : [];
+  }
+  if (ts.isPropertyAccessExpression(node)) {
+    const owner = ts.isIdentifier(node.expression) ? node.expression.text : null;
+    const member = node.name.text;
+    if (owner === 'Date' && member === 'now') return ['Date.now()'];
+    if (owner === 'performance' && member === 'now') return ['performance.now()'];
+    if (owner === 'Math' && member === 'random') return ['Math.random()'];
+    if (IDS.includes(member) && (owner === 'crypto' || /\.crypto$/.test(node.expression.getText()))) return [member];
+    if (TIMERS.includes(member) && GLOBALS.includes(owner)) return [member];
+    return [];
+  }
+  if (ts.isIdentifier(node) && TIMERS.includes(node.text) && isGlobalReference(node)) return [node.text];
+  return [];
+}
+
+/**
+ * Whether an identifier is read as a value, not declared or named as a member. Scopes are not
+ * followed: a local binding named like a timer counts as the timer (name it otherwise).
+ */
+function isGlobalReference(node) {
+  const parent = node.parent;
+  if (ts.isPropertyAccessExpression(parent) && parent.name === node) return false;
+  if (ts.isImportSpecifier(parent) || ts.isImportClause(parent)) return false;
+  const declares =
+    ts.isVariableDeclaration(parent) ||
+    ts.isParameter(parent) ||
+    ts.isFunctionDeclaration(parent) ||
+    ts.isPropertyAssignment(parent) ||
+    ts.isPropertyDeclaration(parent) ||
+    ts.isPropertySignature(parent) ||
+    ts.isMethodDeclaration(parent) ||
+    ts.isMethodSignature(parent);
+  return !(declares && parent.name === node);
 }
 
 /** `import { exit } from 'node:process'`: the same effect under another name. */
@@ -149,6 +221,9 @@ function packageOf(specifier) {
 /** The layer a module belongs to: its top folder under src/, or its own name for a root file. */
 const layerOf = (file) => relative(root, file).split(sep)[0];
 
+/** A layer as the table writes it: `vault/` for a folder, `errors.ts` for a root file. */
+const layerName = (layer) => (layer.endsWith('.ts') ? layer : `${layer}/`);
+
 function checkLayers(modules, ranks) {
   const problems = [];
   for (const [file, { imports }] of modules) {
@@ -165,8 +240,10 @@ function checkLayers(modules, ranks) {
       const to = layerOf(target);
       if (to !== from && ranks.has(to) && ranks.get(to) <= ranks.get(from)) {
         const how = dynamic ? 'import()s' : 'imports';
+        const [upper, lower] = [layerName(to), layerName(from)];
         problems.push(
-          `${shown(file)}:${line} ${how} ${shown(target)}: ${from} may import only what ${shown(architecture)} lists below it`,
+          `${shown(file)}:${line} ${how} ${specifier} (${shown(target)}): ${upper} sits above ${lower} in the layer table of ` +
+            `${shown(architecture)}, and ${lower} may import only what it lists below ${lower}`,
         );
       }
     }
@@ -207,6 +284,29 @@ function checkPlacement(modules, rules) {
           `${shown(file)}:${line} uses ${what.join(', ')}, which ${shown(architecture)} keeps in ${onlyIn.join(', ')}`,
         );
       }
+    }
+  }
+  return problems;
+}
+
+/** Timers, clock readings and random values only in the files their row names; elsewhere what the row says to use. */
+function checkTimeAndChance(modules, rules) {
+  const problems = [];
+  for (const { what } of rules) {
+    for (const name of what.filter((name) => !EFFECT_NAMES.includes(name))) {
+      problems.push(
+        `${shown(architecture)} names ${name} in its time-and-chance table, which the check does not know (it knows ${EFFECT_NAMES.join(', ')})`,
+      );
+    }
+  }
+  for (const [file, { effects }] of modules) {
+    const path = relative(root, file).split(sep).join('/');
+    for (const { name, line } of effects) {
+      const rule = rules.find(({ what }) => what.includes(name));
+      if (rule !== undefined && isIn(path, rule.onlyIn)) continue;
+      const where = rule === undefined ? 'nowhere' : `only in ${rule.onlyIn.join(', ')}`;
+      const instead = rule === undefined || rule.instead === '' ? '' : `: use ${rule.instead} instead`;
+      problems.push(`${shown(file)}:${line} uses ${name}, which ${shown(architecture)} allows ${where}${instead}`);
     }
   }
   return problems;
@@ -317,9 +417,10 @@ const problems = [
   ...checkCycles(modules),
   ...checkPlacement(modules, placementRules(requireTable(tables, 'package or effect'))),
   ...checkShortCommands(modules, shortCommandRules(requireTable(tables, 'short command'))),
+  ...checkTimeAndChance(modules, effectRules(requireTable(tables, 'timer, clock or random'))),
 ];
 if (problems.length > 0) fail(problems);
 console.log(
   `${modules.size} modules: no import cycles; every import, static or dynamic, points down the layers; ` +
-    `every package and effect where ${shown(architecture)} places it`,
+    `every package, effect, timer, clock and random value where ${shown(architecture)} places it`,
 );

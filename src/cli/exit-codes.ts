@@ -23,6 +23,52 @@ export function exitCodeFor(error: unknown): ExitCode {
       case 'E_TASK_UNANSWERED':
       case 'E_QUEUE_URL':
         return EXIT.usage;
+      // Every other code: the command ran, and the task failed. Each is named so that a new code
+      // is given its exit code on purpose (lint's switch-exhaustiveness-check).
+      case 'E_BUDGET':
+      case 'E_CHECKPOINT_CONFLICT':
+      case 'E_GIT':
+      case 'E_HARNESS_AUTH':
+      case 'E_HARNESS_BILLING':
+      case 'E_HARNESS_CONTEXT':
+      case 'E_HARNESS_EXIT':
+      case 'E_HARNESS_FATAL':
+      case 'E_HARNESS_IDLE':
+      case 'E_HARNESS_MISSING':
+      case 'E_HARNESS_NETWORK':
+      case 'E_HARNESS_OUTAGE':
+      case 'E_HARNESS_OVERLOADED':
+      case 'E_HARNESS_RATE_LIMIT':
+      case 'E_HARNESS_RETRIABLE':
+      case 'E_HARNESS_SPAWN':
+      case 'E_HARNESS_TEMPFAIL':
+      case 'E_HARNESS_TIMEOUT':
+      case 'E_HARNESS_UNKNOWN':
+      case 'E_HARNESS_USAGE_LIMIT':
+      case 'E_INTERNAL':
+      case 'E_LAND_CONFLICT':
+      case 'E_LAND_FAILED':
+      case 'E_MAX_ITERATIONS':
+      case 'E_MEMORY_CORRUPT':
+      case 'E_MEMORY_UNAVAILABLE':
+      case 'E_NO_PROGRESS':
+      case 'E_QUEUE_FENCED':
+      case 'E_QUEUE_JOB_TOO_LARGE':
+      case 'E_QUEUE_PROTOCOL':
+      case 'E_QUEUE_STALLED':
+      case 'E_RETRIES_EXHAUSTED':
+      case 'E_SYMLINK_REFUSED':
+      case 'E_TASK_ENCODING':
+      case 'E_TASK_FRONTMATTER':
+      case 'E_TASK_GONE':
+      case 'E_TASK_SCHEMA':
+      case 'E_TASK_TOO_LARGE':
+      case 'E_TASK_UNREADABLE':
+      case 'E_TASK_YAML':
+      case 'E_TOTAL_TIMEOUT':
+      case 'E_VERIFY':
+      case 'E_WORKDIR':
+      case 'E_WRITE':
       default:
         return EXIT.failed;
     }

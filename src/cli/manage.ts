@@ -10,7 +10,7 @@ import type { VaultOptions } from './open-vault.js';
 /** `wiggum stop ID`: writes `Approved/<name>.stop`; the daemon stops the task at once. */
 export async function stopCommand(ref: string, options: VaultOptions): Promise<ExitCode> {
   const { layout } = await openVault(options);
-  const { id, flag } = await stopTask(ref, layout, 'wiggum stop');
+  const { id, flag } = await stopTask(ref, layout, 'wiggum stop', systemClock);
   process.stdout.write(`stop flag written: ${relative(layout.root, flag)} (wiggum resume ${id} removes it)\n`);
   return EXIT.complete;
 }

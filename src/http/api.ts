@@ -185,7 +185,7 @@ export function createApi(deps: ApiDeps): Hono {
     });
   const bad = (message: string): Response => fail(envelope(400, 'bad_request', message));
   action('stop', async (id) => {
-    const { flag } = await stopTask(id, deps.layout, 'the HTTP API');
+    const { flag } = await stopTask(id, deps.layout, 'the HTTP API', deps.clock);
     return { id, message: `stop flag written: ${relative(deps.layout.root, flag)}` };
   });
   action('resume', async (id) => {

@@ -65,6 +65,9 @@ export async function createDaemonMetrics(inputs: MetricsInputs): Promise<Daemon
         if (event.why === 'usage-limit' || event.why === 'outage')
           metrics.waited(event.why, harnessLabel(event.harness ?? harnessOf.get(event.taskId)));
         return;
+      case 'checkpoint':
+      case 'ended':
+      case 'worker':
       default:
         return;
     }

@@ -211,6 +211,42 @@ function nextStep(code: ErrorCode, taskId: string): string {
     case 'E_MEMORY_CORRUPT':
       // Without --fresh the task resumes the same memory, so a file that was only deleted fails again.
       return `Repair the file the error names, then send the task back with \`wiggum retry ${taskId}\`; or start over with \`wiggum retry ${taskId} --fresh\` (the broken session is archived, not deleted).`;
+    // Every other code: the error's own words say what to fix. Named so that a new code gets its
+    // next step on purpose (lint's switch-exhaustiveness-check).
+    case 'E_CHECKPOINT_CONFLICT':
+    case 'E_CONFIG':
+    case 'E_GIT':
+    case 'E_HARNESS_EXIT':
+    case 'E_HARNESS_FATAL':
+    case 'E_HARNESS_IDLE':
+    case 'E_HARNESS_NETWORK':
+    case 'E_HARNESS_OUTAGE':
+    case 'E_HARNESS_OVERLOADED':
+    case 'E_HARNESS_RATE_LIMIT':
+    case 'E_HARNESS_RETRIABLE':
+    case 'E_HARNESS_SPAWN':
+    case 'E_HARNESS_TEMPFAIL':
+    case 'E_HARNESS_TIMEOUT':
+    case 'E_HARNESS_UNKNOWN':
+    case 'E_INTERNAL':
+    case 'E_LOCKED':
+    case 'E_MEMORY_UNAVAILABLE':
+    case 'E_NO_HARNESS':
+    case 'E_QUEUE_FENCED':
+    case 'E_QUEUE_JOB_TOO_LARGE':
+    case 'E_QUEUE_PROTOCOL':
+    case 'E_QUEUE_STALLED':
+    case 'E_QUEUE_URL':
+    case 'E_SYMLINK_REFUSED':
+    case 'E_TASK_EMPTY':
+    case 'E_TASK_GONE':
+    case 'E_TASK_NOT_FOUND':
+    case 'E_TASK_UNANSWERED':
+    case 'E_TASK_UNREADABLE':
+    case 'E_USAGE':
+    case 'E_VERIFY':
+    case 'E_WORKDIR':
+    case 'E_WRITE':
     default:
       return `Fix the cause above, ${retry}`;
   }

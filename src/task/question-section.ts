@@ -160,6 +160,9 @@ export function unansweredText(state: AnswerState): string {
       return `no answer yet: the ${ANSWER_HEADING} section is empty; write the answer in it (or run wiggum answer ID "text")`;
     case 'misplaced':
       return `no answer yet: an answer was written ${state.where}`;
+    case 'answered':
+    case 'none':
+    case 'unanswered':
     default:
       return `no answer yet: write it under ${ANSWER_HEADING} at the end of the file (or run wiggum answer ID "text"); the agent is not run until then`;
   }

@@ -1,6 +1,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { systemErrorCode } from '../errors.js';
+import type { Clock } from '../time/clock.js';
 import { findTaskIn, folderName } from './find-task.js';
 import type { FoundTask, VaultFolder } from './find-task.js';
 import type { VaultLayout } from './layout.js';
@@ -8,12 +9,18 @@ import { stopFlagFor } from './layout.js';
 
 /**
  * Stop and resume, as `wiggum stop`/`resume` and the HTTP API do them: the stop flag beside the task
- * file is the interface, which the daemon (or a `wiggum run`) acts on. `by` says who wrote the flag.
+ * file is the interface, which the daemon (or a `wiggum run`) acts on. `by` says who wrote the flag,
+ * and `clock` when.
  */
-export async function stopTask(ref: string, layout: VaultLayout, by: string): Promise<{ id: string; flag: string }> {
+export async function stopTask(
+  ref: string,
+  layout: VaultLayout,
+  by: string,
+  clock: Clock,
+): Promise<{ id: string; flag: string }> {
   const task = await findTaskIn(ref, layout, ['approved'], ended(layout, 'stop'));
   const flag = stopFlagFor(task.file);
-  await writeFile(flag, `stopped with ${by} at ${new Date().toISOString()}\n`);
+  await writeFile(flag, `stopped with ${by} at ${new Date(clock.now()).toISOString()}\n`);
   return { id: task.id, flag };
 }
 

@@ -8,7 +8,7 @@ import {
   agentCli,
   agentSandbox,
   expectDarkModeCommitted,
-  expectOneCompleteIteration,
+  expectCompletedOnce,
   expectRetriedThenDone,
   prdPath,
   requireRunnable,
@@ -257,7 +257,9 @@ const CASES: AgentCliCase[] = [
         (request) => JSON.stringify(request.body?.['messages'] ?? []).match(/"is_error":true/g) ?? [],
       );
       expect(failed, JSON.stringify(main.at(-1)?.body?.['messages'], null, 1)).toEqual([]);
-      expect(history[0]?.git?.commits).toEqual([expect.stringMatching(/^[0-9a-f]+ feat: US-001 - Dark mode toggle$/)]);
+      expect(history.flatMap((record) => record.git?.commits ?? [])).toEqual([
+        expect.stringMatching(/^[0-9a-f]+ feat: US-001 - Dark mode toggle$/),
+      ]);
     },
     serveAuthFailure: () => claudeApi([anthropic.apiError(401, 'invalid x-api-key')]),
     authReportSays: ['Invalid API key', 'set ANTHROPIC_API_KEY', 'claude login'],
@@ -437,10 +439,11 @@ describe.each(CASES)('wiggum run with the real $name CLI', (cli) => {
     expect(turns[0]?.headers[cli.keyHeader[0]]).toBe(cli.keyHeader[1]);
 
     expectDarkModeCommitted(s, prd());
+    // The task completed and each iteration is recorded once; a loaded machine may take more runs.
     const history = s.history();
-    expectOneCompleteIteration(history, cli.tokens, cli.sessionId);
+    const last = expectCompletedOnce(history, cli.tokens, cli.sessionId);
     cli.alsoDone?.(api, prd(), history);
-    if (cli.reportsCost) expect(history[0]?.usage?.costUsd).toBeGreaterThan(0);
+    if (cli.reportsCost) expect(last.usage?.costUsd).toBeGreaterThan(0);
 
     // The live stream is readable lines, not JSON.
     for (const shown of cli.stdoutShows(prd())) expect(result.stdout).toContain(shown);

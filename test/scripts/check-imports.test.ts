@@ -18,6 +18,7 @@ const ARCHITECTURE = `# Architecture
 | \`git/\` | git | |
 | \`harness/\` | spawning | |
 | \`log/\` | logging | |
+| \`time/\` | the clock | |
 | \`errors.ts\` | errors | |
 
 A table the check must not read as layers:
@@ -33,6 +34,13 @@ A table the check must not read as layers:
 | \`pino\` | \`log/\` | one logger |
 | \`commander\` | \`cli/\` | argv |
 | \`process.exit\` | \`cli/\` | releases run first |
+
+| timer, clock or random | only in | elsewhere use | why |
+| --- | --- | --- | --- |
+| \`setTimeout\`, \`setInterval\`, \`setImmediate\` | \`time/clock.ts\`, \`cli/\` | \`clock.sleep\` of the injected \`Clock\` | the real clock |
+| \`Date.now()\`, \`new Date()\`, \`performance.now()\` | \`time/clock.ts\` | \`clock.now()\` of the injected \`Clock\` | the real clock |
+| \`Math.random()\` | \`cli/\` | the injected \`random\` | the entry hands it out |
+| \`randomUUID\`, \`randomBytes\` | \`vault/temp-name.ts\` | an injected id maker | temp names |
 
 | short command | module | never loads |
 | --- | --- | --- |
@@ -86,6 +94,22 @@ export type Logger = ReturnType<typeof pino>;
 `,
   'errors.ts': `export class E extends Error {}
 `,
+  'time/clock.ts': `export const clock = {
+  now: (): number => Date.now(),
+  sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+`,
+  'vault/temp-name.ts': `import { randomBytes } from 'node:crypto';
+export const tempName = (): string => randomBytes(4).toString('hex');
+`,
+  'vault/stamp.ts': `// Look-alikes that are not the real clock: Date.now() in a comment, a date from a number,
+// a member of an injected object named like a timer.
+export const stamp = (nowMs: number, host: { setTimeout: () => void; random: () => number }): string => {
+  host.setTimeout();
+  const later = { setTimeout: host.random };
+  return "Date.now() " + new Date(nowMs).toISOString() + String(later.setTimeout());
+};
+`,
 };
 
 interface Checked {
@@ -123,12 +147,12 @@ describe('check-imports', () => {
       changes: {
         'vault/read.ts': `export const read = (): string => 'task';\nexport const up = () => import('../cli/main.js');\n`,
       },
-      names: 'src/vault/read.ts:2 import()s src/cli/main.ts',
+      names: 'src/vault/read.ts:2 import()s ../cli/main.js (src/cli/main.ts): cli/ sits above vault/',
     },
     {
       breach: 'a static import that points up the layers',
       changes: { 'harness/spawn.ts': `import { git } from '../git/git.js';\nexport const spawnAgent = () => git;\n` },
-      names: 'src/harness/spawn.ts:1 imports src/git/git.ts',
+      names: 'src/harness/spawn.ts:1 imports ../git/git.js (src/git/git.ts): git/ sits above harness/',
     },
     {
       breach: 'an import() of a computed path',
@@ -174,6 +198,59 @@ describe('check-imports', () => {
         'src/vault/parse.ts:1 imports yaml, loaded by a short command (src/cli/status.ts → src/vault/read.ts → src/vault/parse.ts)',
     },
     {
+      breach: 'Date.now() outside the files the time table allows',
+      changes: { 'daemon/age.ts': `export const age = (ms: number): number => Date.now() - ms;\n` },
+      names:
+        'src/daemon/age.ts:1 uses Date.now(), which architecture.md allows only in time/clock.ts: use clock.now() of the injected Clock instead',
+    },
+    {
+      breach: 'new Date() without argument outside the allowed files',
+      changes: { 'vault/flag.ts': `export const flag = (): string =>\n  new Date().toISOString();\n` },
+      names: 'src/vault/flag.ts:2 uses new Date(), which architecture.md allows only in time/clock.ts',
+    },
+    {
+      breach: 'a global setTimeout called outside the allowed files',
+      changes: {
+        'git/retry.ts': `export const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));\n`,
+      },
+      names:
+        'src/git/retry.ts:1 uses setTimeout, which architecture.md allows only in time/clock.ts, cli/: use clock.sleep',
+    },
+    {
+      breach: 'globalThis.setInterval outside the allowed files',
+      changes: { 'daemon/beat.ts': `export const beat = (f: () => void) => globalThis.setInterval(f, 5);\n` },
+      names: 'src/daemon/beat.ts:1 uses setInterval',
+    },
+    {
+      breach: 'setTimeout imported from node:timers/promises outside the allowed files',
+      changes: {
+        'vault/nap.ts': `import { setTimeout as nap } from 'node:timers/promises';\nexport const later = nap;\n`,
+      },
+      names: 'src/vault/nap.ts:1 uses setTimeout',
+    },
+    {
+      breach: 'performance.now() outside the allowed files',
+      changes: { 'harness/tick.ts': `export const tick = (): number => performance.now();\n` },
+      names: 'src/harness/tick.ts:1 uses performance.now()',
+    },
+    {
+      breach: 'Math.random() outside the allowed files',
+      changes: { 'daemon/jitter.ts': `export const jitter = (ms: number): number => ms * Math.random();\n` },
+      names:
+        'src/daemon/jitter.ts:1 uses Math.random(), which architecture.md allows only in cli/: use the injected random instead',
+    },
+    {
+      breach: 'randomUUID imported from node:crypto outside the allowed files',
+      changes: { 'daemon/id.ts': `import { randomUUID } from 'crypto';\nexport const newId = randomUUID;\n` },
+      names:
+        'src/daemon/id.ts:1 uses randomUUID, which architecture.md allows only in vault/temp-name.ts: use an injected id maker instead',
+    },
+    {
+      breach: 'crypto.randomUUID() outside the allowed files',
+      changes: { 'daemon/id.ts': `export const newId = (): string => globalThis.crypto.randomUUID();\n` },
+      names: 'src/daemon/id.ts:1 uses randomUUID',
+    },
+    {
       breach: 'an import cycle',
       changes: {
         'vault/a.ts': `import { b } from './b.js';\nexport const a = () => b;\n`,
@@ -197,6 +274,42 @@ describe('check-imports', () => {
     const { code, stderr } = check(changes);
     expect(code).toBe(1);
     expect(stderr).toContain(names);
+  });
+
+  it('fails on a loop/ module importing vault/ once the table puts loop/ below vault/, naming both', () => {
+    const loopBelowVault = ARCHITECTURE.replace(
+      '| `vault/` | the vault | |\n',
+      '| `vault/` | the vault | |\n| `loop/` | the loop | |\n',
+    );
+    expect(loopBelowVault).not.toBe(ARCHITECTURE);
+    const loop = {
+      'loop/run.ts': `import { read } from '../vault/read.js';\nexport const run = (): string => read();\n`,
+    };
+    const unlisted = check(loop);
+    expect(unlisted.code).toBe(1);
+    expect(unlisted.stderr).toContain('src/loop/run.ts: loop is not in the layer table');
+    const { code, stderr } = check(loop, loopBelowVault);
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      'src/loop/run.ts:1 imports ../vault/read.js (src/vault/read.ts): vault/ sits above loop/ in the layer table of architecture.md',
+    );
+    expect(
+      check(
+        { 'loop/run.ts': `import { E } from '../errors.js';\nexport const run = (): E => new E();\n` },
+        loopBelowVault,
+      ),
+    ).toEqual({
+      code: 0,
+      stderr: '',
+    });
+  });
+
+  it('fails on a time-and-chance table naming what the check does not know', () => {
+    const unknown = ARCHITECTURE.replace('| `Math.random()` |', '| `Math.random()`, `crypto.getRandomValues` |');
+    expect(unknown).not.toBe(ARCHITECTURE);
+    const { code, stderr } = check({}, unknown);
+    expect(code).toBe(1);
+    expect(stderr).toContain('architecture.md names crypto.getRandomValues in its time-and-chance table');
   });
 
   it('fails when the document lost a table it reads its rules from', () => {

@@ -49,6 +49,7 @@ class AmpParser implements AgentStreamParser {
       case 'result':
         this.result = event;
         return this.closing(event);
+      case null:
       default:
         return [];
     }

@@ -76,6 +76,7 @@ class ClaudeParser implements AgentStreamParser {
         return [...session, ...this.rateLimit(event)];
       case 'result':
         return this.result(event);
+      case null:
       default:
         return session;
     }

@@ -74,6 +74,7 @@ class CodexParser implements AgentStreamParser {
         this.lastError = message;
         return [{ type: 'notice', text: `! ${message}` }];
       }
+      case null:
       default:
         return [];
     }
@@ -145,6 +146,7 @@ function item(entry: JsonEvent): AgentEvent[] {
       ];
     case 'error':
       return [{ type: 'notice', text: `! ${textAt(entry, 'message') ?? ''}` }];
+    case null:
     default:
       return [];
   }

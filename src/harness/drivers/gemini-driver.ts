@@ -72,6 +72,7 @@ class GeminiParser implements AgentStreamParser {
       case 'result':
         this.result = event;
         return this.closing(event);
+      case null:
       default:
         return [];
     }

@@ -98,6 +98,13 @@ class RunFold {
         if (event.stopNow === true) this.urgent ??= error;
         break;
       }
+      case 'finished':
+      case 'notice':
+      case 'raw':
+      case 'text':
+      case 'thinking':
+      case 'tool_result':
+      case 'tool_use':
       default:
         break;
     }

@@ -60,6 +60,7 @@ class OpencodeParser implements AgentStreamParser {
         this.error = { ...(isRecord(data) ? data : {}), name: textAt(event, 'error', 'name') };
         return [...events, { type: 'notice', text: `! ${errorText(this.error)}` }];
       }
+      case null:
       default:
         return events;
     }
