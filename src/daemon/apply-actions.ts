@@ -1,6 +1,6 @@
 import type { Logger } from '../log/logger.js';
 import type { ReconcileAction } from '../vault/reconcile.js';
-import type { StatusTracker } from './status.js';
+import type { StatusTracker } from './status-tracker.js';
 import type { Job, TaskQueue } from './task-queue.js';
 
 /** What acting on the watcher's decisions touches in the daemon. */

@@ -33,7 +33,8 @@ import { HEARTBEAT_MS } from '../queue/names.js';
 import { workerStatuses } from './worker-status.js';
 import type { QueueHost } from '../queue/queue-host.js';
 import { DaemonNotifications } from './notifications.js';
-import type { DaemonStatus, FinishedEntry, Lifecycle, StatusTracker } from './status.js';
+import type { DaemonStatus, FinishedEntry, Lifecycle } from './status.js';
+import type { StatusTracker } from './status-tracker.js';
 import { AuthorWaits } from './author-waits.js';
 import { RunningSessions } from './renames.js';
 import { readRecent } from './recent.js';
@@ -258,12 +259,8 @@ class Daemon implements RunningDaemon {
         this.logger.warn({ event: 'dashboard.write-failed', err: error }, 'could not read the figures of ended tasks'),
       options.clock,
     );
-    // Released before the Dashboard's last write (releases run in reverse): a refresh still pending
-    // (the last task ended just now) is done first, so the last page has the last figures.
-    releasers.add('stats', async () => {
-      await this.statsRefresh.flush();
-      return this.stats.stop();
-    });
+    // Released before the Dashboard's last write: a pending refresh is done, so the last page has the last figures.
+    releasers.add('stats', () => this.statsRefresh.flush().then(() => this.stats.stop()));
     this.notifications = new DaemonNotifications(
       config,
       layout,

@@ -139,8 +139,21 @@ function listDetail(task: PictureTask, nowMs: number): string {
     case 'stopped':
     case 'interrupted':
     case 'queued':
+    case 'failing':
       return `${count === null ? '' : ` with ${describeIterations(count)}`}${failure(task, nowMs)}`;
-    default:
+    case 'needs-harness':
+    case 'being-written':
+    case 'waiting-for-you':
+    case 'invalid':
+    case 'running':
+    case 'landing':
+    case 'retrying':
+    case 'usage-limit':
+    case 'outage':
+    case 'held':
+    case 'review-slot':
+    case 'waiting-on-dependency':
+    case 'scheduled':
       return task.why === undefined ? after : `${after}: ${oneLine(task.why)}`;
   }
 }
@@ -192,7 +205,21 @@ function phaseText(task: PictureTask, nowMs: number): string {
       return `landing${task.why === undefined ? '' : `: ${oneLine(task.why)}`}${until('tried again at')}`;
     case 'held':
       return `held${task.why === undefined ? ' by STOP' : `: ${oneLine(task.why)}`}`;
-    default:
+    case 'blocked':
+    case 'in-review':
+    case 'needs-harness':
+    case 'being-written':
+    case 'waiting-for-you':
+    case 'invalid':
+    case 'failing':
+    case 'queued':
+    case 'review-slot':
+    case 'waiting-on-dependency':
+    case 'scheduled':
+    case 'stopped':
+    case 'interrupted':
+    case 'done':
+    case 'rejected':
       return stateWord(task.state);
   }
 }

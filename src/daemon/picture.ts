@@ -211,7 +211,13 @@ export function stateOfWait(wait: Pick<AuthorWait, 'reason'>): TaskStateName {
       return 'being-written';
     case 'unparsable':
       return 'invalid';
-    default:
+    case 'empty':
+    case 'no-change-request':
+    case 'unanswered':
+    case 'answer-empty':
+    case 'answer-misplaced':
+    case 'symlink':
+    case 'hard-link':
       return 'waiting-for-you';
   }
 }
@@ -226,16 +232,12 @@ function stateOfFile(name: string, reading: FileReading, inputs: PictureInputs):
   if (inputs.listing.stopFlags.has(name.replace(/\.md$/i, ''))) return 'stopped';
   if (reading.kind === 'unparsable') return 'invalid';
   if (reading.kind !== 'read') return 'queued';
-  switch (reading.status) {
-    case 'stopped':
-      return inputs.live === null ? 'stopped' : 'queued';
-    case 'running':
-    case 'waiting':
-    case 'interrupted':
-      return inputs.live === null ? 'interrupted' : 'queued';
-    default:
-      return 'queued';
-  }
+  // A daemon that runs takes up a stopped task whose flag is gone, and resumes one cut short.
+  if (inputs.live !== null) return 'queued';
+  if (reading.status === 'stopped') return 'stopped';
+  return reading.status === 'running' || reading.status === 'waiting' || reading.status === 'interrupted'
+    ? 'interrupted'
+    : 'queued';
 }
 
 function inViewOrder(a: PictureTask, b: PictureTask): number {

@@ -5,7 +5,7 @@ import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { CoalescedWriter } from './coalesced-writer.js';
 import { renderDashboard } from './dashboard.js';
-import { StatusTracker } from './status.js';
+import { StatusTracker } from './status-tracker.js';
 import { inspectOwnDaemon } from './view.js';
 import type { Figures } from '../stats/figures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { StatusTracker } from '../../src/daemon/status.js';
+import { StatusTracker } from '../../src/daemon/status-tracker.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 
 const record = (outcome: string): IterationRecord => ({

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { RECENT, StatusTracker } from '../../src/daemon/status.js';
+import { RECENT } from '../../src/daemon/status.js';
+import { StatusTracker } from '../../src/daemon/status-tracker.js';
 import type { AuthorWait, DaemonStatus, TaskEntry, WorkerStatus } from '../../src/daemon/status.js';
 import type { LoopEvent } from '../../src/loop/events.js';
 import type { IterationRecord } from '../../src/memory/history.js';
