@@ -3,8 +3,10 @@ import type { LiveLine } from '../log/live-line.js';
 import { countText, iterationCount } from '../task/iteration-count.js';
 
 interface Running {
-  /** The iteration running (the event's number): one more than the count done. */
-  iteration: number;
+  /** Iterations finished, as the checkpoint says (the one count every view shows). */
+  done: number;
+  /** Whether an iteration is at work now (between its start and its end). */
+  atWork: boolean;
   maxIterations: number;
   step: string | null;
   sinceMs: number;
@@ -24,22 +26,27 @@ export function showRunningTasks(daemon: RunningDaemon, line: LiveLine, now: () 
     const parts = [...running].map(([id, task]) => {
       const seconds = Math.round((now() - task.sinceMs) / 1000);
       const what = task.waiting ?? `${task.step ?? 'no open story'} ${seconds}s`;
-      return `${id} ${countText(iterationCount(task.iteration - 1, task.maxIterations, true))} ${what}`;
+      return `${id} ${countText(iterationCount(task.done, task.maxIterations, task.atWork))} ${what}`;
     });
     line.set(parts.length === 0 ? '' : `▶ ${parts.join('  ·  ')}`);
   };
   const releases = [
     daemon.events.on('loop', (event) => {
+      const known = event.taskId === null ? undefined : running.get(event.taskId);
       if (event.type === 'iteration')
         running.set(event.taskId, {
-          iteration: event.iteration,
+          done: known?.done ?? event.iteration - 1,
+          atWork: true,
           maxIterations: event.maxIterations,
           step: event.step,
           sinceMs: event.startedAtMs,
           waiting: null,
         });
+      if (event.type === 'iteration-end' && known !== undefined) known.atWork = false;
+      // The checkpoint's count, as status says it: never a count of its own.
+      if (event.type === 'checkpoint' && known !== undefined) known.done = event.iteration;
       if (event.type === 'waiting') {
-        const task = running.get(event.taskId);
+        const task = known;
         if (task !== undefined)
           task.waiting =
             event.why === 'hold'

@@ -57,3 +57,16 @@ describe('the table of task states', () => {
     expect(STATE_TABLE[ended].event).toBe(event);
   });
 });
+
+describe('the README says every state', () => {
+  test('each state word is in the README, in the table order', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    let from = 0;
+    for (const state of TASK_STATES) {
+      const at = readme.indexOf(`\`${stateWord(state)}\``, from);
+      expect(at, `README names ${stateWord(state)} after the states before it`).toBeGreaterThan(-1);
+      from = at;
+    }
+  });
+});
