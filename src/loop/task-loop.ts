@@ -17,11 +17,11 @@ import { isoSeconds } from '../time/clock.js';
 import { checkpointData } from './checkpoint.js';
 import { resumePlan } from './resume-plan.js';
 import type { ResumePlan } from './resume-plan.js';
-import { HarnessPauses } from './harness-pauses.js';
+import { accountOf } from '../config/config.js';
+import type { PauseBoard } from './run-host.js';
 import { decide, describeNextAction, gate } from './decide.js';
 import type { LoopState, WaitCause } from './decide.js';
 import { isBlocked } from './ending.js';
-import { LOCAL_ENDINGS } from './endings.js';
 import { answerState } from '../task/question-section.js';
 import type { AskedText } from './question.js';
 import { writeCheckpoint } from './write-checkpoint.js';
@@ -33,13 +33,13 @@ import { landingFiles } from './land-task.js';
 import { landCompleteTask } from './landing-loop.js';
 import { runVerifyCheck } from './verify.js';
 import type { VerifyResult } from '../git/land-merge.js';
-import { findMovedTaskFile, findRenamedTaskFile } from './follow-file.js';
+import { findRenamedTaskFile } from './follow-file.js';
 import { iterationContext } from './iteration-context.js';
 import { reloadTaskFile, storiesAddedDuringRun } from './task-file-edits.js';
 import type { TaskFileView } from './task-file-edits.js';
 import { withLateStoriesNote, withStoriesAddedDuringRun } from './late-stories.js';
 import { withMaxIterationsEdit } from './max-iterations.js';
-import { holdWhileExists, sleepCounted } from './waits.js';
+import { holdWhile, sleepCounted } from './waits.js';
 import { isOutageCode } from './retry-policy.js';
 import type { IterationContext, IterationRun } from './iteration.js';
 import type { GitState } from '../git/changes.js';
@@ -90,7 +90,9 @@ class TaskLoop {
   /** The repository as the last iteration left it, while the loop goes straight on to the next. */
   private gitState: GitState | null = null;
   private lastStderr = '';
-  private readonly pauses: HarnessPauses;
+  private readonly pauses: PauseBoard;
+  /** The account the task's harness runs on: what its usage limits and outages pause. */
+  private readonly account: string;
   /**
    * The folder fsync of the last checkpoint that counted an iteration, not waited for when it was
    * written: the next agent runs meanwhile, and the next history line or ending waits for it, so
@@ -120,9 +122,10 @@ class TaskLoop {
     this.log = deps.logger.child({ taskId: task.id });
     this.history = history;
     this.state = plan.state;
-    this.pauses = deps.pauses ?? new HarnessPauses();
+    this.pauses = deps.host.pauses;
+    this.account = accountOf(prepared.harness);
     // A task that was waiting out a usage limit or an outage when wiggum stopped goes on waiting after a restart.
-    if (plan.pause !== null) this.pauses.pause(prepared.harness.name, plan.pause.untilMs, plan.pause.why);
+    if (plan.pause !== null) this.pauses.pause(this.account, plan.pause.untilMs, plan.pause.why);
     this.started = plan.started;
     this.review = needsReview(task.frontmatter.review, deps.config.review.required);
     this.historyBase = plan.historyBase;
@@ -138,7 +141,7 @@ class TaskLoop {
       // A loop that ends by an exception leaves no write of its task file behind it.
       await this.checkpointWriting?.catch(() => undefined);
       await this.removeHarnessRecord();
-      this.pauses.forget(this.prepared.harness.name, this.ctx.taskId);
+      this.pauses.forget(this.account, this.ctx.taskId);
     }
   }
 
@@ -208,15 +211,20 @@ class TaskLoop {
         this.gitState = null;
         continue;
       }
-      const held = await holdWhileExists(this.deps.layout.stopFile, this.deps.clock, this.request.signal, () => {
-        this.log.info({ event: 'loop.holding' }, 'the vault STOP file exists: holding before the next iteration');
-        this.request.onEvent?.({
-          type: 'waiting',
-          taskId: this.ctx.taskId,
-          untilMs: Number.POSITIVE_INFINITY,
-          why: 'hold',
-        });
-      });
+      const held = await holdWhile(
+        () => this.deps.host.signals.held(),
+        this.deps.clock,
+        this.request.signal,
+        () => {
+          this.log.info({ event: 'loop.holding' }, 'the vault STOP file exists: holding before the next iteration');
+          this.request.onEvent?.({
+            type: 'waiting',
+            taskId: this.ctx.taskId,
+            untilMs: Number.POSITIVE_INFINITY,
+            why: 'hold',
+          });
+        },
+      );
       if (held) {
         this.gitState = null;
         continue;
@@ -282,7 +290,7 @@ class TaskLoop {
         this.prepared.loop,
         this.deps.clock.now(),
         this.deps.random,
-        this.pauses.othersFailing(harness, this.ctx.taskId),
+        this.pauses.othersFailing(this.account, this.ctx.taskId),
       );
       this.noteAnswer(run.outcome);
       // Asking uses neither an iteration nor the budgets: the run that asked is in the history only.
@@ -335,7 +343,7 @@ class TaskLoop {
       );
       this.request.onEvent?.({ type: 'iteration-end', taskId: this.ctx.taskId, record });
       // A worker sends each iteration to the vault host before anything else happens (queue/worker-run.ts).
-      await this.deps.afterIteration?.({
+      await this.deps.host.reports.iterationRecorded?.({
         record,
         checkpoint: checkpointData(
           this.checkpointKeys(
@@ -363,7 +371,7 @@ class TaskLoop {
         this.checkpointBehind(record, historyKept);
         continue;
       }
-      if (action.kind === 'wait') this.pauses.pause(harness, action.untilMs, action.why);
+      if (action.kind === 'wait') this.pauses.pause(this.account, action.untilMs, action.why);
       await this.checkpoint(
         action.kind === 'wait' ? 'waiting' : 'running',
         record,
@@ -416,9 +424,8 @@ class TaskLoop {
    * counts towards an outage; any other answer (a stop aside) ends one.
    */
   private noteAnswer(outcome: IterationRun['outcome']): void {
-    const harness = this.prepared.harness.name;
-    if (outcome.kind === 'transient' && isOutageCode(outcome.code)) this.pauses.failed(harness, this.ctx.taskId);
-    else if (outcome.kind !== 'stopped' && outcome.kind !== 'transient') this.pauses.answered(harness);
+    if (outcome.kind === 'transient' && isOutageCode(outcome.code)) this.pauses.failed(this.account, this.ctx.taskId);
+    else if (outcome.kind !== 'stopped' && outcome.kind !== 'transient') this.pauses.answered(this.account);
   }
 
   /**
@@ -428,7 +435,7 @@ class TaskLoop {
   private async waitForHarnessPause(): Promise<boolean> {
     const harness = this.prepared.harness.name;
     const now = this.deps.clock.now();
-    const pause = this.pauses.pauseOf(harness, now);
+    const pause = this.pauses.pauseOf(this.account, now);
     if (pause === null) return false;
     const until = pause.untilMs;
     this.log.info(
@@ -548,11 +555,12 @@ class TaskLoop {
   }
 
   private endings(): Endings {
-    return this.deps.endings ?? LOCAL_ENDINGS;
+    return this.deps.host.reports.endings;
   }
 
   private endingDeps(): EndingDeps {
-    return { layout: this.deps.layout, logger: this.log, clock: this.deps.clock };
+    const { places, taskFile } = this.deps.host;
+    return { places, taskFile, logger: this.log, clock: this.deps.clock };
   }
 
   private target(): LoopFile {
@@ -579,7 +587,7 @@ class TaskLoop {
       sessionDir:
         store.paths === null
           ? null
-          : relative(this.deps.layout.root, this.prepared.session.runDir ?? store.paths.dir) || '.',
+          : relative(this.deps.host.places.root, this.prepared.session.runDir ?? store.paths.dir) || '.',
       history: this.history,
       lastOutput: this.lastOutput.split('\n').slice(-20).join('\n'),
     };
@@ -588,7 +596,11 @@ class TaskLoop {
   /** The task's author renamed its file inside Approved/: the run goes on with the file under its new name. */
   private async follow(): Promise<void> {
     if (existsSync(this.file)) return;
-    const renamed = await findRenamedTaskFile(this.file, this.prepared.session.sessionId);
+    const renamed = await findRenamedTaskFile(
+      this.file,
+      this.prepared.session.sessionId,
+      this.deps.host.taskFile.isTaskFileName,
+    );
     if (renamed === null) return;
     this.log.info(
       { event: 'loop.rename-followed', from: basename(this.file), to: basename(renamed) },
@@ -615,7 +627,7 @@ class TaskLoop {
       random: this.deps.random,
       log: this.log,
       store: this.prepared.session.store,
-      files: landingFiles(this.prepared.session.store.paths?.dir ?? null, this.deps.layout.state, this.ctx.taskId),
+      files: landingFiles(this.prepared.session.store.paths?.dir ?? null, this.deps.host.places.state, this.ctx.taskId),
       signal: this.request.signal,
       stopReason: () => this.stopReason(),
       onEvent: this.request.onEvent,
@@ -697,7 +709,7 @@ class TaskLoop {
           lastRecord?.logFile === undefined
             ? null
             : relative(
-                this.deps.layout.root,
+                this.deps.host.places.root,
                 throughRunLink(
                   lastRecord.logFile,
                   this.prepared.session.store.paths?.dir ?? '',
@@ -733,16 +745,9 @@ class TaskLoop {
     await this.checkpointDurable();
     await this.removeHarnessRecord();
     await this.follow();
-    // A file moved out of Approved/ is no longer the loop's to run, but it must not keep saying
-    // `status: running` where it went: its final state is written there (stopped, memory kept).
-    const movedTo =
-      reason === 'task-gone' && !existsSync(this.file)
-        ? await findMovedTaskFile(this.deps.layout.root, this.file, this.prepared.session.sessionId)
-        : null;
-    const loop = checkpointData(
-      this.checkpointKeys(reason === 'stop-flag' || movedTo !== null ? 'stopped' : 'interrupted'),
-    );
-    return this.endings().stopped(this.target(), loop, reason, this.state.iteration, this.endingDeps(), movedTo);
+    // The ending sets the status (stopped or interrupted) and follows a file moved out of its folder.
+    const loop = checkpointData(this.checkpointKeys('interrupted'));
+    return this.endings().stopped(this.target(), loop, reason, this.state.iteration, this.endingDeps());
   }
 }
 

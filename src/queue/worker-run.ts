@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
 import { readTail } from '../store/file-tail.js';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
@@ -8,8 +6,8 @@ import type { Redis } from 'ioredis';
 import type { WiggumConfig } from '../config/config.js';
 import { WiggumError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
-import type { HarnessPauses } from '../loop/harness-pauses.js';
-import type { FinishedIteration } from '../loop/request.js';
+import type { PauseBoard } from '../loop/run-host.js';
+import type { FinishedIteration } from '../loop/run-host.js';
 import { runTask } from '../loop/run-task.js';
 import { readMemoryText } from '../memory/session-meta.js';
 import type { PersistenceLoopData } from '../task/render.js';
@@ -31,6 +29,7 @@ import { openWorkerClone, pushIteration } from './worker-git.js';
 import type { WorkerClone } from './worker-git.js';
 import type { LoopEvent } from '../loop/events.js';
 import type { VaultLayout } from '../vault/layout.js';
+import { vaultRunHost } from '../vault/run-host.js';
 
 /** What every run on one worker shares. */
 export interface WorkerRunContext {
@@ -46,7 +45,8 @@ export interface WorkerRunContext {
   random: () => number;
   logger: Logger;
   env: NodeJS.ProcessEnv;
-  pauses: HarnessPauses;
+  /** The worker's pause board, keyed by account, fed from Redis (every worker's account pauses). */
+  pauses: PauseBoard;
   /** Aborted by SIGTERM: every run stops its agent and hands its job back. */
   handBack: AbortSignal;
   /** The task ids running now, for the worker's heartbeat. */
@@ -119,6 +119,8 @@ class WorkerRun {
   private readonly stop = new AbortController();
   private readonly kill = new AbortController();
   private fenced: FenceReason | null = null;
+  /** The vault host's hold (its `STOP`), as the last look at Redis saw it. */
+  private held = false;
   private handedBack = false;
   /** The run waits out its account's usage limit in the queue, not in this worker's slot: until then. */
   private delayedUntil: number | null = null;
@@ -179,7 +181,7 @@ class WorkerRun {
     };
     if (ctx.handBack.aborted) onHandBack();
     ctx.handBack.addEventListener('abort', onHandBack);
-    const watching = this.watch(shadow.layout.stopFile);
+    const watching = this.watch();
     let result;
     try {
       result = await runTask(
@@ -192,15 +194,20 @@ class WorkerRun {
         },
         {
           config: this.runConfig(),
-          layout: shadow.layout,
+          // The private copy is a vault for the loop; the hold and the pauses are the queue's.
+          host: vaultRunHost(shadow.layout, {
+            pauses: ctx.pauses,
+            signals: { held: () => this.held },
+            reports: {
+              endings: recordingEndings((ending) => (this.ending = ending)),
+              iterationRecorded: (finished) => this.afterIteration(finished, clone, code, shadow.layout),
+            },
+          }),
           clock: ctx.clock,
           random: ctx.random,
           logger: log,
           env: ctx.env,
-          pauses: ctx.pauses,
           workInPlace: true,
-          endings: recordingEndings((ending) => (this.ending = ending)),
-          afterIteration: (finished) => this.afterIteration(finished, clone, code, shadow.layout),
         },
       );
     } finally {
@@ -272,11 +279,11 @@ class WorkerRun {
   }
 
   /**
-   * Until the run ends: the host's stop of this task, the vault's STOP file (mirrored into the
-   * private copy, where the loop holds on it as on one machine), this run's lock (lost: another
-   * worker has it, the agent is stopped at once) and its account's usage-limit pause.
+   * Until the run ends: the host's stop of this task, the vault's hold (what the loop's `held()`
+   * answers), this run's lock (lost: another worker has it, the agent is stopped at once) and its
+   * account's usage-limit pause (on the worker's pause board, keyed by account as everywhere).
    */
-  private watch(stopFile: string): { stop(): void; done: Promise<void> } {
+  private watch(): { stop(): void; done: Promise<void> } {
     // Stopping wakes the sleep between two polls: the run's end must not wait out the interval.
     const ended = new AbortController();
     const { ctx, data } = this;
@@ -297,12 +304,11 @@ class WorkerRun {
         this.stop.abort(stop === 'stop-flag' || stop === 'task-gone' ? stop : 'interrupted');
       }
       if (stop === 'kill') this.kill.abort();
-      if (hold !== null && hold !== undefined && !existsSync(stopFile)) await writeFile(stopFile, '');
-      if ((hold === null || hold === undefined) && existsSync(stopFile)) await rm(stopFile, { force: true });
+      this.held = hold !== null && hold !== undefined;
       if (lock !== this.token && this.fenced === null && !this.handedBack) this.fence('lock-lost');
       const until = Number(pause);
       if (pause !== null && pause !== undefined && until > ctx.clock.now())
-        ctx.pauses.pause(data.settings.harness.name, until, 'usage-limit');
+        ctx.pauses.pause(data.account, until, 'usage-limit');
     };
     const done = (async () => {
       while (!ended.signal.aborted) {
