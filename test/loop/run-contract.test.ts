@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, onTestFailed, test } from 'vitest';
 import { Cluster } from '../helpers/scale-out.js';
@@ -140,4 +140,48 @@ describe.each(HOSTS)('the run contract on $host', ({ queue }) => {
     expect(history.length).toBeGreaterThan(0);
     expect(history.map((line) => line['storiesTotal'])).toEqual(history.map(() => 2));
   });
+  test(
+    'a crash between the history line and the checkpoint: the resumed run counts that iteration once',
+    {
+      timeout: NO_TOTAL_BUDGET,
+    },
+    async () => {
+      explainOnFailure('torn');
+      // What a kill -9 after iteration 2's history line and before its checkpoint leaves: the
+      // checkpoint says 1 iteration, the session's history has 2.
+      const session = `torn-${queue ? 'queue' : 'vault'}`;
+      const started = new Date(Date.now() - 60_000).toISOString();
+      const dir = join(cluster.vault, '.wiggum', 'sessions', 'torn');
+      mkdirSync(dir, { recursive: true });
+      const meta = { sessionId: session, taskId: 'torn', taskFile: 'torn.md', branchName: null, createdAt: started };
+      writeFileSync(join(dir, 'session.json'), JSON.stringify(meta));
+      writeFileSync(join(dir, 'prd.json'), JSON.stringify({ projectName: 'torn', userStories: [] }));
+      const line = (iteration: number): string =>
+        JSON.stringify({
+          iteration,
+          attempt: 0,
+          startedAt: started,
+          endedAt: started,
+          durationMs: 1000,
+          harness: 'q',
+          exitCode: 0,
+          signal: null,
+          outcome: 'continue',
+          completionFound: false,
+          storiesPassing: 0,
+          storiesTotal: 0,
+          action: 'continue',
+          nextState: `iteration ${iteration + 1}`,
+        });
+      writeFileSync(join(dir, 'history.jsonl'), `${line(1)}\n${line(2)}\n`);
+      const checkpoint = ['status: running', `session: ${session}`, 'iteration: 1', 'max_iterations: 12'];
+      cluster.drop('torn', {
+        agent: { done_at: 3 },
+        frontmatter: ['persistence_loop:', ...checkpoint.map((key) => `  ${key}`), `  started: ${started}`],
+      });
+      await cluster.waitForDone(['torn']);
+      expect(cluster.historyIterations('torn')).toEqual([1, 2, 3]);
+      expect(cluster.starts('torn').map((event) => event.iteration)).toEqual([3]);
+    },
+  );
 });
