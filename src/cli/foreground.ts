@@ -6,6 +6,7 @@ import { runTask } from '../loop/run-task.js';
 import { systemClock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { stopFlagFor } from '../vault/layout.js';
+import { vaultRunHost } from '../vault/run-host.js';
 import { EXIT } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { installStopSignals } from './signals.js';
@@ -97,7 +98,7 @@ export async function runInForeground(request: ForegroundRun): Promise<{ code: E
       },
       {
         config: request.config,
-        layout: request.layout,
+        host: vaultRunHost(request.layout),
         clock: systemClock,
         random: Math.random,
         logger: request.logger,

@@ -7,14 +7,15 @@ import { TypedEvents } from '../typed-events.js';
 import { Releasers } from '../releasers.js';
 import type { Logger } from '../log/logger.js';
 import type { TaskRunResult } from '../loop/events.js';
-import { finishCutMoves } from '../loop/cut-moves.js';
-import { HarnessPauses } from '../loop/harness-pauses.js';
+import { finishCutMoves } from '../vault/cut-moves.js';
+import type { RunHost } from '../loop/run-host.js';
 import { runTask } from '../loop/run-task.js';
 import { formatProblem } from '../problem.js';
 import { sweepStaleTemps } from '../store/stale-temps.js';
 import type { Clock } from '../time/clock.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { vaultLayout } from '../vault/layout.js';
+import { vaultRunHost } from '../vault/run-host.js';
 import { stemOf } from '../vault/names.js';
 import { watchVault } from '../vault/watcher.js';
 import type { VaultWatcher } from '../vault/watcher.js';
@@ -204,8 +205,8 @@ class Daemon implements RunningDaemon {
   private readonly watcher: VaultWatcher;
   /** Files whose id is already running under another file name: started when that one ends. */
   private readonly blockedById = new Map<string, Job[]>();
-  /** A usage limit one task's agent hit holds every task on that harness. */
-  private readonly pauses = new HarnessPauses();
+  /** The vault as every run's host: one pause board, so a usage limit one task's agent hit holds every task on that account. */
+  private readonly runHost: RunHost;
   /** Per task file, what the log said once about it (running in another process, unreadable) until it runs here. */
   private readonly said = new Map<string, Set<SaidOnce>>();
   /** Files in Approved/ that wait for their author (empty, no harness named). */
@@ -241,6 +242,7 @@ class Daemon implements RunningDaemon {
   ) {
     this.stopped = new Promise((resolve) => (this.resolveStopped = resolve));
     this.startedAtMs = options.clock.now();
+    this.runHost = vaultRunHost(layout);
     this.authorWaits = new AuthorWaits(layout, logger);
     this.reviews = new ReviewDesk(layout, logger);
     this.status = new StatusPublisher(layout, config.folders, config, options.clock, logger);
@@ -249,9 +251,8 @@ class Daemon implements RunningDaemon {
     releasers.add('status.json and Dashboard.md', () => this.status.flush());
     this.stats = new StatsKeeper(layout, () => this.config.harness.defaultName);
     this.status.statsSource = () => this.stats.headline;
-    // A refresh lists Done/, Review/ and Rejected/ and adds up every ended task: at most one per
-    // dashboard_debounce, however many tasks end in it (once per task, a burst of 1,000 over a
-    // vault of 9,000 ended tasks cost it O(n²)).
+    // A refresh adds up every ended task: one per dashboard_debounce (once per task ended, a burst
+    // of 1,000 over 9,000 ended tasks was O(n²)).
     this.statsRefresh = new CoalescedWriter(
       config.daemon.dashboardDebounceMs,
       () => this.refreshStatsNow(),
@@ -405,12 +406,11 @@ class Daemon implements RunningDaemon {
       },
       {
         config: this.config,
-        layout: this.layout,
+        host: this.runHost,
         clock: this.options.clock,
         random: this.options.random,
         logger: this.logger,
         env: this.options.env,
-        pauses: this.pauses,
         ...(this.queueHost === null ? {} : { engine: this.queueHost.engine }),
       },
     );

@@ -14,14 +14,13 @@ import { questionSection } from '../task/question-section.js';
 import type { QuestionFacts } from '../task/question-section.js';
 import type { TaskFileWrite } from '../task/update-file.js';
 import type { Clock } from '../time/clock.js';
-import type { VaultLayout } from '../vault/layout.js';
-import { stopFlagFor } from '../vault/layout.js';
-import { moveWithoutClobber } from '../vault/move.js';
 import type { TaskRunResult } from './events.js';
 import type { StopReason } from './outcome.js';
 import type { Ended } from './resume-plan.js';
+import type { EndKind, RunPlaces, TaskFileHome } from './run-places.js';
 import { completionSummary, failureReport, invalidTaskReport } from './reports.js';
 import { writeCheckpoint } from './write-checkpoint.js';
+import { findMovedTaskFile } from './follow-file.js';
 import type { FailureFacts, LoopFacts } from './reports.js';
 import { plural } from '../plural.js';
 
@@ -33,7 +32,9 @@ import { plural } from '../plural.js';
  */
 
 export interface EndingDeps {
-  layout: VaultLayout;
+  places: RunPlaces;
+  /** Where the file goes when it ends (the host's port: run-host.ts). */
+  taskFile: TaskFileHome;
   logger: Logger;
   clock: Clock;
 }
@@ -45,8 +46,7 @@ export interface LoopFile {
   lastText: string;
 }
 
-/** Where a run's file goes when it leaves Approved/ (the marker of a cut move names it). */
-export type EndKind = 'done' | 'rejected' | 'review' | 'blocked';
+export type { EndKind } from './run-places.js';
 
 /** How often a final write is retried while the user's edit does not parse (write-checkpoint.ts waits between). */
 const CONFLICT_RETRIES = 5;
@@ -73,7 +73,7 @@ export async function finishDone(
   if (review) {
     deps.logger.info(
       { event: 'task.review', iterations: facts.iterations, file: ended },
-      `complete after ${plural(facts.iterations, 'iteration')}: waiting for review in ${relative(deps.layout.root, ended)} (move it to ${relative(deps.layout.root, deps.layout.done)}/ or wiggum approve ${target.taskId} to approve; wiggum request-changes ${target.taskId} "…" to send it back)`,
+      `complete after ${plural(facts.iterations, 'iteration')}: waiting for review in ${relative(deps.places.root, ended)} (move it to ${relative(deps.places.root, deps.taskFile.endFolder('done'))}/ or wiggum approve ${target.taskId} to approve; wiggum request-changes ${target.taskId} "…" to send it back)`,
     );
     return { status: 'done', review: true, taskId: target.taskId, file: ended, iterations: facts.iterations };
   }
@@ -89,7 +89,7 @@ export async function finishDone(
  * changing) stays in Approved/ and is never reported as done or rejected: its next run ends it.
  */
 function notEnded(kind: EndKind, target: LoopFile, iterations: number, deps: EndingDeps): TaskRunResult {
-  const reason = `the task ${kind === 'done' ? 'is complete' : kind === 'blocked' ? 'asked a question' : 'was rejected'}, but its file could not be updated, so it stays in ${relative(deps.layout.root, target.file)}; fix the file (wiggum validate names the problem) and run it again to end it`;
+  const reason = `the task ${kind === 'done' ? 'is complete' : kind === 'blocked' ? 'asked a question' : 'was rejected'}, but its file could not be updated, so it stays in ${relative(deps.places.root, target.file)}; fix the file (wiggum validate names the problem) and run it again to end it`;
   deps.logger.error({ event: 'task.not-ended', file: target.file }, reason);
   return { status: 'interrupted', taskId: target.taskId, file: target.file, iterations, reason };
 }
@@ -123,7 +123,10 @@ export async function finishRejected(
 
 /**
  * Stopped by its flag, interrupted by a signal, or gone because the user moved or deleted the file.
- * The checkpoint (`loop`) is written unless the file is gone; the memory is kept in every case.
+ * The one place a run's stop is written, whichever host stopped it: `loop` is the checkpoint as it
+ * stands, and its status is set here (`stopped` for the flag or a file moved elsewhere in the vault,
+ * else `interrupted`). The checkpoint is written unless the file is gone; a file moved out of its
+ * folder gets it where it went (found by its session). The memory is kept in every case.
  */
 export async function finishStopped(
   target: LoopFile,
@@ -131,27 +134,31 @@ export async function finishStopped(
   reason: StopReason,
   iterations: number,
   deps: EndingDeps,
-  movedTo: string | null = null,
 ): Promise<TaskRunResult> {
-  const status = stoppedStatus(reason);
-  if (reason !== 'task-gone' && loop !== null)
-    await writeCheckpoint(target.file, target.lastText, { keys: { state: 'Approved', persistence_loop: loop } }, deps);
-  if (reason === 'task-gone' && movedTo !== null && loop !== null) {
+  const movedTo =
+    reason === 'task-gone' && loop?.session !== undefined && !existsSync(target.file)
+      ? await findMovedTaskFile(deps.places.root, target.file, loop.session)
+      : null;
+  const status = stoppedStatus(reason, movedTo);
+  const keys = loop === null ? null : { ...loop, status };
+  if (reason !== 'task-gone' && keys !== null)
+    await writeCheckpoint(target.file, target.lastText, { keys: { state: 'Approved', persistence_loop: keys } }, deps);
+  if (movedTo !== null && keys !== null) {
     // Its `state:` is left as it is: the folder it is in now says where it stands.
-    const written = await writeCheckpoint(movedTo, target.lastText, { keys: { persistence_loop: loop } }, deps).catch(
+    const written = await writeCheckpoint(movedTo, target.lastText, { keys: { persistence_loop: keys } }, deps).catch(
       (error: unknown) => {
         deps.logger.warn(
           { event: 'task.final-status-unwritten', file: movedTo, err: error },
-          `could not write the final status into ${relative(deps.layout.root, movedTo)}; it may still say running`,
+          `could not write the final status into ${relative(deps.places.root, movedTo)}; it may still say running`,
         );
         return null;
       },
     );
     deps.logger.info(
       { event: 'task.moved-away', iteration: iterations, reason, file: movedTo },
-      `the task file was moved to ${relative(deps.layout.root, movedTo)}: stopped${written === null ? '' : ' (status: stopped written there)'}, memory kept`,
+      `the task file was moved to ${relative(deps.places.root, movedTo)}: stopped${written === null ? '' : ' (status: stopped written there)'}, memory kept`,
     );
-    return { status, taskId: target.taskId, file: movedTo, iterations, reason };
+    return { status: stoppedStatus(reason), taskId: target.taskId, file: movedTo, iterations, reason };
   }
   deps.logger.info(
     { event: reason === 'task-gone' ? 'task.stopped' : `task.${status}`, iteration: iterations, reason },
@@ -159,14 +166,14 @@ export async function finishStopped(
       ? 'the task file was moved or deleted: stopped, memory kept'
       : `${status} after iteration ${iterations}`,
   );
-  return { status, taskId: target.taskId, file: target.file, iterations, reason };
+  return { status: stoppedStatus(reason), taskId: target.taskId, file: target.file, iterations, reason };
 }
 
 /**
  * A task whose agent asked a person: its question is appended below everything the user wrote,
  * `status: blocked` is checkpointed, and the file moves to Blocked/. Like an ending, the move is
  * marked first, so that a crash between the checkpoint and the move ends in Blocked/ after a
- * restart (run-task.ts, cut-moves.ts) rather than in Approved/ with no answer.
+ * restart (run-task.ts, vault/cut-moves.ts) rather than in Approved/ with no answer.
  */
 export async function finishBlocked(
   target: LoopFile,
@@ -189,7 +196,7 @@ export async function finishBlocked(
       questionLength: question.length,
       file: ended,
     },
-    `blocked: the agent asked a person in iteration ${question.iteration} (not counted)${question.length > question.text.length ? `; the question was ${question.length} characters, longer than ${question.text.length}, and was cut to ${question.text.length}` : ''}; answer under ## Answer in ${relative(deps.layout.root, ended)} and move it back to Approved/, or run wiggum answer ${target.taskId} "text"`,
+    `blocked: the agent asked a person in iteration ${question.iteration} (not counted)${question.length > question.text.length ? `; the question was ${question.length} characters, longer than ${question.text.length}, and was cut to ${question.text.length}` : ''}; answer under ## Answer in ${relative(deps.places.root, ended)} and move it back to Approved/, or run wiggum answer ${target.taskId} "text"`,
   );
   return {
     status: 'blocked',
@@ -222,7 +229,7 @@ export function endedAs(task: Task): Ended | null {
  * task would run once more.
  */
 function pendingMoveMarker(deps: EndingDeps, taskId: string): string {
-  return join(deps.layout.taskLocks, `${taskId}.ending`);
+  return join(deps.places.taskLocks, `${taskId}.ending`);
 }
 
 export function hasPendingMove(taskId: string, deps: EndingDeps): boolean {
@@ -316,21 +323,14 @@ async function endTask(
   return moved;
 }
 
-/** Moves a task whose final state is written into Done/, Rejected/, Review/ or Blocked/ (a clash gets a suffix) and drops its stop flag. */
+/** Moves a task whose final state is written into Done/, Rejected/, Review/ or Blocked/ (the host's move: run-host.ts). */
 async function moveToEnd(kind: EndKind, file: string, deps: EndingDeps): Promise<string> {
-  const folders = {
-    done: deps.layout.done,
-    rejected: deps.layout.rejected,
-    review: deps.layout.review,
-    blocked: deps.layout.blocked,
-  };
-  const folder = folders[kind];
-  const destination = await moveWithoutClobber(file, folder);
-  await rm(stopFlagFor(file), { force: true });
-  deps.logger.info({ event: 'task.moved', file: destination }, `moved to ${relative(deps.layout.root, destination)}`);
+  const destination = await deps.taskFile.moveToEnd(kind, file);
+  deps.logger.info({ event: 'task.moved', file: destination }, `moved to ${relative(deps.places.root, destination)}`);
   return destination;
 }
 
-function stoppedStatus(reason: StopReason): 'stopped' | 'interrupted' {
-  return reason === 'stop-flag' ? 'stopped' : 'interrupted';
+/** The status a stop leaves: `stopped` by its flag or by a move elsewhere in the vault, else `interrupted`. */
+function stoppedStatus(reason: StopReason, movedTo: string | null = null): 'stopped' | 'interrupted' {
+  return reason === 'stop-flag' || movedTo !== null ? 'stopped' : 'interrupted';
 }

@@ -1,15 +1,19 @@
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { readTaskState } from '../task/state.js';
-import { isTaskFileName } from '../vault/names.js';
 
 /**
  * Where a running task's file went when it is no longer at `file`: the one task file in the same
  * folder whose checkpoint carries the run's `session` (its author renamed it, as Obsidian does when
  * a note's title changes). Null when there is none, or more than one (a copy: which is the task is
  * not for wiggum to guess). Read only when the file is missing, so its cost is paid once per rename.
+ * `isTaskFileName` is the host's word on which names are task files (run-host.ts TaskFileHome).
  */
-export async function findRenamedTaskFile(file: string, session: string): Promise<string | null> {
+export async function findRenamedTaskFile(
+  file: string,
+  session: string,
+  isTaskFileName: (name: string) => boolean,
+): Promise<string | null> {
   const folder = dirname(file);
   let names: string[];
   try {

@@ -1,5 +1,4 @@
 import type { ErrorCode } from '../errors.js';
-import type { SeenStopReason } from '../vault/stop-flag-watch.js';
 import type { AskedText } from './question.js';
 
 /**
@@ -31,6 +30,9 @@ export type IterationOutcome =
   | { kind: 'stopped'; reason: StopReason; progressed: boolean }
   /** The agent asked a person (question.ts): the task waits in Blocked/ for the answer. */
   | { kind: 'asked'; question: AskedText };
+
+/** A stop seen where the task lives: its stop flag, or its file gone from the folder it runs in. */
+export type SeenStopReason = 'stop-flag' | 'task-gone';
 
 /** Why a run is aborted: a reason seen on disk (its flag, its file gone), or a signal's interruption. */
 export type StopReason = SeenStopReason | 'interrupted';

@@ -23,7 +23,7 @@ import type { Task } from '../task/parse.js';
 import { prdFileOf } from '../task/prd-file.js';
 import { resolveWorkdir } from '../task/workdir.js';
 import type { Clock } from '../time/clock.js';
-import type { VaultLayout } from '../vault/layout.js';
+import type { RunPlaces } from './run-places.js';
 import { settingError, taskSettings } from './task-settings.js';
 import type { RunOverrides } from './task-settings.js';
 
@@ -67,7 +67,7 @@ export interface PreparedWorktree {
 
 export interface PrepareDeps {
   config: WiggumConfig;
-  layout: VaultLayout;
+  places: RunPlaces;
   clock: Clock;
   logger: Logger;
   processes?: GroupHost;
@@ -84,33 +84,25 @@ export interface PrepareDeps {
  * thrown as WiggumErrors (the caller rejects the task with them).
  */
 export async function prepareTask(task: Task, overrides: RunOverrides, deps: PrepareDeps): Promise<PreparedTask> {
-  const { config, layout, logger } = deps;
+  const { config, places, logger } = deps;
   const fm = task.frontmatter;
   const chosen = taskSettings(overrides, fm, config);
   if (chosen.kind === 'problem') throw settingError(chosen.problem, basename(task.file));
   const { settings } = chosen;
 
   const workdir = await resolveWorkdir(task.id, settings.workdir ?? undefined, {
-    vaultRoot: layout.root,
+    vaultRoot: places.root,
     allowedRoots: config.allowedWorkdirs,
-    workspaces: layout.workspaces,
+    workspaces: places.workspaces,
   });
   if (settings.workdir === null) await mkdir(workdir, { recursive: true });
 
-  const prdFile = prdFileOf(task);
-  const userPrd = prdFile === null ? null : await readUserPrd(prdFile);
-  const branch = settings.branch ?? userPrd?.branchName ?? null;
-  const session = await openTaskSession(task, branch, userPrd, {
-    layout,
+  const { session, branch } = await openTaskMemory(task, settings.branch, {
+    places,
     clock: deps.clock,
     backend: config.memory.backend,
+    logger,
   });
-  if (session.warning !== null) logger.warn({ event: 'session.not-durable', durable: false }, session.warning);
-  if (session.archivedTo !== null)
-    logger.info(
-      { event: 'session.archived', archivedTo: session.archivedTo },
-      'archived the previous session of this id',
-    );
 
   const harnessRecord = session.store.paths === null ? null : join(session.store.paths.dir, 'harness.json');
   if (
@@ -129,8 +121,8 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   const git =
     config.git.enabled &&
     (settings.workdir === null ? existsSync(join(workdir, '.git')) : await isGitRepository(workdir));
-  if (git && (await excludeFromGit(workdir, layout.state)))
-    logger.info({ event: 'git.state-excluded' }, `added ${layout.state} to the repository's .git/info/exclude`);
+  if (git && (await excludeFromGit(workdir, places.state)))
+    logger.info({ event: 'git.state-excluded' }, `added ${places.state} to the repository's .git/info/exclude`);
   let worktree: PreparedWorktree | null = null;
   let agentWorkdir = workdir;
   if (git && settings.workdir !== null && deps.workInPlace !== true) {
@@ -141,7 +133,7 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
       taskId: task.id,
       branch: taskBranch(branch, task.id),
       base: settings.base?.ref ?? null,
-      worktreesRoot: join(layout.state, 'worktrees'),
+      worktreesRoot: join(places.state, 'worktrees'),
     });
     worktree = { repository: repository.top, path: opened.path, branch: opened.branch };
     agentWorkdir = opened.workdir;
@@ -186,18 +178,41 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
 }
 
 /**
- * Opens the task's session memory: the one its checkpoint names, or a new one whose prd.json is the
- * user's own (`prd:`) or built from the task. The vault host opens it so too for a run on workers.
+ * The task's memory as every host opens it, the vault host for a run on workers too: its own prd
+ * (`prd:`, read here and nowhere else) seeds a new session and names its branch when no `branch:`
+ * does. Returns the session and the branch (null: none named).
  */
-export function openTaskSession(
+export async function openTaskMemory(
+  task: Task,
+  branchSetting: string | null,
+  deps: { places: RunPlaces; clock: Clock; backend: WiggumConfig['memory']['backend']; logger: Logger },
+): Promise<{ session: OpenedSession; branch: string | null }> {
+  const prdFile = prdFileOf(task);
+  const userPrd = prdFile === null ? null : await readUserPrd(prdFile);
+  const branch = branchSetting ?? userPrd?.branchName ?? null;
+  const session = await openTaskSession(task, branch, userPrd, deps);
+  if (session.warning !== null) deps.logger.warn({ event: 'session.not-durable', durable: false }, session.warning);
+  if (session.archivedTo !== null)
+    deps.logger.info(
+      { event: 'session.archived', archivedTo: session.archivedTo },
+      'archived the previous session of this id',
+    );
+  return { session, branch };
+}
+
+/**
+ * Opens the task's session memory: the one its checkpoint names, or a new one whose prd.json is the
+ * user's own (`prd:`) or built from the task.
+ */
+function openTaskSession(
   task: Task,
   branch: string | null,
   userPrd: Prd | null,
-  deps: { layout: VaultLayout; clock: Clock; backend: WiggumConfig['memory']['backend'] },
+  deps: { places: RunPlaces; clock: Clock; backend: WiggumConfig['memory']['backend'] },
 ): Promise<OpenedSession> {
   return openSession({
-    sessionsRoot: deps.layout.sessions,
-    archiveRoot: deps.layout.archive,
+    sessionsRoot: deps.places.sessions,
+    archiveRoot: deps.places.archive,
     taskId: task.id,
     taskFile: task.file,
     sessionId: task.frontmatter.persistence_loop?.session,

@@ -8,7 +8,7 @@ import type { Task } from '../task/parse.js';
 import { readTaskFile } from '../task/read.js';
 import { withKeptId } from '../memory/kept-id.js';
 import { updateTaskFile } from '../task/update-file.js';
-import { historyLength, sentBackLoop } from '../vault/send-back.js';
+import { historyLength, sentBackLoop } from './send-back-loop.js';
 import { isoSeconds } from '../time/clock.js';
 import { NO_CHANGE_REQUEST_TEXT } from '../task/readiness.js';
 import { changeRequestOf } from '../task/review.js';
@@ -25,7 +25,6 @@ import { isAgentReported } from './reports.js';
 import { lockTask } from './task-lock.js';
 import { startPlan } from './resume-plan.js';
 import { runTaskLoop } from './task-loop.js';
-import { LOCAL_ENDINGS } from './endings.js';
 
 /**
  * Takes one task file through the persistence loop, one iteration at a time, until it is done,
@@ -40,7 +39,7 @@ export async function runTask(request: RunTaskRequest, deps: RunTaskDeps): Promi
 }
 
 async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
-  const endingDeps: EndingDeps = { layout: deps.layout, logger: deps.logger, clock: deps.clock };
+  const endingDeps = endingDepsOf(deps, deps.logger);
   const first = await readTaskFile(request.file);
   // A note just created (nothing but white space) is never a task: not run, not rejected.
   if (first.text !== null && first.text.trim() === '')
@@ -49,8 +48,8 @@ async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<
       `${basename(request.file)} is empty: write the task (a title, \`harness: NAME\`, what to do), then it runs`,
     );
   if (!first.result.ok) return rejectInvalid(request.file, first.text, first.result.problems, endingDeps);
-  const { id } = withKeptId(first.result.task, deps.layout.sessions);
-  const lock = await lockTask(deps.layout.taskLocks, id, deps.logger);
+  const { id } = withKeptId(first.result.task, deps.host.places.sessions);
+  const lock = await lockTask(deps.host.places.taskLocks, id, deps.logger);
   try {
     // Read again under the lock: a run that held it until now may have moved the checkpoint on.
     const read = await readTaskFile(request.file).catch((error: unknown) => {
@@ -66,7 +65,7 @@ async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<
         endingDeps,
       );
     if (!read.result.ok) return rejectInvalid(request.file, read.text, read.result.problems, endingDeps);
-    return await runParsedTask(withKeptId(read.result.task, deps.layout.sessions), request, deps);
+    return await runParsedTask(withKeptId(read.result.task, deps.host.places.sessions), request, deps);
   } finally {
     await lock?.release();
   }
@@ -75,7 +74,7 @@ async function runTaskFile(request: RunTaskRequest, deps: RunTaskDeps): Promise<
 async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
   let task = parsed;
   const log = deps.logger.child({ taskId: task.id });
-  const endingDeps: EndingDeps = { layout: deps.layout, logger: log, clock: deps.clock };
+  const endingDeps = endingDepsOf(deps, log);
   const parked = await fromBlocked(task, endingDeps);
   if (parked !== null) return parked;
   const ended = endedAs(task);
@@ -89,7 +88,7 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
 
   const reject = (error: WiggumError): Promise<TaskRunResult> => rejectBeforeStart(task, error, deps, endingDeps);
   try {
-    const problems = await checkTaskAgainstConfig(task, deps.config, deps.layout);
+    const problems = await checkTaskAgainstConfig(task, deps.config, deps.host.places);
     if (problems.length > 0)
       throw new WiggumError('E_TASK_SCHEMA', problems.map(formatProblem).join('\n'), { details: { problems } });
   } catch (error) {
@@ -100,7 +99,7 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   if (deps.engine !== undefined) return deps.engine(task, request, { ...deps, logger: log }, reject);
   let prepared: PreparedTask;
   try {
-    prepared = await prepareTask(task, request.overrides ?? {}, { ...deps, logger: log });
+    prepared = await prepareTask(task, request.overrides ?? {}, { ...deps, places: deps.host.places, logger: log });
   } catch (error) {
     if (!isWiggumError(error)) throw error;
     return reject(error);
@@ -108,6 +107,11 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   const result = await runTaskLoop(task, prepared, request, deps);
   await closeEndedWorktree(prepared.worktree, result, deps.config.git.keepWorktree, log);
   return result;
+}
+
+/** What the endings of a run need: its host's places and task file home, its log and clock. */
+export function endingDepsOf(deps: RunTaskDeps, logger: RunTaskDeps['logger']): EndingDeps {
+  return { places: deps.host.places, taskFile: deps.host.taskFile, logger, clock: deps.clock };
 }
 
 /**
@@ -156,7 +160,7 @@ function rejectBeforeStart(
     ended: true,
     exitReason: error.code,
   });
-  return (deps.endings ?? LOCAL_ENDINGS).rejected(
+  return deps.host.reports.endings.rejected(
     { taskId: task.id, file: task.file, lastText: task.text },
     keys,
     {
@@ -200,7 +204,7 @@ async function sendBackWithChanges(task: Task, deps: RunTaskDeps, log: RunTaskDe
     { event: 'task.changes-requested', request },
     `changes requested after review: it runs again with the request (${request.length > 80 ? `${request.slice(0, 77)}…` : request})`,
   );
-  const loop = sentBackLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));
+  const loop = sentBackLoop(task, deps.config, await historyLength(deps.host.places.sessions, task.id));
   const sent = (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } }))
     .task;
   return { ...sent, id: task.id };
@@ -221,7 +225,7 @@ async function sendBack(
     { event: 'task.sent-back' },
     `the task was moved back into Approved/ after it was ${ended === 'done' ? 'done' : 'rejected'}: it runs again, as wiggum retry would send it`,
   );
-  const loop = sentBackLoop(task, deps.config, await historyLength(deps.layout.sessions, task.id));
+  const loop = sentBackLoop(task, deps.config, await historyLength(deps.host.places.sessions, task.id));
   const sent = (await updateTaskFile(task.file, task.text, { keys: { state: 'Approved', persistence_loop: loop } }))
     .task;
   // The file read back derives its id again; the run keeps the one chosen for it (withKeptId).

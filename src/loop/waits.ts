@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import type { Clock } from '../time/clock.js';
 
-/** How often a held loop looks whether the vault's STOP file is gone. */
+/** How often a held loop looks whether its hold is over. */
 const HOLD_POLL_MS = 500;
 
 /**
@@ -16,18 +15,18 @@ export async function sleepCounted(clock: Clock, ms: number, signal: AbortSignal
 }
 
 /**
- * Holds while `stopFile` (the vault's STOP) exists, or until `signal` aborts. `onHold` is called
- * once when it starts holding; returns whether it held.
+ * Holds while `held()` says so (the host's hold: the vault's STOP, a queue's hold), or until
+ * `signal` aborts. `onHold` is called once when it starts holding; returns whether it held.
  */
-export async function holdWhileExists(
-  stopFile: string,
+export async function holdWhile(
+  held: () => boolean,
   clock: Clock,
   signal: AbortSignal,
   onHold: () => void,
 ): Promise<boolean> {
-  if (!existsSync(stopFile)) return false;
+  if (!held()) return false;
   onHold();
-  while (!signal.aborted && existsSync(stopFile)) {
+  while (!signal.aborted && held()) {
     await clock.sleep(HOLD_POLL_MS, signal).catch(() => undefined);
   }
   return true;

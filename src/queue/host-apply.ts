@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { waitCauseOf, waitingUntilOf } from '../loop/checkpoint.js';
-import { findMovedTaskFile } from '../loop/follow-file.js';
 import { dirname, relative } from 'node:path';
 import type { EndingDeps } from '../loop/ending.js';
 import { LOCAL_ENDINGS } from '../loop/endings.js';
@@ -91,7 +89,7 @@ export async function writeEnding(
 ): Promise<TaskRunResult> {
   const history = await deps.session.store.loadHistory();
   const paths = deps.session.store.paths;
-  const sessionDir = paths === null ? null : relative(deps.layout.root, deps.session.runDir ?? paths.dir) || '.';
+  const sessionDir = paths === null ? null : relative(deps.places.root, deps.session.runDir ?? paths.dir) || '.';
   const local = { history, sessionDir };
   switch (ending.kind) {
     case 'done':
@@ -105,14 +103,9 @@ export async function writeEnding(
       );
     case 'rejected':
       return LOCAL_ENDINGS.rejected(target, ending.loop, { ...ending.facts, ...local }, deps);
-    case 'stopped': {
-      // A file moved out of Approved/ gets its final state where it went, as on one machine.
-      const movedTo =
-        ending.reason === 'task-gone' && !existsSync(target.file)
-          ? await findMovedTaskFile(deps.layout.root, target.file, deps.session.sessionId)
-          : null;
-      return LOCAL_ENDINGS.stopped(target, ending.loop, ending.reason, ending.iterations, deps, movedTo);
-    }
+    case 'stopped':
+      // The same ending as on one machine: it sets the status and follows a file moved away.
+      return LOCAL_ENDINGS.stopped(target, ending.loop, ending.reason, ending.iterations, deps);
     case 'blocked':
       return LOCAL_ENDINGS.blocked(target, ending.loop, ending.question, deps);
   }

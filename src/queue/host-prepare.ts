@@ -6,7 +6,7 @@ import { currentBranch, git } from '../git/git.js';
 import { taskBranch } from '../git/worktree-plan.js';
 import { checkpointData } from '../loop/checkpoint.js';
 import type { RunTaskDeps, RunTaskRequest } from '../loop/request.js';
-import { openTaskSession } from '../loop/prepare.js';
+import { openTaskMemory } from '../loop/prepare.js';
 import { resumePlan } from '../loop/resume-plan.js';
 import { settingError, taskSettings } from '../loop/task-settings.js';
 import type { TaskSettings } from '../loop/task-settings.js';
@@ -53,7 +53,8 @@ export interface HostPrepared {
  * Problems a person must fix are thrown as WiggumErrors (the caller rejects the task with them).
  */
 export async function prepareOnHost(task: Task, request: RunTaskRequest, deps: RunTaskDeps): Promise<HostPrepared> {
-  const { config, layout, clock } = deps;
+  const { config, clock } = deps;
+  const layout = deps.host.places;
   const fm = task.frontmatter;
   const chosen = taskSettings(request.overrides ?? {}, fm, config);
   if (chosen.kind === 'problem') throw settingError(chosen.problem, basename(task.file));
@@ -74,10 +75,17 @@ export async function prepareOnHost(task: Task, request: RunTaskRequest, deps: R
     workspaces: layout.workspaces,
   });
   const remote = await originOf(workdir);
-  const branch = taskBranch(settings.branch, task.id);
+  // The memory as every host opens it: the task's own `prd:` seeds the session and may name its branch.
+  const memory = await openTaskMemory(task, settings.branch, {
+    places: layout,
+    clock,
+    backend: 'disk',
+    logger: deps.logger,
+  });
+  const { session } = memory;
+  const branch = taskBranch(memory.branch, task.id);
   const base = settings.base?.ref ?? (await remoteBaseOf(workdir));
 
-  const session = await openTaskSession(task, settings.branch, null, { layout, clock, backend: 'disk' });
   const history = await session.store.loadHistory();
   const plan = resumePlan(fm.persistence_loop, history, { maxIterations: settings.maxIterations, nowMs: clock.now() });
   const prd = await session.store.loadPrd();

@@ -15,7 +15,8 @@ import { workerChanged, writeEnding, writeProgress } from './host-apply.js';
 import type { HostPrepared } from './host-prepare.js';
 import { jobDataOf, prepareOnHost, writeQueueRecord } from './host-prepare.js';
 import { jobIdFor } from './job-data.js';
-import { SIGNAL_TTL_MS, ackKey, stopKey } from './names.js';
+import type { Wakers } from './wakers.js';
+import { SIGNAL_TTL_MS, ackKey, failureKey, stopKey } from './names.js';
 import { applyProgress, parseProgress } from './progress.js';
 import type { ProgressState, WorkerRef } from './progress.js';
 import { parseRunReturn } from './run-ending.js';
@@ -28,29 +29,6 @@ export interface HostQueue {
   redis: Redis;
   maxStalled: number;
   wakers: Wakers;
-}
-
-/** Per job, the run waiting for its next look at it: woken early by the queue's events. */
-export class Wakers {
-  private readonly waiting = new Map<string, () => void>();
-
-  wake(jobId: string): void {
-    const wake = this.waiting.get(jobId);
-    this.waiting.delete(jobId);
-    wake?.();
-  }
-
-  /** Resolves at `jobId`'s next event, or never; `cancel` forgets it. */
-  next(jobId: string): { woken: Promise<void>; cancel: () => void } {
-    let cancel = (): void => undefined;
-    const woken = new Promise<void>((resolve) => {
-      this.waiting.set(jobId, resolve);
-      cancel = () => {
-        if (this.waiting.get(jobId) === resolve) this.waiting.delete(jobId);
-      };
-    });
-    return { woken, cancel };
-  }
 }
 
 /** How often the host looks at a run's job when no event woke it: its progress, its state, whether it still exists. */
@@ -107,7 +85,8 @@ class HostRun {
     this.applied = { generation: prepared.record.generation, seq: prepared.record.seq };
     this.commit = prepared.record.commit;
     this.applyDeps = {
-      layout: deps.layout,
+      places: deps.host.places,
+      taskFile: deps.host.taskFile,
       logger: deps.logger,
       clock: deps.clock,
       session: prepared.session,
@@ -123,7 +102,8 @@ class HostRun {
       if (!isWiggumError(error)) throw error;
       return this.reject(error);
     }
-    await this.host.redis.del(stopKey(this.task.id));
+    // A failure's code is the current job's only: none is left from a run before it.
+    await this.host.redis.del(stopKey(this.task.id), failureKey(this.jobId));
     await this.host.redis.set(ackKey(this.task.id), String(this.applied.seq), 'PX', SIGNAL_TTL_MS);
     await this.dispatch(data);
     this.request.onEvent?.({
@@ -290,11 +270,12 @@ class HostRun {
 
   private async failed(job: Job): Promise<TaskRunResult> {
     const reason = job.failedReason ?? '';
-    const code = /^(E_[A-Z_]+): /.exec(reason)?.[1] ?? null;
+    // The worker's WiggumError code, kept beside the job (worker-process.ts): decided on, never the message.
+    const code = errorCodeOf(await this.host.redis.get(failureKey(this.jobId)).catch(() => null));
     const stalled = /stalled more than/i.test(reason);
     const stalls = stalled ? Math.max(job.stalledCounter, this.host.maxStalled + 1) : job.stalledCounter;
     const action = hostAction(
-      { kind: 'failed', code: code as ErrorCode | null, stalls, attemptsLeft: 0 },
+      { kind: 'failed', code, stalls, attemptsLeft: 0 },
       { taskId: this.task.id, maxStalled: this.host.maxStalled, iteration: this.prepared.checkpoint.iteration },
     );
     this.log.warn(
@@ -304,7 +285,7 @@ class HostRun {
     await this.forget(job);
     if (action.kind === 'reject') return this.reject(new WiggumError(action.code, action.report));
     throw new WiggumError(
-      (code as ErrorCode | null) ?? 'E_INTERNAL',
+      code ?? 'E_INTERNAL',
       `the run of ${this.task.id} failed on its worker (${reason}); it is offered again`,
     );
   }
@@ -315,12 +296,8 @@ class HostRun {
     const read = await readTaskFile(this.target.file).catch(() => null);
     const current = read?.result.ok === true ? read.result.task.frontmatter.persistence_loop : undefined;
     const loop = current === undefined ? this.prepared.checkpoint : (current as PersistenceLoopData);
-    const keys: PersistenceLoopData = {
-      ...loop,
-      status: reason === 'stop-flag' ? 'stopped' : 'interrupted',
-    };
     await this.host.redis.del(stopKey(this.task.id)).catch(() => undefined);
-    return LOCAL_ENDINGS.stopped(this.currentTarget(), keys, reason, loop.iteration, this.applyDeps);
+    return LOCAL_ENDINGS.stopped(this.currentTarget(), loop, reason, loop.iteration, this.applyDeps);
   }
 
   /** The job is gone from Redis (Redis lost or flushed): added again from the task file and session. */
@@ -351,7 +328,9 @@ class HostRun {
 
   private async forget(job: Job): Promise<void> {
     await job.remove().catch(() => undefined);
-    await this.host.redis.del(stopKey(this.task.id), ackKey(this.task.id)).catch(() => undefined);
+    await this.host.redis
+      .del(stopKey(this.task.id), ackKey(this.task.id), failureKey(this.jobId))
+      .catch(() => undefined);
   }
 
   private currentTarget(): HostTarget {
@@ -380,4 +359,9 @@ class HostRun {
     stop.abort();
     event.cancel();
   }
+}
+
+/** A code a worker kept for its failed job, when it is one (`E_…`); null for none or anything else. */
+function errorCodeOf(value: string | null): ErrorCode | null {
+  return value !== null && /^E_[A-Z_]+$/.test(value) ? (value as ErrorCode) : null;
 }

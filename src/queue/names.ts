@@ -14,6 +14,8 @@ export const stopKey = (taskId: string): string => `wiggum:stop:${taskId}`;
 export const HOLD_KEY = 'wiggum:hold';
 /** The seq of the newest history line of a task the host has written (progress.ts pendingRecords). */
 export const ackKey = (taskId: string): string => `wiggum:ack:${taskId}`;
+/** The code (`E_…`) of the WiggumError a worker's run of a job failed with: BullMQ keeps a failure's message only. */
+export const failureKey = (jobId: string): string => `wiggum:failure:${jobId}`;
 /** A usage limit an account hit: every worker holds that account's runs until the key expires. */
 export const accountPauseKey = (account: string): string => `wiggum:account-pause:${account}`;
 

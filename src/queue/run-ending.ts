@@ -44,9 +44,9 @@ export function recordingEndings(record: (ending: WorkerEnding) => void): Ending
       record({ kind: 'rejected', loop, facts });
       return LOCAL_ENDINGS.rejected(target, loop, facts, deps);
     },
-    stopped: (target, loop, reason, iterations, deps, movedTo = null) => {
+    stopped: (target, loop, reason, iterations, deps) => {
       record({ kind: 'stopped', loop, reason, iterations });
-      return LOCAL_ENDINGS.stopped(target, loop, reason, iterations, deps, movedTo);
+      return LOCAL_ENDINGS.stopped(target, loop, reason, iterations, deps);
     },
     blocked: (target, loop, question, deps) => {
       record({ kind: 'blocked', loop, question });

@@ -2,16 +2,17 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { WiggumConfig } from '../config/config.js';
 import { WiggumError } from '../errors.js';
 import { plural } from '../plural.js';
 import type { Logger } from '../log/logger.js';
-import { HarnessPauses } from '../loop/harness-pauses.js';
+import { AccountPauses } from '../loop/account-pauses.js';
 import type { Clock } from '../time/clock.js';
 import type { QueueAddress } from './address.js';
 import { openQueueConnection } from './connection.js';
 import { killOrphanHarnesses } from './orphan-harnesses.js';
-import { HEARTBEAT_MS, QUEUE_NAME } from './names.js';
+import { HEARTBEAT_MS, QUEUE_NAME, SIGNAL_TTL_MS, failureKey } from './names.js';
 import type { WorkerRef } from './progress.js';
 import type { RunReturn } from './run-ending.js';
 import { runJob } from './worker-run.js';
@@ -82,16 +83,15 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
     random: options.random,
     logger,
     env: options.env,
-    pauses: new HarnessPauses(),
+    pauses: new AccountPauses(),
     handBack: handBack.signal,
     running,
   };
   const worker = new Worker<unknown, RunReturn>(
     QUEUE_NAME,
     (job: Job, token?: string) => {
-      const run = runJob(job, token ?? '', context).catch((error: unknown) => {
-        // BullMQ keeps a failure's message only: the code goes in front, for the host (host-run.ts).
-        if (error instanceof WiggumError) throw new Error(`${error.code}: ${error.message}`, { cause: error });
+      const run = runJob(job, token ?? '', context).catch(async (error: unknown) => {
+        await keepFailureCode(keys.redis, job, error);
         throw error;
       });
       active.add(run);
@@ -186,4 +186,13 @@ function describe(error: unknown): string {
 /** The worker's folder under its working directory: clones and private task copies. */
 export function workerRoot(cwd: string): string {
   return join(cwd, '.wiggum', 'worker');
+}
+
+/**
+ * BullMQ keeps a failure's message only: a WiggumError's code goes beside the job, for the host to
+ * decide on (host-run.ts), before the job is failed; the message stays a person's.
+ */
+async function keepFailureCode(redis: Redis, job: Job, error: unknown): Promise<void> {
+  if (error instanceof WiggumError && job.id !== undefined)
+    await redis.set(failureKey(job.id), error.code, 'PX', SIGNAL_TTL_MS).catch(() => undefined);
 }

@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
-import { readTail } from '../store/file-tail.js';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { DelayedError, WaitingError } from 'bullmq';
@@ -8,10 +5,9 @@ import type { Redis } from 'ioredis';
 import type { WiggumConfig } from '../config/config.js';
 import { WiggumError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
-import type { HarnessPauses } from '../loop/harness-pauses.js';
-import type { FinishedIteration } from '../loop/request.js';
+import type { PauseBoard, RunHost } from '../loop/run-host.js';
+import type { FinishedIteration } from '../loop/run-host.js';
 import { runTask } from '../loop/run-task.js';
-import { readMemoryText } from '../memory/session-meta.js';
 import type { PersistenceLoopData } from '../task/render.js';
 import type { Clock } from '../time/clock.js';
 import { isoSeconds } from '../time/clock.js';
@@ -20,17 +16,18 @@ import type { FenceReason } from './fencing.js';
 import { PROTOCOL_VERSION, parseJobData } from './job-data.js';
 import type { ParsedJobData } from './job-data.js';
 import { checkMemorySize } from './memory-files.js';
-import type { MemoryFiles } from './memory-files.js';
 import { HOLD_KEY, accountPauseKey, ackKey, jobKey, jobLockKey, stopKey } from './names.js';
 import { generationOf, parseProgress, pendingRecords } from './progress.js';
 import type { ParsedProgress, Progress, SequencedRecord, WorkerRef } from './progress.js';
 import { recordingEndings } from './run-ending.js';
 import type { RunReturn, WorkerEnding } from './run-ending.js';
-import { buildShadowVault, shadowMemoryPaths } from './shadow-vault.js';
+import { buildShadowVault } from './shadow-vault.js';
+import { logTail, readShadowMemory, values } from './worker-reads.js';
 import { openWorkerClone, pushIteration } from './worker-git.js';
 import type { WorkerClone } from './worker-git.js';
 import type { LoopEvent } from '../loop/events.js';
 import type { VaultLayout } from '../vault/layout.js';
+import { vaultRunHost } from '../vault/run-host.js';
 
 /** What every run on one worker shares. */
 export interface WorkerRunContext {
@@ -46,7 +43,8 @@ export interface WorkerRunContext {
   random: () => number;
   logger: Logger;
   env: NodeJS.ProcessEnv;
-  pauses: HarnessPauses;
+  /** The worker's pause board, keyed by account, fed from Redis (every worker's account pauses). */
+  pauses: PauseBoard;
   /** Aborted by SIGTERM: every run stops its agent and hands its job back. */
   handBack: AbortSignal;
   /** The task ids running now, for the worker's heartbeat. */
@@ -64,8 +62,6 @@ const ACK_WAIT_MS = 3_000;
 const ACK_POLL_MS = 25;
 /** How often a read of Redis that answered with an error is made before the iteration gives up. */
 const READ_ATTEMPTS = 20;
-/** The most of an iteration's output log a progress message carries to the vault. */
-const LOG_TAIL_BYTES = 64 * 1024;
 
 /**
  * One task run on this worker: its code cloned, a private copy of the task and its memory built,
@@ -119,6 +115,8 @@ class WorkerRun {
   private readonly stop = new AbortController();
   private readonly kill = new AbortController();
   private fenced: FenceReason | null = null;
+  /** The vault host's hold (its `STOP`), as the last look at Redis saw it. */
+  private held = false;
   private handedBack = false;
   /** The run waits out its account's usage limit in the queue, not in this worker's slot: until then. */
   private delayedUntil: number | null = null;
@@ -179,7 +177,7 @@ class WorkerRun {
     };
     if (ctx.handBack.aborted) onHandBack();
     ctx.handBack.addEventListener('abort', onHandBack);
-    const watching = this.watch(shadow.layout.stopFile);
+    const watching = this.watch();
     let result;
     try {
       result = await runTask(
@@ -192,15 +190,12 @@ class WorkerRun {
         },
         {
           config: this.runConfig(),
-          layout: shadow.layout,
+          host: this.runHost(shadow.layout, clone, code),
           clock: ctx.clock,
           random: ctx.random,
           logger: log,
           env: ctx.env,
-          pauses: ctx.pauses,
           workInPlace: true,
-          endings: recordingEndings((ending) => (this.ending = ending)),
-          afterIteration: (finished) => this.afterIteration(finished, clone, code, shadow.layout),
         },
       );
     } finally {
@@ -241,6 +236,18 @@ class WorkerRun {
   }
 
   /** The worker's config for this run: the task's harness, check and limits as the host resolved them. */
+  /** The private copy is a vault for the loop; the hold and the pauses are the queue's. */
+  private runHost(layout: VaultLayout, clone: WorkerClone, code: ParsedJobData['code']): RunHost {
+    return vaultRunHost(layout, {
+      pauses: this.ctx.pauses,
+      signals: { held: () => this.held },
+      reports: {
+        endings: recordingEndings((ending) => (this.ending = ending)),
+        iterationRecorded: (finished) => this.afterIteration(finished, clone, code, layout),
+      },
+    });
+  }
+
   private runConfig(): WiggumConfig {
     const { config, root } = this.ctx;
     const { settings } = this.data;
@@ -272,11 +279,11 @@ class WorkerRun {
   }
 
   /**
-   * Until the run ends: the host's stop of this task, the vault's STOP file (mirrored into the
-   * private copy, where the loop holds on it as on one machine), this run's lock (lost: another
-   * worker has it, the agent is stopped at once) and its account's usage-limit pause.
+   * Until the run ends: the host's stop of this task, the vault's hold (what the loop's `held()`
+   * answers), this run's lock (lost: another worker has it, the agent is stopped at once) and its
+   * account's usage-limit pause (on the worker's pause board, keyed by account as everywhere).
    */
-  private watch(stopFile: string): { stop(): void; done: Promise<void> } {
+  private watch(): { stop(): void; done: Promise<void> } {
     // Stopping wakes the sleep between two polls: the run's end must not wait out the interval.
     const ended = new AbortController();
     const { ctx, data } = this;
@@ -297,12 +304,11 @@ class WorkerRun {
         this.stop.abort(stop === 'stop-flag' || stop === 'task-gone' ? stop : 'interrupted');
       }
       if (stop === 'kill') this.kill.abort();
-      if (hold !== null && hold !== undefined && !existsSync(stopFile)) await writeFile(stopFile, '');
-      if ((hold === null || hold === undefined) && existsSync(stopFile)) await rm(stopFile, { force: true });
+      this.held = hold !== null && hold !== undefined;
       if (lock !== this.token && this.fenced === null && !this.handedBack) this.fence('lock-lost');
       const until = Number(pause);
       if (pause !== null && pause !== undefined && until > ctx.clock.now())
-        ctx.pauses.pause(data.settings.harness.name, until, 'usage-limit');
+        ctx.pauses.pause(data.account, until, 'usage-limit');
     };
     const done = (async () => {
       while (!ended.signal.aborted) {
@@ -413,35 +419,4 @@ class WorkerRun {
       await this.ctx.clock.sleep(ACK_POLL_MS).catch(() => undefined);
     }
   }
-}
-
-/**
- * The values of a MULTI's replies (null: no such key). A reply that is an error (Redis still loading
- * its append-only file after a restart) throws, so that a missing answer is never read as a missing
- * key: a lock "gone" that was only unreadable would fence a run that still owns its job.
- */
-function values(replies: [Error | null, unknown][] | null): (string | null)[] {
-  if (replies === null) throw new Error('the transaction was discarded');
-  return replies.map(([error, value]) => {
-    if (error !== null) throw error;
-    return typeof value === 'string' ? value : null;
-  });
-}
-
-function readShadowMemory(layout: VaultLayout, taskId: string): MemoryFiles {
-  const paths = shadowMemoryPaths(layout, taskId);
-  return {
-    prd: readMemoryText(paths.prd),
-    progress: readMemoryText(paths.progress),
-    context: readMemoryText(paths.context),
-  };
-}
-
-/** The last LOG_TAIL_BYTES of an iteration's log, from a line start; null when it has none. */
-async function logTail(path: string | undefined): Promise<string | null> {
-  if (path === undefined) return null;
-  const tail = await readTail(path, LOG_TAIL_BYTES);
-  if (tail.length === 0) return null;
-  const text = tail.toString('utf8');
-  return tail.length < LOG_TAIL_BYTES ? text : text.slice(text.indexOf('\n') + 1);
 }

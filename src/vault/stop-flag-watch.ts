@@ -3,11 +3,10 @@ import type { Release } from '../releasers.js';
 import type { Clock } from '../time/clock.js';
 import { stopFlagFor } from './layout.js';
 
-/**
- * A stop reason seen on disk: the task's stop flag was set, or its file was moved away or deleted.
- * With a signal's 'interrupted' these are every `StopReason` (`loop/outcome.ts`) a run is aborted with.
- */
-export type SeenStopReason = 'stop-flag' | 'task-gone';
+import type { SeenStopReason } from '../loop/outcome.js';
+
+// A stop reason seen on disk (the loop's own type: `loop/outcome.ts`), named here for its callers.
+export type { SeenStopReason } from '../loop/outcome.js';
 
 /** What one look at a running task's folder saw. */
 export interface TaskFileLook {

@@ -33,6 +33,7 @@ export interface AgentSettings {
   slow_s?: number;
   limit_at?: number;
   limit_s?: number;
+  ask_at?: number;
 }
 
 /** One line of the agent's log. */
@@ -70,6 +71,8 @@ export interface ClusterOptions {
   workers: number;
   /** queue.max_stalled: stalls a run may have and still resume. */
   maxStalled: number;
+  /** false: the host is a plain `wiggum start` that runs every task itself (no Redis, no workers). */
+  queue?: boolean;
 }
 
 /**
@@ -97,6 +100,7 @@ export class Cluster {
   /** How many looks found a worker process to check (so that no finding means something). */
   samples = 0;
   private workerCount = 0;
+  readonly queued: boolean;
 
   private constructor(
     readonly redis: RedisServer,
@@ -109,6 +113,7 @@ export class Cluster {
     this.code = join(this.root, 'code');
     this.remotes = join(this.root, 'remotes');
     this.logs = join(this.root, 'logs');
+    this.queued = options.queue !== false;
     for (const dir of [this.agentDir, join(this.agentDir, 'settings'), this.code, this.remotes, this.logs])
       mkdirSync(dir, { recursive: true });
     for (const folder of ['Approved', 'Done', 'Rejected', '.wiggum'])
@@ -122,8 +127,11 @@ export class Cluster {
         q: { kind: 'command', command: QUEUE_AGENT, env: agentEnv },
         ha: { kind: 'claude', command: QUEUE_AGENT, env: { ...agentEnv, AGENT_FORMAT: 'claude' }, account: 'acct-a' },
         hb: { kind: 'command', command: QUEUE_AGENT, env: agentEnv, account: 'acct-b' },
+        hc: { kind: 'claude', command: QUEUE_AGENT, env: { ...agentEnv, AGENT_FORMAT: 'claude' }, account: 'acct-a' },
       },
       queue: { lock_duration: '2s', stalled_interval: '1s', max_stalled: options.maxStalled },
+      // Without a queue the host runs every task itself: as many at once as a cluster's workers would.
+      ...(options.queue === false ? { daemon: { concurrency: Math.max(2, options.workers) } } : {}),
     };
     this.configFile = join(this.root, 'config.yaml');
     writeFileSync(this.configFile, stringify(config));
@@ -136,7 +144,7 @@ export class Cluster {
     const cluster = new Cluster(await startRedis(), options);
     cluster.startHost();
     await waitFor(() => existsSync(join(cluster.vault, '.wiggum', 'daemon.lock')), 'the vault host to lock the vault');
-    for (let n = 0; n < options.workers; n += 1) cluster.startWorker();
+    for (let n = 0; n < (cluster.queued ? options.workers : 0); n += 1) cluster.startWorker();
     cluster.sampler = setInterval(() => cluster.sample(), 250);
     return cluster;
   }
@@ -150,7 +158,7 @@ export class Cluster {
     const index = this.all.filter((p) => p.name.startsWith('host')).length + 1;
     this.host = this.launch(
       `host${index}`,
-      ['start', '--vault', this.vault, '--queue', this.url],
+      ['start', '--vault', this.vault, ...(this.queued ? ['--queue', this.url] : [])],
       this.root,
       process.env,
     );
@@ -219,12 +227,15 @@ export class Cluster {
    * Drops `Approved/NAME.md` (written aside, then renamed in): harness `harness`, workdir
    * `code/WORKDIR`, and a user key and body that must come through byte for byte.
    */
-  drop(name: string, options: { workdir?: string; harness?: string; agent?: AgentSettings } = {}): void {
+  drop(
+    name: string,
+    options: { workdir?: string; harness?: string; agent?: AgentSettings; frontmatter?: string[] } = {},
+  ): void {
     const settings = Object.entries(options.agent ?? {}).map(([key, value]) => `${key}=${String(value)}\n`);
     writeFileSync(join(this.agentDir, 'settings', name), settings.join(''));
     const workdir = this.repo(options.workdir ?? name);
     const tmp = join(this.vault, 'Approved', `.${name}.md.tmp`);
-    writeFileSync(tmp, taskText(name, workdir, options.harness ?? 'q'));
+    writeFileSync(tmp, taskText(name, workdir, options.harness ?? 'q', options.frontmatter ?? []));
     renameSync(tmp, join(this.vault, 'Approved', `${name}.md`));
   }
 
@@ -470,8 +481,9 @@ const CUT_SHORT = /stop|interrupt|transient|usage|stall|lost|fenc|hand|cancel|ab
 export const USER_NOTE = 'note: "user text ☕ stays"';
 const bodyOf = (name: string): string => `Scale-out test task ${name}.\n`;
 
-function taskText(name: string, workdir: string, harness: string): string {
-  return `---\ntitle: ${name}\nharness: ${harness}\nworkdir: ${workdir}\nmax_iterations: 12\n${USER_NOTE}\n---\n${bodyOf(name)}`;
+function taskText(name: string, workdir: string, harness: string, extra: string[]): string {
+  const more = extra.map((line) => `${line}\n`).join('');
+  return `---\ntitle: ${name}\nharness: ${harness}\nworkdir: ${workdir}\nmax_iterations: 12\n${more}${USER_NOTE}\n---\n${bodyOf(name)}`;
 }
 
 function running(child: ChildProcess): boolean {

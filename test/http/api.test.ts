@@ -195,7 +195,8 @@ describe('the HTTP API on a real daemon', () => {
     expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const metrics = parsePromText(await scrape.text());
     expect(valueOf(metrics, 'wiggum_tasks', { state: 'done' })).toBe(1);
-    expect(valueOf(metrics, 'wiggum_tasks', { state: 'approved' })).toBe(0);
+    expect(valueOf(metrics, 'wiggum_tasks', { state: 'queued' })).toBe(0);
+    expect(valueOf(metrics, 'wiggum_tasks', { state: 'running' })).toBe(0);
     expect(sumOf(metrics, 'wiggum_harness_runs_total', { harness: 'fake' })).toBe(2);
     expect(metrics.get('wiggum_task_pickup_seconds')?.type).toBe('histogram');
   });

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { LoopEvent } from '../../src/loop/events.js';
-import { HarnessPauses } from '../../src/loop/harness-pauses.js';
+import { AccountPauses } from '../../src/loop/account-pauses.js';
 import { runTask } from '../../src/loop/run-task.js';
 import { parseTask } from '../../src/task/parse.js';
 import { captureLogger } from '../helpers/capture-logger.js';
@@ -11,6 +11,7 @@ import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { FAKE_AGENT, makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
+import { vaultRunHost } from '../../src/vault/run-host.js';
 
 /**
  * What the loop does with the events of a structured agent: the fake agent (a real executable)
@@ -41,7 +42,7 @@ async function claudeVault(fake: Record<string, string>, loop: Record<string, un
 async function run(
   vault: TestVault,
   file: string,
-  shared: { pauses?: HarnessPauses; onEvent?: (event: LoopEvent) => void } = {},
+  shared: { pauses?: AccountPauses; onEvent?: (event: LoopEvent) => void } = {},
 ) {
   const { logger } = captureLogger();
   const request = {
@@ -52,12 +53,11 @@ async function run(
   };
   const deps = {
     config: vault.config,
-    layout: vault.layout,
+    host: vaultRunHost(vault.layout, shared.pauses === undefined ? {} : { pauses: shared.pauses }),
     clock: new FakeClock(),
     random: () => 0.5,
     logger,
     env: process.env,
-    ...(shared.pauses === undefined ? {} : { pauses: shared.pauses }),
   };
   const result = await runTask(request, deps);
   return {
@@ -214,7 +214,7 @@ describe('a usage limit holds every task on the harness', () => {
       { FAKE_PRINT: `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`, FAKE_MODE: 'fail' },
       { retry: { max_attempts: 1 } },
     );
-    const pauses = new HarnessPauses();
+    const pauses = new AccountPauses();
     const file = vault.task('dark-mode', TASK);
     const checkpoints: string[] = [];
     const ran = await run(vault, file, {
@@ -236,7 +236,7 @@ describe('a usage limit holds every task on the harness', () => {
       FAKE_PRINT: resultLine({ input: 1, output: 1 }, 'done\n<promise>COMPLETE</promise>'),
       FAKE_COMPLETE_AFTER: '1',
     });
-    const pauses = new HarnessPauses();
+    const pauses = new AccountPauses();
     const until = Date.now() + 2 * 3600_000;
     pauses.pause('fakeclaude', until);
     const file = vault.task('dark-mode', TASK);

@@ -9,6 +9,7 @@ import { GIT_IDENTITY, fingerprint, git, gitRepo } from '../helpers/git-repo.js'
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
+import { vaultRunHost } from '../../src/vault/run-host.js';
 
 const TASK = (workdir: string, extra = ''): string =>
   `---\ntitle: Two stories\nworkdir: ${workdir}\n${extra}---\n- [ ] US-001 One\n- [ ] US-002 Two\n`;
@@ -28,7 +29,14 @@ async function run(vault: TestVault, file: string): Promise<{ status: string; hi
   const { logger } = captureLogger();
   const result = await runTask(
     { file, stream: null, signal: new AbortController().signal },
-    { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger, env: process.env },
+    {
+      config: vault.config,
+      host: vaultRunHost(vault.layout),
+      clock: new FakeClock(),
+      random: () => 0.5,
+      logger,
+      env: process.env,
+    },
   );
   const history = readFileSync(join(vault.layout.sessions, result.taskId ?? '', 'history.jsonl'), 'utf8')
     .split('\n')

@@ -11,6 +11,7 @@ import { GIT_IDENTITY, git, gitRepo } from '../helpers/git-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
+import { vaultRunHost } from '../../src/vault/run-host.js';
 
 /**
  * An agent as the seed describes one: it marks the stories passing in $WIGGUM_PRD, appends to
@@ -61,7 +62,14 @@ async function run(vault: TestVault, file: string): Promise<{ result: TaskRunRes
   const { logger, lines } = captureLogger();
   const result = await runTask(
     { file, stream: null, signal: new AbortController().signal },
-    { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger, env: process.env },
+    {
+      config: vault.config,
+      host: vaultRunHost(vault.layout),
+      clock: new FakeClock(),
+      random: () => 0.5,
+      logger,
+      env: process.env,
+    },
   );
   return { result, logs: lines };
 }

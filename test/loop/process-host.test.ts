@@ -8,6 +8,7 @@ import { FakeClock } from '../helpers/fake-clock.js';
 import { createFakeProcess, fakeHost } from '../helpers/fake-process.js';
 import { FAKE_AGENT, makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
+import { vaultRunHost } from '../../src/vault/run-host.js';
 
 const TASK = '---\ntitle: Dark mode\n---\n# Dark mode\n\n- [ ] US-001 Theme context\n';
 const VERIFIED = TASK.replace('title: Dark mode\n', 'title: Dark mode\nverify: tests\n');
@@ -15,7 +16,7 @@ const VERIFIED = TASK.replace('title: Dark mode\n', 'title: Dark mode\nverify: t
 function deps(vault: TestVault, processes: ProcessHost): RunTaskDeps {
   return {
     config: vault.config,
-    layout: vault.layout,
+    host: vaultRunHost(vault.layout),
     clock: new FakeClock(),
     random: () => 0.5,
     logger: captureLogger().logger,

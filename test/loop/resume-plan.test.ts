@@ -12,7 +12,7 @@ import { parseTask } from '../../src/task/parse.js';
 import { persistenceLoopSchema } from '../../src/task/schema.js';
 import type { PersistenceLoop } from '../../src/task/schema.js';
 import { isoSeconds } from '../../src/time/clock.js';
-import { sentBackLoop } from '../../src/vault/send-back.js';
+import { sentBackLoop } from '../../src/loop/send-back-loop.js';
 
 const NOW = 1_800_000_000_000;
 const STARTED = '2026-01-07T10:30:00Z';

@@ -22,6 +22,7 @@ import { historyOf } from '../helpers/history.js';
 import { makeVault } from '../helpers/vault.js';
 import { waitForFile } from '../helpers/wait.js';
 import type { TestVault, TestVaultOptions } from '../helpers/vault.js';
+import { vaultRunHost } from '../../src/vault/run-host.js';
 
 const TASK = '---\ntitle: Dark mode\n---\n# Dark mode\n\n- [ ] US-001 Theme context\n- [ ] US-002 Toggle\n';
 
@@ -43,7 +44,7 @@ async function run(
   const { logger, lines } = captureLogger();
   const result = await runTask(
     { file, overrides, stream: null, signal },
-    { config: vault.config, layout: vault.layout, clock, random: () => 0.5, logger, env: process.env },
+    { config: vault.config, host: vaultRunHost(vault.layout), clock, random: () => 0.5, logger, env: process.env },
   );
   return {
     result,
@@ -488,7 +489,7 @@ describe('input and endings', () => {
             void waitForFile(join(vault.marks, 'run-1')).then(() => controller.abort('stop-flag'));
         },
       },
-      { config: vault.config, layout: vault.layout, clock, random: () => 0.5, logger, env: process.env },
+      { config: vault.config, host: vaultRunHost(vault.layout), clock, random: () => 0.5, logger, env: process.env },
     );
     // The stopped run had already written to progress.txt: its work is kept, so the iteration counts.
     expect(result).toMatchObject({ status: 'stopped', iterations: 1 });

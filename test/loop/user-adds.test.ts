@@ -13,6 +13,7 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 import { waitForFile } from '../helpers/wait.js';
+import { vaultRunHost } from '../../src/vault/run-host.js';
 
 /**
  * What the user adds to a running task's file reaches the loop: a story added to the checklist
@@ -44,7 +45,14 @@ async function runEditing(
   const { logger, lines } = captureLogger();
   const running = runTask(
     { file, overrides, stream: null, signal: new AbortController().signal },
-    { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger, env: process.env },
+    {
+      config: vault.config,
+      host: vaultRunHost(vault.layout),
+      clock: new FakeClock(),
+      random: () => 0.5,
+      logger,
+      env: process.env,
+    },
   );
   await waitForFile(join(vault.marks, 'run-1'));
   during();

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { historyOf } from '../helpers/history.js';
 import { makeVault } from '../helpers/vault.js';
+import { vaultRunHost } from '../../src/vault/run-host.js';
 
 /**
  * A clock whose wall time jumps by `jumpMs` during every sleep (NTP stepping the clock, a laptop
@@ -37,7 +38,7 @@ describe('the wall clock jumping during backoff', () => {
       { file, stream: null, signal: new AbortController().signal },
       {
         config: vault.config,
-        layout: vault.layout,
+        host: vaultRunHost(vault.layout),
         clock: new JumpingClock(jumpMs),
         random: () => 0.5,
         logger: captureLogger().logger,
@@ -94,7 +95,7 @@ describe('the wall clock jumping while a harness runs into its timeout', () => {
         { file, stream: null, signal: new AbortController().signal },
         {
           config: vault.config,
-          layout: vault.layout,
+          host: vaultRunHost(vault.layout),
           clock: new SteppedClock(jumpMs),
           random: () => 0.5,
           logger: captureLogger().logger,

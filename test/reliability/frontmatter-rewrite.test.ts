@@ -11,6 +11,7 @@ import { isEvent } from '../helpers/log-events.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import { waitForFile } from '../helpers/wait.js';
+import { vaultRunHost } from '../../src/vault/run-host.js';
 
 /**
  * Another program rewrites the whole frontmatter while a task runs, as a YAML library or
@@ -94,7 +95,7 @@ describe('another program rewrites the whole frontmatter while the task runs', (
         { file, stream: null, signal: new AbortController().signal },
         {
           config: vault.config,
-          layout: vault.layout,
+          host: vaultRunHost(vault.layout),
           clock: new FakeClock(),
           random: () => 0.5,
           logger,

@@ -7,6 +7,7 @@ import { FakeClock } from '../helpers/fake-clock.js';
 import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
+import { vaultRunHost } from '../../src/vault/run-host.js';
 
 /**
  * Agents that print what no agent should: bytes that are not UTF-8, one line of 10 MB, JSON cut
@@ -36,7 +37,14 @@ async function runWith(kind: 'command' | 'claude', agent: string) {
   const { logger } = captureLogger();
   const result = await runTask(
     { file, stream: null, signal: new AbortController().signal },
-    { config: vault.config, layout: vault.layout, clock: new FakeClock(), random: () => 0.5, logger, env: process.env },
+    {
+      config: vault.config,
+      host: vaultRunHost(vault.layout),
+      clock: new FakeClock(),
+      random: () => 0.5,
+      logger,
+      env: process.env,
+    },
   );
   const log = join(vault.layout.sessions, 'hostile', 'logs', '0001.log');
   return { result, history: historyOf(vault.layout.sessions, 'hostile'), logBytes: statSync(log).size };

@@ -7,6 +7,7 @@ import { requireBuild, runCli } from '../helpers/child.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { historyOf } from '../helpers/history.js';
 import { makeVault } from '../helpers/vault.js';
+import { vaultRunHost } from '../../src/vault/run-host.js';
 
 /** The `.wiggum/…` folders a report names (in backticks), as paths inside the vault. */
 function memoryNamedIn(text: string): string[] {
@@ -27,7 +28,7 @@ describe('a task id used again while its old run is in Done/', () => {
         { file, stream: null, signal: new AbortController().signal },
         {
           config: vault.config,
-          layout: vault.layout,
+          host: vaultRunHost(vault.layout),
           clock: new FakeClock(),
           random: () => 0.5,
           logger: captureLogger().logger,

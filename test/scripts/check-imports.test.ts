@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/child.js';
@@ -325,5 +325,29 @@ describe('check-imports', () => {
       encoding: 'utf8',
     });
     expect({ code: run.status, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+  });
+  // The loop talks to the place a run lives through its ports (loop/run-host.ts) only: a module of
+  // loop/ that reaches into the vault or the queue fails the repository's own table.
+  it.each([
+    [
+      'the vault',
+      "import { isTaskFileName } from '../vault/names.js';\nexport const seen = isTaskFileName('a.md');\n",
+      'src/loop/planted.ts:1 imports src/vault/names.ts',
+    ],
+    [
+      'the queue',
+      "import { QUEUE_NAME } from '../queue/names.js';\nexport const name = QUEUE_NAME;\n",
+      'src/loop/planted.ts:1 imports src/queue/names.ts',
+    ],
+  ])('fails the repository with a loop module that imports %s', (_what, text, names) => {
+    const dir = tempDir('wiggum-layers-');
+    cpSync(join(REPO_ROOT, 'src'), join(dir, 'src'), { recursive: true });
+    writeFileSync(join(dir, 'src', 'loop', 'planted.ts'), text);
+    const run = spawnSync(process.execPath, [CHECK, 'src', join(REPO_ROOT, 'docs', 'architecture.md')], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`${names}: loop may import only what`);
   });
 });

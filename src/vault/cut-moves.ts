@@ -2,9 +2,13 @@ import { lstatSync, readdirSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { basename, join } from 'node:path';
 import { readTaskFile } from '../task/read.js';
-import { endedAs, finishHalfDoneMove, hasPendingMove, isBlocked } from './ending.js';
+import { endedAs, finishHalfDoneMove, hasPendingMove, isBlocked } from '../loop/ending.js';
 import { withKeptId } from '../memory/kept-id.js';
-import type { EndingDeps } from './ending.js';
+import type { Logger } from '../log/logger.js';
+import type { Clock } from '../time/clock.js';
+import type { VaultLayout } from './layout.js';
+import { vaultEndingDeps } from './run-host.js';
+import type { EndingDeps } from '../loop/ending.js';
 
 /**
  * Finishes the moves a crash cut between their link and their unlink. wiggum moves a task to
@@ -15,17 +19,23 @@ import type { EndingDeps } from './ending.js';
  * name, is taken as wiggum's cut move; any other hard link is left alone. Run under the vault lock,
  * before the watcher starts. Returns the names whose move it finished.
  */
-export async function finishCutMoves(deps: EndingDeps): Promise<string[]> {
+export async function finishCutMoves(options: {
+  layout: VaultLayout;
+  logger: Logger;
+  clock: Clock;
+}): Promise<string[]> {
+  const { layout } = options;
+  const deps = vaultEndingDeps(layout, options.logger, options.clock);
   const finished: string[] = [];
-  for (const name of listing(deps.layout.approved)) {
+  for (const name of listing(layout.approved)) {
     if (!name.endsWith('.md')) continue;
-    const file = join(deps.layout.approved, name);
+    const file = join(layout.approved, name);
     const stat = lstatOrNull(file);
     if (stat === null || !stat.isFile() || stat.nlink < 2) continue;
     if (
-      !hasTwin(deps.layout.done, name, stat) &&
-      !hasTwin(deps.layout.rejected, name, stat) &&
-      !hasTwin(deps.layout.blocked, name, stat)
+      !hasTwin(layout.done, name, stat) &&
+      !hasTwin(layout.rejected, name, stat) &&
+      !hasTwin(layout.blocked, name, stat)
     )
       continue;
     const read = await readTaskFile(file).catch(() => null);
@@ -35,7 +45,7 @@ export async function finishCutMoves(deps: EndingDeps): Promise<string[]> {
     await finishHalfDoneMove(read.result.task, kind, deps);
     finished.push(name);
   }
-  return [...finished, ...(await finishCutBlocks(deps))];
+  return [...finished, ...(await finishCutBlocks(layout, deps))];
 }
 
 /**
@@ -44,17 +54,17 @@ export async function finishCutMoves(deps: EndingDeps): Promise<string[]> {
  * Without this such a file would wait in Approved/ for an answer nobody was asked for. Only run
  * when a marker exists, so a daemon start reads no task file in the common case.
  */
-async function finishCutBlocks(deps: EndingDeps): Promise<string[]> {
-  if (!listing(deps.layout.taskLocks).some((name) => name.endsWith('.ending'))) return [];
+async function finishCutBlocks(layout: VaultLayout, deps: EndingDeps): Promise<string[]> {
+  if (!listing(layout.taskLocks).some((name) => name.endsWith('.ending'))) return [];
   const finished: string[] = [];
-  for (const name of listing(deps.layout.approved)) {
+  for (const name of listing(layout.approved)) {
     if (!name.endsWith('.md')) continue;
-    const file = join(deps.layout.approved, name);
+    const file = join(layout.approved, name);
     const stat = lstatOrNull(file);
     if (stat === null || !stat.isFile() || stat.nlink !== 1) continue;
     const read = await readTaskFile(file).catch(() => null);
     if (read === null || !read.result.ok) continue;
-    const task = withKeptId(read.result.task, deps.layout.sessions);
+    const task = withKeptId(read.result.task, layout.sessions);
     if (!isBlocked(task) || !hasPendingMove(task.id, deps)) continue;
     await finishHalfDoneMove(task, 'blocked', deps);
     finished.push(name);

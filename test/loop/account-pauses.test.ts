@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { HarnessPauses } from '../../src/loop/harness-pauses.js';
+import { AccountPauses } from '../../src/loop/account-pauses.js';
 
-describe('HarnessPauses', () => {
+describe('AccountPauses', () => {
   test('one task failing is not an outage for itself; a second one is, for either', () => {
-    const pauses = new HarnessPauses();
+    const pauses = new AccountPauses();
     pauses.failed('codex', 'a');
     expect(pauses.othersFailing('codex', 'a')).toBe(false);
     expect(pauses.othersFailing('codex', 'b')).toBe(true);
@@ -13,7 +13,7 @@ describe('HarnessPauses', () => {
   });
 
   test('an answer ends an outage pause and the failures, but not a usage limit', () => {
-    const pauses = new HarnessPauses();
+    const pauses = new AccountPauses();
     pauses.failed('codex', 'a');
     pauses.failed('codex', 'b');
     pauses.pause('codex', 5000, 'outage');
@@ -26,7 +26,7 @@ describe('HarnessPauses', () => {
   });
 
   test('a later pause wins; a usage limit stays what the pause is said to be', () => {
-    const pauses = new HarnessPauses();
+    const pauses = new AccountPauses();
     pauses.pause('codex', 5000, 'usage-limit');
     pauses.pause('codex', 3000, 'outage');
     expect(pauses.pauseOf('codex', 0)).toEqual({ untilMs: 5000, why: 'usage-limit' });
@@ -36,7 +36,7 @@ describe('HarnessPauses', () => {
   });
 
   test('a task that ends no longer counts as failing', () => {
-    const pauses = new HarnessPauses();
+    const pauses = new AccountPauses();
     pauses.failed('codex', 'a');
     pauses.forget('codex', 'a');
     expect(pauses.othersFailing('codex', 'b')).toBe(false);

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { agentFiles } from '../memory/agent-files.js';
+import type { AgentFiles } from '../memory/agent-files.js';
+import { storySummary } from '../memory/prd.js';
+import type { Prd } from '../memory/prd.js';
+import { questionRounds, withoutQuestionSections } from '../task/question-section.js';
+import type { LoopState } from './decide.js';
+import type { IterationContext } from './iteration-context.js';
+import type { PlaceholderValues } from '../harness/placeholders.js';
+import { buildPrompt } from './prompt.js';
+
+/** What one iteration starts from: the memory before it, the prompt, and where the agent's files are. */
+export interface IterationInput {
+  iteration: number;
+  prdBefore: Prd;
+  storiesBefore: ReturnType<typeof storySummary>;
+  /** A hash of progress.txt before the run: a changed one is progress. */
+  progressBefore: string;
+  /** The agent's memory files (null: none could be made for it). */
+  files: AgentFiles | null;
+  prompt: string;
+  /** The harness's placeholders (`{workdir}`, `{prd}`, …). */
+  values: PlaceholderValues;
+  /** Where the agent may write a question instead of printing it: one file per run, read after it. */
+  questionFile: string;
+  logFile: string | null;
+}
+
+/** Reloads memory and the task body and builds the prompt of the next iteration. */
+export async function iterationInput(ctx: IterationContext, state: LoopState, body: string): Promise<IterationInput> {
+  const iteration = state.iteration + 1;
+  const prdBefore = await ctx.store.loadPrd();
+  const storiesBefore = storySummary(prdBefore);
+  const context = await ctx.store.loadContext();
+  const files = await agentFiles(ctx.store, ctx.taskId);
+  const progressBefore = hash(await ctx.store.loadProgress());
+  const prompt = buildPrompt({
+    iteration,
+    maxIterations: state.maxIterations,
+    promise: ctx.promise,
+    taskId: ctx.taskId,
+    title: ctx.title,
+    body: withoutQuestionSections(body),
+    answers: questionRounds(body),
+    paths: files === null ? null : { prd: files.prd, progress: files.progress, sessionDir: files.dir },
+    stories: {
+      passing: storiesBefore.passing,
+      total: storiesBefore.total,
+      next: storiesBefore.nextStory === null ? null : { id: storiesBefore.nextStory.id },
+    },
+    context,
+    refusal: state.refusal,
+  });
+  const values: PlaceholderValues = {
+    workdir: ctx.workdir,
+    session_dir: files?.dir ?? '',
+    prd: files?.prd ?? '',
+    progress: files?.progress ?? '',
+    context: files?.context ?? '',
+    task_id: ctx.taskId,
+    iteration: String(iteration),
+    promise: ctx.promise,
+  };
+  return {
+    iteration,
+    prdBefore,
+    storiesBefore,
+    progressBefore,
+    files,
+    prompt,
+    values,
+    questionFile: files === null ? '' : join(files.dir, `question.${iteration}.${state.attempt}.txt`),
+    logFile: ctx.store.logFile(iteration, state.attempt),
+  };
+}
+
+export function hash(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
