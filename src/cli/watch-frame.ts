@@ -74,7 +74,9 @@ function taskLines(item: WatchedTask, now: number): string[] {
   const parts = [task.id];
   const count = countOf(task);
   const ended = STATE_TABLE[task.state].folder !== 'approved';
-  if (count !== null) parts.push(ended ? `after ${plural(count.done, 'iteration')}` : describeIterations(count));
+  // No "0 done" for a task that has not finished an iteration, as status says it.
+  if (count !== null && (count.done > 0 || count.running !== null))
+    parts.push(ended ? `after ${plural(count.done, 'iteration')}` : describeIterations(count));
   if (task.run?.step) parts.push(task.run.step);
   const doing = why(item, now);
   if (doing !== '') parts.push(doing);

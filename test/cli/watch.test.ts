@@ -52,13 +52,11 @@ describe('wiggum status --watch', () => {
     await waitFor(() => toolCallFrame() !== undefined, "a frame with the running iteration and the agent's tool call");
     const running = toolCallFrame()!;
     expect(running).toMatch(/^wiggum \d\d:\d\d:\d\d · /);
-    expect(running).toMatch(/Approved 2 · Done 0 · Rejected 0/);
+    expect(running).toMatch(/Approved 2 · Blocked 0 · Review 0 · Done 0 · Rejected 0/);
     expect(running).toMatch(
       /running \(1\):\n {2}busy · iterations 0 of \d+ done, the 1st running · running \d+s \(task \d+s\) · streamer · no tokens yet\n {6}→ Bash: echo TOOL-1\n/,
     );
-    expect(running).toContain(
-      'waiting and held (1):\n  parked · held: its stop flag parked.stop (wiggum resume parked)\n',
-    );
+    expect(running).toContain('stopped (1):\n  parked · held: its stop flag (wiggum resume parked)\n');
 
     writeFileSync(join(gates, 'go-1'), '');
     await waitFor(

@@ -48,7 +48,7 @@ describe('a folder that is not a vault is a usage error that creates nothing', (
     mkdirSync(join(root, '.wiggum'));
     const result = await runCli(['status', '--vault', root]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Approved 0 · Done 0 · Rejected 0');
+    expect(result.stdout).toContain('Approved 0 · Blocked 0 · Review 0 · Done 0 · Rejected 0');
   });
 });
 

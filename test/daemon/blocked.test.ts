@@ -82,7 +82,9 @@ describe('an agent that asks a person', () => {
     ]);
 
     const listed = await runCli(['status', '--vault', vault.root]);
-    expect(listed.stdout).toMatch(/Blocked: a question for a person[^\n]*\n {2}q1: Which database should q1 use\?/);
+    expect(listed.stdout).toMatch(
+      /blocked \(1\): its agent asked a question[^\n]*\n {2}q1: Which database should q1 use\?/,
+    );
 
     // Moved back with no answer: it waits with a message, and the agent is not run.
     const approved = join(vault.layout.approved, 'q1.md');

@@ -75,9 +75,11 @@ describe('an outage of a harness', () => {
     const status = await runCli(['status', '--vault', vault.root]);
     for (const id of ids) expect(status.stdout).toMatch(new RegExp(`${id} .*waiting on harness flaky \\(outage`));
     const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
-      tasks: { id: string; outage?: { harness: string } }[];
+      tasks: { id: string; state: string; run?: { outage?: { harness: string } } }[];
     };
-    expect(json.tasks.map((task) => [task.id, task.outage?.harness]).sort()).toEqual(ids.map((id) => [id, 'flaky']));
+    expect(json.tasks.map((task) => [task.id, task.state, task.run?.outage?.harness]).sort()).toEqual(
+      ids.map((id) => [id, 'outage', 'flaky']),
+    );
 
     rmSync(down);
     await waitFor(
