@@ -161,10 +161,10 @@ export async function finishStopped(
     return { status: stoppedStatus(reason), taskId: target.taskId, file: movedTo, iterations, reason };
   }
   deps.logger.info(
-    { event: reason === 'task-gone' ? 'task.stopped' : `task.${status}`, iteration: iterations, reason },
+    { event: reason === 'task-gone' ? 'task.stopped' : `task.${status}`, iterations, reason },
     reason === 'task-gone'
       ? 'the task file was moved or deleted: stopped, memory kept'
-      : `${status} after iteration ${iterations}`,
+      : `${status} after ${plural(iterations, 'iteration')}`,
   );
   return { status: stoppedStatus(reason), taskId: target.taskId, file: target.file, iterations, reason };
 }

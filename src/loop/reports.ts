@@ -5,6 +5,7 @@ import type { Spent } from '../memory/spent.js';
 import { formatProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
 import { plural } from '../plural.js';
+import { ordinal } from '../task/iteration-count.js';
 
 /** What both reports say about how the loop went. */
 export interface LoopFacts {
@@ -174,7 +175,9 @@ function whenLine(facts: FailureFacts): string {
       ? `- Refused before any iteration ran, at ${facts.endedAt}: nothing was run.`
       : `- Refused before its next iteration could run, at ${facts.endedAt}, with ${plural(facts.iterations, 'iteration')} of at most ${facts.maxIterations} done.`;
   }
-  return `- Failed in iteration ${facts.failedIteration} of at most ${facts.maxIterations}, at ${facts.endedAt}, ${work}.`;
+  // The count every view shows is the iterations finished: the one that failed is said apart.
+  const done = facts.failedIteration - 1;
+  return `- Failed after ${plural(done, 'iteration')} of at most ${facts.maxIterations} (the ${ordinal(facts.failedIteration)} could not finish), at ${facts.endedAt}, ${work}.`;
 }
 
 function nextStep(code: ErrorCode, taskId: string): string {

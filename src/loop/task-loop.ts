@@ -82,7 +82,11 @@ async function start(run: LoopRun): Promise<TaskRunResult | null> {
       durable: store.durable,
       session: prepared.session.sessionId,
     },
-    plan.resumed ? `resuming: ${describeIterations(iterationCount(iteration, maxIterations, false))}` : 'starting',
+    !plan.resumed
+      ? 'starting'
+      : iteration === 0
+        ? `starting again with its memory: ${describeIterations(iterationCount(0, maxIterations, false))}`
+        : `resuming: ${describeIterations(iterationCount(iteration, maxIterations, false))}`,
   );
   run.event({
     type: 'started',

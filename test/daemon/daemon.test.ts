@@ -145,7 +145,7 @@ describe('the daemon', () => {
     const file = vault.task('pausable', TASK);
     await waitForFile(join(vault.marks, 'run-2'));
     writeFileSync(join(vault.layout.approved, 'pausable.stop'), '');
-    await daemon.waitForEvent('task.stopped', { taskId: 'pausable', reason: 'stop-flag', iteration: 1 });
+    await daemon.waitForEvent('task.stopped', { taskId: 'pausable', reason: 'stop-flag', iterations: 1 });
     expect(loopOf(file)).toMatchObject({ status: 'stopped', iteration: 1 });
     const status = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
       tasks: { id: string; state: string }[];

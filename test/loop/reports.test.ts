@@ -140,9 +140,9 @@ describe('the failure report', () => {
     ['the bound used up, in the plural', {}, '- Used all 10 iterations without completing, at 2027-01-15T08:04:10Z'],
     ['the only iteration used up', { maxIterations: 1 }, '- Used its only iteration without completing'],
     [
-      'a failure names its iteration',
+      'a failure counts the iterations finished, and says which one failed',
       { code: 'E_HARNESS_AUTH', failedIteration: 4 },
-      '- Failed in iteration 4 of at most 10, at 2027-01-15T08:04:10Z, after 250 s of work (started 2027-01-15T08:00:00Z).',
+      '- Failed after 3 iterations of at most 10 (the 4th could not finish), at 2027-01-15T08:04:10Z, after 250 s of work (started 2027-01-15T08:00:00Z).',
     ],
     [
       'refused before any iteration ran',
