@@ -1,4 +1,4 @@
-import type { RunningDaemon } from '../daemon/daemon.js';
+import type { RunningDaemon } from '../daemon/surface.js';
 import type { LiveLine } from '../log/live-line.js';
 import { countText, iterationCount } from '../task/iteration-count.js';
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { startDaemon } from '../daemon/daemon.js';
-import type { RunningDaemon } from '../daemon/daemon.js';
+import type { RunningDaemon } from '../daemon/surface.js';
 import { LiveLine } from '../log/live-line.js';
 import { createLogger } from '../log/logger.js';
 import { showRunningTasks } from './progress-line.js';

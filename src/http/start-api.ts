@@ -1,5 +1,5 @@
 import { relative } from 'node:path';
-import type { DaemonSurface } from '../daemon/daemon.js';
+import type { DaemonSurface } from '../daemon/surface.js';
 import { inspectOwnDaemon } from '../daemon/view.js';
 import { createApi } from './api.js';
 import { createDaemonMetrics } from './metrics.js';

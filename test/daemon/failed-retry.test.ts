@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { startDaemon } from '../../src/daemon/daemon.js';
-import type { RunningDaemon } from '../../src/daemon/daemon.js';
+import type { RunningDaemon } from '../../src/daemon/surface.js';
 import type { DaemonEvents } from '../../src/daemon/events.js';
 import { Scheduler } from '../../src/daemon/scheduler.js';
 import { WiggumError } from '../../src/errors.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { inProcessDaemonOptions } from '../helpers/in-process-daemon.js';
 import { startDaemon } from '../../src/daemon/daemon.js';
-import type { RunningDaemon } from '../../src/daemon/daemon.js';
+import type { RunningDaemon } from '../../src/daemon/surface.js';
 import { Scheduler } from '../../src/daemon/scheduler.js';
 import type { Job } from '../../src/daemon/task-queue.js';
 import { isWiggumError } from '../../src/errors.js';

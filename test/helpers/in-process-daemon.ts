@@ -1,4 +1,4 @@
-import type { DaemonOptions } from '../../src/daemon/daemon.js';
+import type { DaemonOptions } from '../../src/daemon/surface.js';
 import { systemClock } from '../../src/time/clock.js';
 import { captureLogger } from './capture-logger.js';
 import type { TestVault } from './vault.js';

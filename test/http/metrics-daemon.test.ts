@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { inProcessDaemonOptions } from '../helpers/in-process-daemon.js';
 import { startDaemon } from '../../src/daemon/daemon.js';
-import type { RunningDaemon } from '../../src/daemon/daemon.js';
+import type { RunningDaemon } from '../../src/daemon/surface.js';
 import { inspectVault } from '../../src/daemon/view.js';
 import { createDaemonMetrics } from '../../src/http/metrics.js';
 import type { DaemonMetrics } from '../../src/http/metrics.js';
