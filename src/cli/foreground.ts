@@ -14,6 +14,7 @@ import { Releasers } from '../releasers.js';
 import { stopFlagIsSet, watchStopFlag } from '../vault/stop-flag-watch.js';
 import { describeIterations, iterationCount } from '../task/iteration-count.js';
 import { plural } from '../plural.js';
+import { STATE_TABLE, stateOfRunEnd } from '../task/states.js';
 
 const FLAG_POLL_MS = 500;
 
@@ -136,7 +137,8 @@ export function foregroundEnding(
       `wiggum: failed: could not release the ${part} (${error instanceof Error ? error.message : String(error)}); the task's own outcome, said above, stands`,
   );
   if (failures.length > 0) return { code: EXIT.failed, failures };
-  const code = result.status === 'done' ? EXIT.complete : result.status === 'rejected' ? EXIT.failed : EXIT.stopped;
+  // The table of task states gives each ending's exit code; a run ends only in one that has one.
+  const code = STATE_TABLE[stateOfRunEnd(result)].exitCode ?? EXIT.stopped;
   return { code, failures };
 }
 

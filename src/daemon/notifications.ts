@@ -105,7 +105,7 @@ export class DaemonNotifications {
       this.stalls.delete(result.taskId);
     }
     // A complete task that went to Review/ is done as far as its loop goes: its event is `review`.
-    const event = eventOfEnding(result.review === true ? 'review' : result.status);
+    const event = eventOfEnding(result);
     if (event === null || !this.configured) return;
     void this.taskOf(result.taskId, result.file, name).then((task) =>
       this.send({

@@ -1,23 +1,13 @@
 import type { NotifyEventName } from '../config/notify-schema.js';
 import type { IterationRecord } from '../memory/history.js';
+import { STATE_TABLE, stateOfRunEnd } from '../task/states.js';
 
 /**
- * The event a task's run ending is, by the status of its result, or null (stopped, interrupted: it
- * has not ended, it resumes). Plain strings: `blocked` and `review` are endings the loop may add.
+ * The event a task's run ending sends: the table of task states' (src/task/states.ts) for the state
+ * the run leaves it in; null for a stopped or interrupted run (it has not ended, it resumes).
  */
-export function eventOfEnding(status: string): NotifyEventName | null {
-  switch (status) {
-    case 'done':
-      return 'done';
-    case 'rejected':
-      return 'rejected';
-    case 'blocked':
-      return 'blocked';
-    case 'review':
-      return 'review';
-    default:
-      return null;
-  }
+export function eventOfEnding(result: Parameters<typeof stateOfRunEnd>[0]): NotifyEventName | null {
+  return STATE_TABLE[stateOfRunEnd(result)].event;
 }
 
 /**

@@ -21,6 +21,13 @@ describe('foregroundEnding: the exit code of `wiggum run` and `ralph`, and what 
     ['stopped by its flag: 3', result('stopped', 'stop-flag'), [], EXIT.stopped],
     ['interrupted by a signal: 3', result('interrupted', 'interrupted'), [], EXIT.stopped],
     ['its file went away: 3, it resumes when the file is back', result('interrupted', 'task-gone'), [], EXIT.stopped],
+    ['blocked on a question: 3, it waits for a person', result('blocked'), [], EXIT.stopped],
+    [
+      'complete, waiting in Review/: 3, not 0 (it is not in Done/)',
+      { ...result('done'), review: true },
+      [],
+      EXIT.stopped,
+    ],
     ['done, but a part could not be released: 1, a failed lifecycle', result('done'), [handlersStuck], EXIT.failed],
     ['stopped, and a release threw: 1', result('stopped', 'stop-flag'), [handlersStuck], EXIT.failed],
   ])('%s', (_, ran, failures, code) => {

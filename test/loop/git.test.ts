@@ -4,12 +4,11 @@ import { describe, expect, test } from 'vitest';
 import { runTask } from '../../src/loop/run-task.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { FakeClock } from '../helpers/fake-clock.js';
 import { GIT_IDENTITY, fingerprint, git, gitRepo } from '../helpers/git-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
-import { vaultRunHost } from '../../src/vault/run-host.js';
+import { runDeps } from '../helpers/run-deps.js';
 
 const TASK = (workdir: string, extra = ''): string =>
   `---\ntitle: Two stories\nworkdir: ${workdir}\n${extra}---\n- [ ] US-001 One\n- [ ] US-002 Two\n`;
@@ -27,17 +26,7 @@ async function vaultFor(
 
 async function run(vault: TestVault, file: string): Promise<{ status: string; history: IterationRecord[] }> {
   const { logger } = captureLogger();
-  const result = await runTask(
-    { file, stream: null, signal: new AbortController().signal },
-    {
-      config: vault.config,
-      host: vaultRunHost(vault.layout),
-      clock: new FakeClock(),
-      random: () => 0.5,
-      logger,
-      env: process.env,
-    },
-  );
+  const result = await runTask({ file, stream: null, signal: new AbortController().signal }, runDeps(vault, logger));
   const history = readFileSync(join(vault.layout.sessions, result.taskId ?? '', 'history.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line !== '')

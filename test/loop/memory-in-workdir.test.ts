@@ -6,12 +6,11 @@ import type { TaskRunResult } from '../../src/loop/events.js';
 import { parseTask } from '../../src/task/parse.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import type { LogLine } from '../helpers/capture-logger.js';
-import { FakeClock } from '../helpers/fake-clock.js';
 import { GIT_IDENTITY, git, gitRepo } from '../helpers/git-repo.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
-import { vaultRunHost } from '../../src/vault/run-host.js';
+import { runDeps } from '../helpers/run-deps.js';
 
 /**
  * An agent as the seed describes one: it marks the stories passing in $WIGGUM_PRD, appends to
@@ -60,17 +59,7 @@ async function vaultFor(
 
 async function run(vault: TestVault, file: string): Promise<{ result: TaskRunResult; logs: LogLine[] }> {
   const { logger, lines } = captureLogger();
-  const result = await runTask(
-    { file, stream: null, signal: new AbortController().signal },
-    {
-      config: vault.config,
-      host: vaultRunHost(vault.layout),
-      clock: new FakeClock(),
-      random: () => 0.5,
-      logger,
-      env: process.env,
-    },
-  );
+  const result = await runTask({ file, stream: null, signal: new AbortController().signal }, runDeps(vault, logger));
   return { result, logs: lines };
 }
 

@@ -7,13 +7,12 @@ import { runTask } from '../../src/loop/run-task.js';
 import { parseTask } from '../../src/task/parse.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import type { LogLine } from '../helpers/capture-logger.js';
-import { FakeClock } from '../helpers/fake-clock.js';
 import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 import { waitForFile } from '../helpers/wait.js';
-import { vaultRunHost } from '../../src/vault/run-host.js';
+import { runDeps } from '../helpers/run-deps.js';
 
 /**
  * What the user adds to a running task's file reaches the loop: a story added to the checklist
@@ -45,14 +44,7 @@ async function runEditing(
   const { logger, lines } = captureLogger();
   const running = runTask(
     { file, overrides, stream: null, signal: new AbortController().signal },
-    {
-      config: vault.config,
-      host: vaultRunHost(vault.layout),
-      clock: new FakeClock(),
-      random: () => 0.5,
-      logger,
-      env: process.env,
-    },
+    runDeps(vault, logger),
   );
   await waitForFile(join(vault.marks, 'run-1'));
   during();

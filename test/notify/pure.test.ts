@@ -114,15 +114,14 @@ describe('the event document', () => {
 });
 
 describe('the event of a task ending', () => {
-  test.each([
-    ['done', 'done'],
-    ['rejected', 'rejected'],
-    ['blocked', 'blocked'],
-    ['review', 'review'],
-    ['stopped', null],
-    ['interrupted', null],
-    ['anything-else', null],
-  ])('%s → %s', (status, event) => expect(eventOfEnding(status)).toBe(event));
+  test.each<[Parameters<typeof eventOfEnding>[0], string | null]>([
+    [{ status: 'done' }, 'done'],
+    [{ status: 'done', review: true }, 'review'],
+    [{ status: 'rejected' }, 'rejected'],
+    [{ status: 'blocked' }, 'blocked'],
+    [{ status: 'stopped' }, null],
+    [{ status: 'interrupted' }, null],
+  ])('%j → %s', (result, event) => expect(eventOfEnding(result)).toBe(event));
 
   test.each([
     // waiting before, why, → waiting, notify

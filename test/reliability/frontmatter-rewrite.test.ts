@@ -5,13 +5,12 @@ import { Document, parseDocument } from 'yaml';
 import { runTask } from '../../src/loop/run-task.js';
 import { parseTask } from '../../src/task/parse.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { FakeClock } from '../helpers/fake-clock.js';
 import { historyOf } from '../helpers/history.js';
 import { isEvent } from '../helpers/log-events.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import { waitForFile } from '../helpers/wait.js';
-import { vaultRunHost } from '../../src/vault/run-host.js';
+import { runDeps } from '../helpers/run-deps.js';
 
 /**
  * Another program rewrites the whole frontmatter while a task runs, as a YAML library or
@@ -91,17 +90,7 @@ describe('another program rewrites the whole frontmatter while the task runs', (
         '---\ntitle: Rewritten\n# a comment the rewrite will drop\npriority: high\n---\n- [ ] US-001 Alpha\n- [ ] US-002 Beta\n- [ ] US-003 Gamma\n',
       );
       const { logger, lines } = captureLogger();
-      const running = runTask(
-        { file, stream: null, signal: new AbortController().signal },
-        {
-          config: vault.config,
-          host: vaultRunHost(vault.layout),
-          clock: new FakeClock(),
-          random: () => 0.5,
-          logger,
-          env: process.env,
-        },
-      );
+      const running = runTask({ file, stream: null, signal: new AbortController().signal }, runDeps(vault, logger));
 
       // Run 2 is waiting at its gate: the checkpoint of iteration 1 is in the file. Rewrite it all.
       await waitForFile(join(vault.marks, 'run-2'));

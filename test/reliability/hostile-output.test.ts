@@ -3,11 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runTask } from '../../src/loop/run-task.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { FakeClock } from '../helpers/fake-clock.js';
 import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
-import { vaultRunHost } from '../../src/vault/run-host.js';
+import { runDeps } from '../helpers/run-deps.js';
 
 /**
  * Agents that print what no agent should: bytes that are not UTF-8, one line of 10 MB, JSON cut
@@ -35,17 +34,7 @@ async function runWith(kind: 'command' | 'claude', agent: string) {
   });
   const file = vault.task('hostile', '---\ntitle: Hostile\n---\nNo checklist: the promise completes it.\n');
   const { logger } = captureLogger();
-  const result = await runTask(
-    { file, stream: null, signal: new AbortController().signal },
-    {
-      config: vault.config,
-      host: vaultRunHost(vault.layout),
-      clock: new FakeClock(),
-      random: () => 0.5,
-      logger,
-      env: process.env,
-    },
-  );
+  const result = await runTask({ file, stream: null, signal: new AbortController().signal }, runDeps(vault, logger));
   const log = join(vault.layout.sessions, 'hostile', 'logs', '0001.log');
   return { result, history: historyOf(vault.layout.sessions, 'hostile'), logBytes: statSync(log).size };
 }
