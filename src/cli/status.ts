@@ -25,17 +25,17 @@ export async function statusCommand(
     const { watchCommand } = await import('./watch.js');
     return watchCommand(options);
   }
-  const { layout, configProblem } = await openForStatus(options);
+  const { layout, configProblem, defaultHarness } = await openForStatus(options);
   const now = Date.now();
   if (id !== undefined) {
     // One task needs the full parse and its history: loaded only then.
     const { findTaskFile } = await import('../vault/find-task.js');
     const { describeTask } = await import('../inspect/task-status.js');
     const found = await findTaskFile(id, layout);
-    process.stdout.write(await describeTask(found, layout, undefined, options.json === true));
+    process.stdout.write(await describeTask(found, layout, undefined, options.json === true, defaultHarness));
     return EXIT.complete;
   }
-  const view = await inspectVault(layout, now);
+  const view = await inspectVault(layout, now, defaultHarness);
   // A daemon killed without its drain left the page saying it runs: set it right (never fatal to status).
   await correctStaleDashboard(layout, view, now).catch(() => false);
   if (options.json === true)
@@ -51,9 +51,12 @@ export async function statusCommand(
  * see what is going on, and a running daemon that refused a bad reload keeps working. The folders
  * are then read under their default names, and the problem is said.
  */
-async function openForStatus(options: VaultOptions): Promise<{ layout: VaultLayout; configProblem: string | null }> {
+async function openForStatus(
+  options: VaultOptions,
+): Promise<{ layout: VaultLayout; configProblem: string | null; defaultHarness?: string | null }> {
   try {
-    return { ...(await openVault(options)), configProblem: null };
+    const { layout, config } = await openVault(options);
+    return { layout, configProblem: null, defaultHarness: config.harness.defaultName };
   } catch (error) {
     if (!isWiggumError(error, 'E_CONFIG')) throw error;
     const root = resolve(options.vault ?? process.cwd());

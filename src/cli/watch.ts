@@ -65,7 +65,7 @@ export async function collectSnapshot(
   config: WiggumConfig,
   nowMs: number,
 ): Promise<WatchSnapshot> {
-  const view = await inspectVault(layout, nowMs);
+  const view = await inspectVault(layout, nowMs, config.harness.defaultName);
   let detailed = 0;
   const tasks = await Promise.all(
     view.tasks.map((task) =>

@@ -1,3 +1,4 @@
+import { NO_HARNESS_TEXT } from '../task/harness-choice.js';
 import { TASK_FOLDERS, noTasksByState, stateOfFolder, stateRank } from '../task/states.js';
 import type { TaskFolder, TaskStateName } from '../task/states.js';
 import type { AuthorWait, FinishedEntry, TaskEntry } from './status.js';
@@ -37,7 +38,15 @@ export interface FolderListing {
 
 /** What a task file's head says, read where the daemon's knowledge does not cover it. */
 export type FileReading =
-  | { kind: 'read'; id: string; status: string | undefined; iterations: number; maxIterations?: number }
+  | {
+      kind: 'read';
+      id: string;
+      status: string | undefined;
+      iterations: number;
+      maxIterations?: number;
+      /** The harness its frontmatter names (absent: none). */
+      harness?: string;
+    }
   /** The file does not parse as a task. */
   | { kind: 'unparsable'; problem?: string }
   /** A link wiggum never runs (src/vault/links.ts): why, in words. */
@@ -58,6 +67,11 @@ export interface PictureInputs {
   readings: ReadonlyMap<string, FileReading>;
   /** Blocked tasks' questions, by file name. */
   questions: ReadonlyMap<string, string>;
+  /**
+   * The config's `harness.default` (null: none), for a file no daemon holds that names no harness;
+   * undefined when not known (the file is then only queued).
+   */
+  defaultHarness?: string | null;
   /** The file-name stem → id of each file, where the id is not the stem (an `id:` key); optional. */
   idOfName: (folder: TaskFolder, name: string) => string;
 }
@@ -103,11 +117,9 @@ function taskOf(folder: TaskFolder, name: string, inputs: PictureInputs): Pictur
   const wait = inputs.live?.waitingForAuthor.find((entry) => entry.name === name);
   const counted = withCount(base, reading);
   if (wait !== undefined) return { ...counted, state: stateOfWait(wait), why: wait.message };
-  return {
-    ...counted,
-    state: stateOfFile(name, reading, inputs),
-    ...(reading.kind === 'refused' ? { why: reading.why } : {}),
-  };
+  const state = stateOfFile(name, reading, inputs);
+  const why = reading.kind === 'refused' ? reading.why : state === 'needs-harness' ? NO_HARNESS_TEXT : undefined;
+  return { ...counted, state, ...(why === undefined ? {} : { why }) };
 }
 
 /** A task in Blocked/, Review/, Done/ or Rejected/: its count from its head or the daemon's recent list. */
@@ -229,6 +241,15 @@ export function stateOfWait(wait: Pick<AuthorWait, 'reason'>): TaskStateName {
  */
 function stateOfFile(name: string, reading: FileReading, inputs: PictureInputs): TaskStateName {
   if (reading.kind === 'refused') return 'waiting-for-you';
+  // With no daemon to say it: a task that names no harness, with no default, waits for its author
+  // (as a daemon would say, before its stop flag).
+  if (
+    inputs.live === null &&
+    reading.kind === 'read' &&
+    reading.harness === undefined &&
+    inputs.defaultHarness === null
+  )
+    return 'needs-harness';
   if (inputs.listing.stopFlags.has(name.replace(/\.md$/i, ''))) return 'stopped';
   if (reading.kind === 'unparsable') return 'invalid';
   if (reading.kind !== 'read') return 'queued';

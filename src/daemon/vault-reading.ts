@@ -72,6 +72,7 @@ export async function readHead(file: string): Promise<FileReading> {
     status: state.loop?.status,
     iterations: state.loop?.iteration ?? 0,
     ...(state.loop === undefined ? {} : { maxIterations: state.loop.max_iterations }),
+    ...(state.harness === undefined ? {} : { harness: state.harness }),
   };
 }
 

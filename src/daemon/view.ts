@@ -55,13 +55,17 @@ export async function inspectOwnDaemon(layout: VaultLayout, status: DaemonStatus
  * files say (their checkpoints and stop flags) and the tasks the last daemon saw finish. Done/ and
  * Rejected/ are only listed, so a vault of 10,000 finished tasks costs two readdirs.
  */
-export async function inspectVault(layout: VaultLayout, now: number): Promise<VaultView> {
+export async function inspectVault(
+  layout: VaultLayout,
+  now: number,
+  defaultHarness?: string | null,
+): Promise<VaultView> {
   const [status, runs] = await Promise.all([liveStatus(layout), foregroundRuns(layout)]);
   if (status !== null)
     return viewOf(layout, status, withForegroundRuns(status, runs, layout.approved), status.updatedAtMs);
   const recent = await readRecent(layout.statusFile);
   const live = withForegroundRuns({ tasks: [], recent }, runs, layout.approved);
-  return viewOf(layout, null, { ...live, held: await exists(layout.stopFile) }, now);
+  return viewOf(layout, null, { ...live, held: await exists(layout.stopFile) }, now, defaultHarness);
 }
 
 /** The picture of `layout` from the folders, the daemon's knowledge (null: none runs) and the files it does not cover. */
@@ -70,6 +74,7 @@ async function viewOf(
   daemon: DaemonStatus | null,
   live: Live & { held?: boolean },
   updatedAtMs: number,
+  defaultHarness?: string | null,
 ): Promise<VaultView> {
   const listing = await listFolders(layout);
   // The daemon's tasks are not read again: a vault of 10,000 queued tasks costs one readdir per
@@ -81,7 +86,16 @@ async function viewOf(
     ...listing.names.review.map((name) => join(layout.review, name)),
   ];
   const [readings, questions] = await Promise.all([readHeads(toRead), blockedQuestions(layout)]);
-  return assembleView({ paths: folderPaths(layout), daemon, live, listing, readings, questions, updatedAtMs });
+  return assembleView({
+    paths: folderPaths(layout),
+    daemon,
+    live,
+    listing,
+    readings,
+    questions,
+    updatedAtMs,
+    ...(defaultHarness === undefined ? {} : { defaultHarness }),
+  });
 }
 
 /** What a view is assembled from, read beforehand. */
@@ -95,6 +109,8 @@ export interface ViewParts {
   readings: ReadonlyMap<string, FileReading>;
   questions: ReadonlyMap<string, string>;
   updatedAtMs: number;
+  /** The config's `harness.default` (null: none), where known: see PictureInputs. */
+  defaultHarness?: string | null;
 }
 
 /** Pure: the view from its parts (tests build one from plain data). */
@@ -110,6 +126,7 @@ export function assembleView(parts: ViewParts): VaultView {
     recent: live.recent,
     readings: parts.readings,
     questions: parts.questions,
+    ...(parts.defaultHarness === undefined ? {} : { defaultHarness: parts.defaultHarness }),
     idOfName: (_folder, name) => idFromFileName(name),
   });
   return {
@@ -192,6 +209,7 @@ export async function taskPicture(
   layout: VaultLayout,
   file: string,
   status?: DaemonStatus | null,
+  defaultHarness?: string | null,
 ): Promise<PictureTask> {
   const paths = folderPaths(layout);
   const folder = TASK_FOLDERS.find((key) => paths[key] === dirname(file)) ?? 'approved';
@@ -208,20 +226,17 @@ export async function taskPicture(
     string[]
   >;
   const flag = folder === 'approved' && existsSync(stopFlagFor(file));
-  const questions = folder === 'blocked' ? await blockedQuestions(layout) : new Map<string, string>();
-  const picture = pictureOf({
-    listing: { names, stopFlags: new Set(flag ? [stemOf(name)] : []) },
+  const view = assembleView({
     paths,
-    live:
-      daemon === null && live.tasks.length === 0
-        ? null
-        : { tasks: live.tasks, waitingForAuthor: daemon?.waitingForAuthor ?? [] },
-    recent: live.recent,
+    daemon,
+    live,
+    listing: { names, stopFlags: new Set(flag ? [stemOf(name)] : []) },
     readings: new Map([[file, await readHead(file)]]),
-    questions,
-    idOfName: (_folder, fileName) => idFromFileName(fileName),
+    questions: folder === 'blocked' ? await blockedQuestions(layout) : new Map<string, string>(),
+    updatedAtMs: 0,
+    ...(defaultHarness === undefined ? {} : { defaultHarness }),
   });
-  const task = picture.tasks[0];
+  const task = view.tasks[0];
   if (task === undefined) throw new Error(`the picture of ${file} is empty`);
   return task;
 }

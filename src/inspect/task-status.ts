@@ -32,8 +32,9 @@ export async function describeTask(
   layout: VaultLayout,
   status: DaemonStatus | null | undefined,
   json: boolean,
+  defaultHarness?: string | null,
 ): Promise<string> {
-  const seen = await taskPicture(layout, found.file, status);
+  const seen = await taskPicture(layout, found.file, status, defaultHarness);
   const task = found.task;
   if (task === null) {
     const problem = await parseProblem(found.file);

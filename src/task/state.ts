@@ -26,9 +26,11 @@ export interface TaskStateView {
   id: string;
   state: TaskState | undefined;
   loop: LoopSummary | undefined;
+  /** The harness its frontmatter names (absent: none). */
+  harness?: string;
 }
 
-const WANTED = new Set(['id', 'state', 'persistence_loop']);
+const WANTED = new Set(['id', 'state', 'persistence_loop', 'harness']);
 const TOP_LEVEL_KEY = /^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]|$)/;
 
 /**
@@ -63,7 +65,14 @@ export async function fullTaskState(file: string, text: string): Promise<TaskSta
   if (!full.ok) return null;
   const { task } = full;
   const loop = task.frontmatter.persistence_loop;
-  return { file, id: task.id, state: task.frontmatter.state, loop: loop === undefined ? undefined : summaryOf(loop) };
+  const harness = task.frontmatter.harness;
+  return {
+    file,
+    id: task.id,
+    state: task.frontmatter.state,
+    loop: loop === undefined ? undefined : summaryOf(loop),
+    ...(harness === undefined ? {} : { harness }),
+  };
 }
 
 /** The quick path alone: the state, null (not a task), or undefined when only the full parse can tell. */
@@ -126,8 +135,9 @@ export function plainFrontmatterKeys(
  * rest of `wiggum status`); anything that does not check is left to the full parse.
  */
 function checkedState(file: string, data: Record<string, unknown>): TaskStateView | undefined {
-  const { id, state, persistence_loop: loop } = data;
+  const { id, state, persistence_loop: loop, harness } = data;
   if (id !== undefined && (typeof id !== 'string' || !TASK_ID_PATTERN.test(id))) return undefined;
+  if (harness !== undefined && harness !== null && typeof harness !== 'string') return undefined;
   if (state !== undefined && state !== null && !(TASK_STATES as readonly unknown[]).includes(state)) return undefined;
   let summary: LoopSummary | undefined;
   if (loop !== undefined && loop !== null) {
@@ -140,6 +150,7 @@ function checkedState(file: string, data: Record<string, unknown>): TaskStateVie
     id: typeof id === 'string' ? id : idFromFileName(basename(file)),
     state: (state ?? undefined) as TaskState | undefined,
     loop: summary,
+    ...(typeof harness === 'string' && harness.trim() !== '' ? { harness } : {}),
   };
 }
 

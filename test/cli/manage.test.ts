@@ -70,6 +70,24 @@ describe('wiggum status without the daemon', () => {
     expect(one.stdout).toMatch(/\n\s+3\s+0\s+\d+\.\ds\s+yes\s+0\s+complete\s+3\/3/);
   });
 
+  test('a task that names no harness, with no default, waits for its author in every view, as the daemon says it', async () => {
+    const vault = await makeVault({ config: { harness: { default: '' } } });
+    vault.task('nameless', '---\ntitle: Nameless\n---\n- [ ] US-001 Do it\n');
+    const text = await runCli(['status', '--vault', vault.root]);
+    expect(text.stdout).toMatch(/needs harness \(1\): .*\n {2}nameless: names no harness/);
+    const json = JSON.parse((await runCli(['status', '--json', '--vault', vault.root])).stdout) as {
+      tasks: { id: string; state: string }[];
+      states: Record<string, number>;
+    };
+    expect(json.tasks.map((t) => [t.id, t.state])).toEqual([['nameless', 'needs-harness']]);
+    expect(json.states['needs-harness']).toBe(1);
+    const one = JSON.parse((await runCli(['status', 'nameless', '--json', '--vault', vault.root])).stdout) as {
+      state: string;
+      iterations: number;
+    };
+    expect(one).toMatchObject({ state: 'needs-harness', iterations: 0 });
+  });
+
   test('an unknown id is a usage error (exit 2) saying so', async () => {
     const vault = await makeVault();
     for (const args of [

@@ -117,6 +117,27 @@ describe('one picture of every task', () => {
     );
   });
 
+  test.each<[string, string | undefined, string | null | undefined, TaskStateName]>([
+    ['names no harness, no default', undefined, null, 'needs-harness'],
+    ['names its harness, no default', 'claude', null, 'queued'],
+    ['names no harness, a default', undefined, 'claude', 'queued'],
+    ['names no harness, the config unknown', undefined, undefined, 'queued'],
+  ])('without a daemon, a task that %s is %s', (_name, harness, defaultHarness, state) => {
+    const readings = new Map<string, FileReading>([
+      [
+        '/v/Approved/h.md',
+        { kind: 'read', id: 'h', status: undefined, iterations: 0, ...(harness === undefined ? {} : { harness }) },
+      ],
+    ]);
+    const view = viewOfEntries([], {
+      files: { approved: ['h.md'] },
+      readings,
+      ...(defaultHarness === undefined ? {} : { defaultHarness }),
+    });
+    expect(view.tasks[0]?.state).toBe(state);
+    if (state === 'needs-harness') expect(view.tasks[0]?.why).toMatch(/^names no harness/);
+  });
+
   test('a file that does not parse is listed as invalid, with no iteration done', () => {
     const readings = new Map<string, FileReading>([['/v/Approved/x.md', { kind: 'unparsable' }]]);
     expect(viewOfEntries([], { files: { approved: ['x.md'] }, readings }).tasks[0]).toMatchObject({

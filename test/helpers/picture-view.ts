@@ -26,6 +26,8 @@ export interface PictureSetup {
   questions?: Map<string, string>;
   held?: boolean;
   nowMs?: number;
+  /** The config's harness.default as a reader knows it (absent: unknown). */
+  defaultHarness?: string | null;
 }
 
 /** Pure: the view a vault at `/v` gives, its Approved/ holding the entries' files (as a running daemon lists them). */
@@ -51,5 +53,6 @@ export function viewOfEntries(entries: readonly TaskEntry[], setup: PictureSetup
     readings: setup.readings ?? new Map(),
     questions: setup.questions ?? new Map(),
     updatedAtMs: setup.nowMs ?? 0,
+    ...(setup.defaultHarness === undefined ? {} : { defaultHarness: setup.defaultHarness }),
   });
 }

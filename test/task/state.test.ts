@@ -17,7 +17,9 @@ function fullState(file: string, text = readFileSync(file, 'utf8')): unknown {
   const parsed = parseTask(file, text);
   if (!parsed.ok) return null;
   const loop = parsed.task.frontmatter.persistence_loop;
+  const harness = parsed.task.frontmatter.harness;
   return {
+    ...(harness === undefined ? {} : { harness }),
     file,
     id: parsed.task.id,
     state: parsed.task.frontmatter.state,
