@@ -8,7 +8,8 @@ import { createLogger } from '../log/logger.js';
 import type { LogLevel } from '../log/logger.js';
 import type { RunOverrides } from '../loop/prepare.js';
 import { findTaskVault, isInside, notInAVault, requireVault } from '../vault/find-root.js';
-import { ambiguous, folderName, resolveTask } from '../vault/find-task.js';
+import { ambiguous, folderName, lookupFolders, resolveTask } from '../vault/find-task.js';
+import { TASK_FOLDERS } from '../task/states.js';
 import type { VaultFolder } from '../vault/find-task.js';
 import { vaultLayout } from '../vault/layout.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -62,6 +63,12 @@ async function vaultOf(given: string, option: string | undefined): Promise<strin
 export function endedRunMessage(file: string, folder: Exclude<VaultFolder, 'approved'>, layout: VaultLayout): string {
   const shown = relative(layout.root, file);
   const approved = folderName(layout, 'approved');
+  const id = basename(file, '.md');
+  // A task waiting on a person is not run past them: what moves it on is theirs to do.
+  if (folder === 'blocked')
+    return `${shown} is in ${folderName(layout, folder)}: its agent asked a question. Answer it (wiggum answer ${id} "…", or under ## Answer, then move it back to ${approved}) and it runs again`;
+  if (folder === 'review')
+    return `${shown} is in ${folderName(layout, folder)}: complete, waiting for a person. wiggum approve ${id} moves it to Done/; wiggum request-changes ${id} "…" sends it back to ${approved} with what to change`;
   const state = folder === 'rejected' ? 'its run has ended' : 'it is done';
   return `${shown} is in ${folderName(layout, folder)}: ${state}. wiggum retry "${basename(file, '.md')}" sends it back to ${approved} (keeping its memory; --fresh starts over), where it runs again; so does moving it back into ${approved}`;
 }
@@ -73,7 +80,8 @@ export function endedRunMessage(file: string, folder: Exclude<VaultFolder, 'appr
 async function refuseEnded(file: string, layout: VaultLayout): Promise<void> {
   const folder = await stat(dirname(file)).catch(() => null);
   if (folder === null) return;
-  for (const key of ['done', 'rejected'] as const) {
+  // Every folder of the table of task states but Approved/: a task there is not the run's to take.
+  for (const key of TASK_FOLDERS.filter((name) => name !== 'approved')) {
     const ended = await stat(layout[key]).catch(() => null);
     if (ended !== null && ended.ino === folder.ino && ended.dev === folder.dev) {
       throw new WiggumError('E_USAGE', endedRunMessage(file, key, layout), { details: { file } });
@@ -96,7 +104,7 @@ async function refuseLink(file: string, layout: VaultLayout): Promise<void> {
 
 /** The file a name, id or vault-relative path stands for, or null when none does. */
 async function fileInVault(ref: string, layout: VaultLayout): Promise<string | null> {
-  const match = await resolveTask(ref, [layout.approved, layout.done, layout.rejected], { root: layout.root });
+  const match = await resolveTask(ref, lookupFolders(layout), { root: layout.root });
   if (match.kind === 'found') return match.entry.file;
   if (match.kind === 'ambiguous') throw ambiguous(ref, match.candidates, layout.root);
   return null;

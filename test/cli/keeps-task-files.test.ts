@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -91,5 +91,23 @@ describe('no command loses a task file', () => {
     );
     const help = await runCli(['run', '--help']);
     expect(help.stdout).toContain('A task in Done/ or Rejected/ is refused (exit 2)');
+  });
+
+  test('run refuses a task that waits on a person in Blocked/ or Review/ (exit 2), by id or by path, and runs nothing', async () => {
+    const root = join(tempDir(), 'vault');
+    cpSync(template, root, { recursive: true });
+    for (const folder of ['Blocked', 'Review']) mkdirSync(join(root, folder), { recursive: true });
+    writeFileSync(join(root, 'Blocked', 'asks.md'), '---\ntitle: asks\n---\nDo it.\n');
+    writeFileSync(join(root, 'Review', 'waits.md'), '---\ntitle: waits\n---\nDo it.\n');
+    const blocked = await runCli(['run', 'asks', '--vault', root, '--no-stream']);
+    expect(blocked.code).toBe(2);
+    expect(blocked.stderr).toContain('Blocked/asks.md is in Blocked/: its agent asked a question. Answer it');
+    const review = await runCli(['run', join(root, 'Review', 'waits.md'), '--no-stream']);
+    expect(review.code).toBe(2);
+    expect(review.stderr).toContain(
+      'Review/waits.md is in Review/: complete, waiting for a person. wiggum approve waits',
+    );
+    expect(existsSync(join(root, '.wiggum', 'sessions', 'asks'))).toBe(false);
+    expect(existsSync(join(root, '.wiggum', 'sessions', 'waits'))).toBe(false);
   });
 });
