@@ -320,8 +320,7 @@ const TASK_REF =
 const RUN_ENDED_HELP = `
 A task in Done/ or Rejected/ is refused (exit 2): its run has ended. wiggum retry ID sends it back to
 Approved/ with its memory and a fresh iteration budget (--fresh starts over); so does moving the file
-back into Approved/. A task in Blocked/ or Review/ is refused too: it waits for a person (an answer, a
-review). The file must be inside a vault (a folder with Approved/; wiggum init DIR makes one).`;
+back into Approved/. One in Blocked/ or Review/ is refused too: it waits for a person's answer or review. The file must be inside a vault (a folder with Approved/; wiggum init DIR makes one).`;
 
 const EXIT_CODES_HELP =
   '\nExit codes: 0 complete, 1 failed or rejected, 2 usage or configuration error, 3 stopped or interrupted.';
