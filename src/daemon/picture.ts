@@ -154,11 +154,13 @@ function withCount(task: PictureTask, reading: FileReading): PictureTask {
 
 /** A task the daemon (or a foreground run) has in hand. */
 function liveTask(base: PictureTask, entry: TaskEntry, reading: FileReading): PictureTask {
-  const { id: _id, name: _name, file, phase: _phase, iteration, maxIterations, waitingFor: _for, ...run } = entry;
+  const { id, name: _name, file, phase: _phase, iteration, maxIterations, waitingFor: _for, ...run } = entry;
   const counted = iteration === undefined ? withCount(base, reading) : { ...base, iterations: iteration };
   const why = entry.failure?.message ?? entry.waitingReason;
+  // The daemon read the file: its id (an `id:` key) is the task's, whatever the file is called.
   return {
     ...counted,
+    id,
     file,
     state: stateOfEntry(entry),
     ...(maxIterations === undefined ? {} : { maxIterations }),

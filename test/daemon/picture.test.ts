@@ -190,3 +190,26 @@ describe('one picture of every task', () => {
     expect(view.tasks[0]).not.toHaveProperty('iterations');
   });
 });
+
+describe('a task whose id is not its file name', () => {
+  test("the daemon's id (read from its `id:`) is the one every view gives it", () => {
+    const view = viewOfEntries(
+      [{ id: 'real-id', name: 'Some Note.md', file: '/v/Approved/Some Note.md', phase: 'running', sinceMs: 1 }],
+      {
+        daemon: {
+          version: 1,
+          pid: 42,
+          vault: '/v',
+          startedAtMs: 0,
+          updatedAtMs: 0,
+          lifecycle: 'running',
+          held: false,
+          concurrency: 1,
+        },
+      },
+    );
+    expect(view.tasks.map((task) => [task.id, task.name, task.state])).toEqual([
+      ['real-id', 'Some Note.md', 'running'],
+    ]);
+  });
+});
