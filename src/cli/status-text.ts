@@ -99,7 +99,7 @@ function taskLine(task: PictureTask, nowMs: number): string {
   const last = run?.lastOutcome === undefined ? '' : `  last: ${run.lastOutcome}`;
   const fragile = run?.durable === false ? '  (memory NOT durable)' : '';
   const where = run?.worktree === undefined ? '' : `  on ${run.worktree.branch} in ${run.worktree.path}`;
-  const worker = run?.worker === undefined ? '' : `  on worker ${run.worker.id}`;
+  const worker = task.worker === undefined ? '' : `  on worker ${task.worker.id}`;
   return `${task.id}${progress}${step}${doing(task, nowMs)}${worker}${last}${fragile}${where}`;
 }
 

@@ -89,7 +89,7 @@ function taskLines(item: WatchedTask, now: number): string[] {
 /** What the task is doing and for how long, or why it does not run, and on which worker (queue mode). */
 export function why(item: WatchedTask, now: number): string {
   const doing = whatItDoes(item.task, now);
-  const worker = item.task.run?.worker;
+  const worker = item.task.worker;
   return worker === undefined ? doing : `${doing} · on worker ${worker.id}`;
 }
 

@@ -59,7 +59,7 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
   if (view.stats !== undefined) lines.push(`${headlineText(view.stats)}.`, '');
   const groups = groupByState(view.tasks);
   if (!groups.some((group) => group.state === 'running')) lines.push('Nothing is running.', '');
-  const onWorkers = view.workers !== undefined || view.tasks.some((task) => task.run?.worker !== undefined);
+  const onWorkers = view.workers !== undefined || view.tasks.some((task) => task.worker !== undefined);
   for (const group of groups) {
     lines.push(`## ${capitalised(stateWord(group.state))} (${group.tasks.length})`, '');
     lines.push(`_${STATE_TABLE[group.state].meaning}._`, '');
@@ -100,7 +100,7 @@ function workTable(
   ];
   for (const task of tasks) {
     const count = countOf(task);
-    const worker = onWorkers ? ` ${task.run?.worker?.id ?? '—'} |` : '';
+    const worker = onWorkers ? ` ${task.worker?.id ?? '—'} |` : '';
     rows.push(
       `| ${link(names, task)} |${worker} ${count === null ? '—' : countText(count)} | ${task.run?.step ?? '—'} | ${phaseText(task, nowMs)} | ${task.run === undefined ? '—' : localTime(task.run.sinceMs, nowMs)} | ${task.run?.lastOutcome ?? '—'} |`,
     );

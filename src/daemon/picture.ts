@@ -1,7 +1,7 @@
 import { NO_HARNESS_TEXT } from '../task/harness-choice.js';
 import { TASK_FOLDERS, noTasksByState, stateOfFolder, stateRank } from '../task/states.js';
 import type { TaskFolder, TaskStateName } from '../task/states.js';
-import type { AuthorWait, FinishedEntry, TaskEntry } from './status.js';
+import type { AuthorWait, FinishedEntry, TaskEntry, TaskWorker } from './status.js';
 
 /**
  * One task as every view shows it: where it is, its one state (src/task/states.ts), the iterations
@@ -23,12 +23,17 @@ export interface PictureTask {
   /** When an ended task ended, and why a rejected one was (from the daemon's recent list). */
   endedAtMs?: number;
   reason?: string;
+  /** The `wiggum worker` that runs it (scale-out), said beside its state. */
+  worker?: TaskWorker;
   /** The daemon's live knowledge of its run (absent: not running here now). */
   run?: RunFacts;
 }
 
 /** What a running daemon (or a foreground run) knows of a task's run, beyond its state. */
-export type RunFacts = Omit<TaskEntry, 'id' | 'name' | 'file' | 'phase' | 'iteration' | 'maxIterations' | 'waitingFor'>;
+export type RunFacts = Omit<
+  TaskEntry,
+  'id' | 'name' | 'file' | 'phase' | 'iteration' | 'maxIterations' | 'waitingFor' | 'worker'
+>;
 
 /** The task files of each folder (names), and the stop flags of Approved/ (their stems). */
 export interface FolderListing {
@@ -154,7 +159,7 @@ function withCount(task: PictureTask, reading: FileReading): PictureTask {
 
 /** A task the daemon (or a foreground run) has in hand. */
 function liveTask(base: PictureTask, entry: TaskEntry, reading: FileReading): PictureTask {
-  const { id, name: _name, file, phase: _phase, iteration, maxIterations, waitingFor: _for, ...run } = entry;
+  const { id, name: _name, file, phase: _phase, iteration, maxIterations, waitingFor: _for, worker, ...run } = entry;
   const counted = iteration === undefined ? withCount(base, reading) : { ...base, iterations: iteration };
   const why = entry.failure?.message ?? entry.waitingReason;
   // The daemon read the file: its id (an `id:` key) is the task's, whatever the file is called.
@@ -165,6 +170,7 @@ function liveTask(base: PictureTask, entry: TaskEntry, reading: FileReading): Pi
     state: stateOfEntry(entry),
     ...(maxIterations === undefined ? {} : { maxIterations }),
     ...(why === undefined ? {} : { why }),
+    ...(worker === undefined ? {} : { worker }),
     run,
   };
 }

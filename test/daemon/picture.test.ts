@@ -213,3 +213,12 @@ describe('a task whose id is not its file name', () => {
     ]);
   });
 });
+
+describe('a task a worker runs (scale-out)', () => {
+  test('names its worker beside its state, where a reader of status --json looks for it', () => {
+    const worker = { id: 'box-7-k', host: 'box', pid: 7 };
+    const view = viewOfEntries([{ ...entry('far', { phase: 'running' }), worker }], { daemon: DAEMON });
+    expect(view.tasks[0]).toMatchObject({ id: 'far', state: 'running', worker });
+    expect(view.tasks[0]?.run).not.toHaveProperty('worker');
+  });
+});
