@@ -7,6 +7,7 @@ import { loadConfig } from '../../dist/config/load.js';
 import { runTask } from '../../dist/loop/run-task.js';
 import { systemClock } from '../../dist/time/clock.js';
 import { vaultLayout } from '../../dist/vault/layout.js';
+import { vaultRunHost } from '../../dist/vault/run-host.js';
 import { tempDir } from '../lib/cleanup.mjs';
 import { makeVault, taskText } from '../lib/fixtures.mjs';
 import { summarize, timeSamples } from '../lib/stats.mjs';
@@ -92,7 +93,7 @@ export async function loopOverhead({ n, warmup, git, files = 50, maxMs = Infinit
         }
       },
     },
-    { config, layout, clock: systemClock, random: Math.random, logger, env: process.env },
+    { config, host: vaultRunHost(layout), clock: systemClock, random: Math.random, logger, env: process.env },
   );
   const timeBoxed = result.status === 'interrupted' && controller.signal.aborted;
   if (!timeBoxed && (result.iterations !== total || result.code !== 'E_MAX_ITERATIONS'))
