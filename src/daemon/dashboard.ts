@@ -4,23 +4,13 @@ import { countText, describeIterations } from '../task/iteration-count.js';
 import { describeNotifier } from '../notify/describe.js';
 import { plural } from '../plural.js';
 import { STATE_TABLE, TASK_FOLDERS, stateWord } from '../task/states.js';
-import type { TaskFolder, TaskStateName } from '../task/states.js';
+import type { TaskFolder } from '../task/states.js';
 import { localStamp, localTime } from '../time/local-time.js';
 import type { PictureTask } from './picture.js';
 import { countOf, groupByState } from './state-groups.js';
 import type { WorkerStatus } from './status.js';
 import type { VaultView } from './view.js';
 import { headlineText } from '../stats/render.js';
-
-/** The states whose tasks the Dashboard shows in a table: the ones at work, with their count, step and time. */
-const AT_WORK: ReadonlySet<TaskStateName> = new Set([
-  'running',
-  'landing',
-  'retrying',
-  'usage-limit',
-  'outage',
-  'held',
-]);
 
 /** How many ended tasks of each ended state the page lists by name; the rest are counted. */
 const ENDED_LISTED = 20;
@@ -63,7 +53,7 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
   for (const group of groups) {
     lines.push(`## ${capitalised(stateWord(group.state))} (${group.tasks.length})`, '');
     lines.push(`_${STATE_TABLE[group.state].meaning}._`, '');
-    if (AT_WORK.has(group.state)) lines.push(...workTable(group.tasks, names, onWorkers, nowMs));
+    if (STATE_TABLE[group.state].atWork) lines.push(...workTable(group.tasks, names, onWorkers, nowMs));
     else lines.push(...taskList(group.tasks, names, nowMs));
     lines.push('');
   }

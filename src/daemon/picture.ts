@@ -1,4 +1,5 @@
 import { NO_HARNESS_TEXT } from '../task/harness-choice.js';
+import { idFromFileName } from '../task/id.js';
 import { TASK_FOLDERS, noTasksByState, stateOfFolder, stateRank } from '../task/states.js';
 import type { TaskFolder, TaskStateName } from '../task/states.js';
 import type { AuthorWait, FinishedEntry, TaskEntry, TaskWorker } from './status.js';
@@ -53,7 +54,7 @@ export type FileReading =
       harness?: string;
     }
   /** The file does not parse as a task. */
-  | { kind: 'unparsable'; problem?: string }
+  | { kind: 'unparsable' }
   /** A link wiggum never runs (src/vault/links.ts): why, in words. */
   | { kind: 'refused'; why: string }
   /** Not read (not needed: the folder or the daemon says enough). */
@@ -77,8 +78,6 @@ export interface PictureInputs {
    * undefined when not known (the file is then only queued).
    */
   defaultHarness?: string | null;
-  /** The file-name stem → id of each file, where the id is not the stem (an `id:` key); optional. */
-  idOfName: (folder: TaskFolder, name: string) => string;
 }
 
 export interface Picture {
@@ -113,7 +112,7 @@ export function pictureOf(inputs: PictureInputs): Picture {
 function taskOf(folder: TaskFolder, name: string, inputs: PictureInputs): PictureTask {
   const file = `${inputs.paths[folder]}/${name}`;
   const reading = inputs.readings.get(file) ?? { kind: 'unread' };
-  const id = reading.kind === 'read' ? reading.id : inputs.idOfName(folder, name);
+  const id = reading.kind === 'read' ? reading.id : idFromFileName(name);
   const base: PictureTask = { id, name, file, folder, state: 'queued' };
   const ended = stateOfFolder(folder);
   if (ended !== null) return endedTask({ ...base, state: ended }, reading, inputs);
@@ -229,8 +228,6 @@ export function stateOfWait(wait: Pick<AuthorWait, 'reason'>): TaskStateName {
       return 'needs-harness';
     case 'being-written':
       return 'being-written';
-    case 'unparsable':
-      return 'invalid';
     case 'empty':
     case 'no-change-request':
     case 'unanswered':

@@ -77,8 +77,8 @@ export interface WorkerStatus {
 export interface AuthorWait {
   name: string;
   file: string;
-  /** `being-written`: its author is writing it in place; `unparsable`: it does not parse (yet). */
-  reason: WaitReason | LinkRefusal | 'being-written' | 'unparsable';
+  /** `being-written`: its author is writing it in place. */
+  reason: WaitReason | LinkRefusal | 'being-written';
   /** What is wrong and how to fix it, for status and the Dashboard. */
   message: string;
 }

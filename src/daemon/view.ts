@@ -2,7 +2,6 @@ import { lstat, readFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { systemErrorCode } from '../errors.js';
-import { idFromFileName } from '../task/id.js';
 import { TASK_FOLDERS } from '../task/states.js';
 import type { TaskFolder, TaskStateName } from '../task/states.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -127,7 +126,6 @@ export function assembleView(parts: ViewParts): VaultView {
     readings: parts.readings,
     questions: parts.questions,
     ...(parts.defaultHarness === undefined ? {} : { defaultHarness: parts.defaultHarness }),
-    idOfName: (_folder, name) => idFromFileName(name),
   });
   return {
     counts: picture.folders,

@@ -52,6 +52,8 @@ export interface StateRow {
   event: NotifyEventName | null;
   /** Only a person moves it on (answer, approve, write, fix): listed first in every view. */
   waitsOnPerson: boolean;
+  /** An iteration is at work or between two of a run (a retry, a limit, a landing, STOP): shown with its run's facts. */
+  atWork: boolean;
   /** What the state means and what moves it on, for the headings of the text views. */
   meaning: string;
 }
@@ -66,6 +68,7 @@ export const STATE_TABLE = {
     exitCode: 3,
     event: 'blocked',
     waitsOnPerson: true,
+    atWork: false,
     meaning:
       'its agent asked a question: answer under ## Answer and move it back to Approved/ (or wiggum answer ID "…")',
   },
@@ -74,6 +77,7 @@ export const STATE_TABLE = {
     exitCode: 3,
     event: 'review',
     waitsOnPerson: true,
+    atWork: false,
     meaning: 'complete, waiting for a person: wiggum approve ID, or wiggum request-changes ID "…"',
   },
   'needs-harness': {
@@ -81,6 +85,7 @@ export const STATE_TABLE = {
     exitCode: 2,
     event: null,
     waitsOnPerson: true,
+    atWork: false,
     meaning: 'names no harness and the config sets no harness.default: add `harness: NAME`',
   },
   'being-written': {
@@ -88,6 +93,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: true,
+    atWork: false,
     meaning: 'its author is still writing it in place: it starts once the file is quiet',
   },
   'waiting-for-you': {
@@ -95,6 +101,7 @@ export const STATE_TABLE = {
     exitCode: 2,
     event: null,
     waitsOnPerson: true,
+    atWork: false,
     meaning: 'not run until its author fixes what is said',
   },
   invalid: {
@@ -102,6 +109,7 @@ export const STATE_TABLE = {
     exitCode: 1,
     event: null,
     waitsOnPerson: true,
+    atWork: false,
     meaning: 'does not parse as a task: fix it, or it goes to Rejected/ with a report (wiggum validate says why)',
   },
   running: {
@@ -109,6 +117,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: false,
+    atWork: true,
     meaning: 'an iteration is at work',
   },
   landing: {
@@ -116,6 +125,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: false,
+    atWork: true,
     meaning: 'complete: its branch is landing, or waits to land',
   },
   retrying: {
@@ -123,6 +133,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: false,
+    atWork: true,
     meaning: 'a failed iteration is tried again after a pause',
   },
   'usage-limit': {
@@ -130,6 +141,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: 'waiting',
     waitsOnPerson: false,
+    atWork: true,
     meaning: 'its harness account reached a usage limit: it goes on when the limit resets',
   },
   outage: {
@@ -137,6 +149,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: false,
+    atWork: true,
     meaning: 'its harness does not answer: paused, probing it again',
   },
   held: {
@@ -144,6 +157,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: false,
+    atWork: true,
     meaning: 'the vault STOP file holds it: it goes on once STOP is removed',
   },
   failing: {
@@ -151,6 +165,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: false,
+    atWork: false,
     meaning: 'the daemon could not start it: tried again',
   },
   queued: {
@@ -158,6 +173,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: false,
+    atWork: false,
     meaning: 'waits for a free slot',
   },
   'review-slot': {
@@ -165,6 +181,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: false,
+    atWork: false,
     meaning: 'not started while review.max_pending tasks wait in Review/',
   },
   'waiting-on-dependency': {
@@ -172,6 +189,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: false,
+    atWork: false,
     meaning: 'starts once the tasks it depends on are in Done/',
   },
   scheduled: {
@@ -179,6 +197,7 @@ export const STATE_TABLE = {
     exitCode: null,
     event: null,
     waitsOnPerson: false,
+    atWork: false,
     meaning: 'starts at its not_before time',
   },
   stopped: {
@@ -186,6 +205,7 @@ export const STATE_TABLE = {
     exitCode: 3,
     event: null,
     waitsOnPerson: false,
+    atWork: false,
     meaning: 'held by its stop flag: remove the .stop file (or wiggum resume ID) to continue from the checkpoint',
   },
   interrupted: {
@@ -193,6 +213,7 @@ export const STATE_TABLE = {
     exitCode: 3,
     event: null,
     waitsOnPerson: false,
+    atWork: false,
     meaning: 'its run was cut short (a signal, a shutdown): the daemon resumes it from the checkpoint',
   },
   done: {
@@ -200,6 +221,7 @@ export const STATE_TABLE = {
     exitCode: 0,
     event: 'done',
     waitsOnPerson: false,
+    atWork: false,
     meaning: 'complete, in Done/',
   },
   rejected: {
@@ -207,6 +229,7 @@ export const STATE_TABLE = {
     exitCode: 1,
     event: 'rejected',
     waitsOnPerson: false,
+    atWork: false,
     meaning: 'failed, in Rejected/ with a report (wiggum retry ID sends it back)',
   },
 } as const satisfies { readonly [S in TaskStateName]: StateRow };

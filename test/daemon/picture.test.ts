@@ -54,7 +54,6 @@ describe('the state of a file that waits in Approved/', () => {
   test.each<[string, AuthorWait['reason'], TaskStateName]>([
     ['no harness named', 'no-harness', 'needs-harness'],
     ['being written', 'being-written', 'being-written'],
-    ['does not parse yet', 'unparsable', 'invalid'],
     ['empty', 'empty', 'waiting-for-you'],
     ['a question unanswered', 'unanswered', 'waiting-for-you'],
     ['a symbolic link', 'symlink', 'waiting-for-you'],

@@ -39,6 +39,12 @@ describe('the table of task states', () => {
     if (state !== null) expect(STATE_TABLE[state as (typeof TASK_STATES)[number]].folder).toBe(folder);
   });
 
+  test('the states at work are in Approved/ and wait on nobody', () => {
+    const atWork = TASK_STATES.filter((state) => STATE_TABLE[state].atWork);
+    expect(atWork).toEqual(['running', 'landing', 'retrying', 'usage-limit', 'outage', 'held']);
+    for (const state of atWork) expect(STATE_TABLE[state]).toMatchObject({ folder: 'approved', waitsOnPerson: false });
+  });
+
   test('a lookup by id finds every state: each state lives in one of the folders searched', () => {
     for (const state of TASK_STATES) expect(TASK_FOLDERS).toContain(STATE_TABLE[state].folder);
   });
