@@ -1,16 +1,19 @@
 /**
- * The last `capacity` bytes of a stream, kept in a fixed ring buffer. A harness may print hundreds
+ * The last `capacity` bytes of a stream, kept in a ring buffer. A harness may print hundreds
  * of megabytes; reports and completion checks only need the end, so memory stays at `capacity`
- * however much arrives.
+ * however much arrives. The ring grows with what arrives, up to `capacity`: most runs print a few
+ * lines, and three rings of the full capacity allocated per run were the quick loop's largest
+ * garbage, held outside the JS heap where every spawn's fork copies it (docs/decisions.md).
  */
 export class OutputTail {
-  private readonly ring: Buffer;
+  private readonly capacity: number;
+  private ring: Buffer = Buffer.alloc(0);
   /** Index of the oldest byte kept. */
   private start = 0;
   private length = 0;
 
   constructor(capacity: number) {
-    this.ring = Buffer.alloc(Math.max(0, Math.floor(capacity)));
+    this.capacity = Math.max(0, Math.floor(capacity));
   }
 
   /** Bytes currently kept (at most the capacity). */
@@ -19,8 +22,9 @@ export class OutputTail {
   }
 
   push(chunk: Buffer): void {
+    if (this.capacity === 0 || chunk.length === 0) return;
+    if (this.length + chunk.length > this.ring.length && this.ring.length < this.capacity) this.grow(chunk.length);
     const capacity = this.ring.length;
-    if (capacity === 0 || chunk.length === 0) return;
     if (chunk.length >= capacity) {
       chunk.copy(this.ring, 0, chunk.length - capacity);
       this.start = 0;
@@ -41,11 +45,28 @@ export class OutputTail {
     }
   }
 
+  /** A larger ring, the kept bytes moved to its start: room for `incoming` more, or the full capacity. */
+  private grow(incoming: number): void {
+    const wanted = Math.max(this.ring.length * 2, this.length + incoming, 256);
+    const ring = Buffer.allocUnsafe(Math.min(this.capacity, wanted));
+    this.bytesInto(ring);
+    this.ring = ring;
+    this.start = 0;
+  }
+
+  /** Copies the kept bytes, oldest first, to the start of `target`. */
+  private bytesInto(target: Buffer): void {
+    const end = this.start + this.length;
+    const first = this.ring.subarray(this.start, Math.min(end, this.ring.length));
+    first.copy(target, 0);
+    if (end > this.ring.length) this.ring.copy(target, first.length, 0, end - this.ring.length);
+  }
+
   /** The kept bytes, oldest first (a copy). */
   bytes(): Buffer {
-    const end = this.start + this.length;
-    if (end <= this.ring.length) return Buffer.from(this.ring.subarray(this.start, end));
-    return Buffer.concat([this.ring.subarray(this.start), this.ring.subarray(0, end - this.ring.length)]);
+    const copy = Buffer.allocUnsafe(this.length);
+    this.bytesInto(copy);
+    return copy;
   }
 
   /**

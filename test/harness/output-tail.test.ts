@@ -43,3 +43,20 @@ describe('OutputTail', () => {
     expect(tail.text()).toBe('');
   });
 });
+
+describe('OutputTail growing', () => {
+  test('holds the same bytes as a full ring for any chunking, while it grows and once it is full', () => {
+    const text = Array.from({ length: 400 }, (_, i) => `line ${i} ✓`).join('\n');
+    for (const capacity of [1, 5, 255, 256, 257, 1000, 5000, 100_000]) {
+      for (const chunkSize of [1, 2, 7, 100, 300, 4096]) {
+        const tail = new OutputTail(capacity);
+        const bytes = Buffer.from(text);
+        for (let at = 0; at < bytes.length; at += chunkSize) {
+          tail.push(bytes.subarray(at, at + chunkSize));
+          const seen = bytes.subarray(0, Math.min(bytes.length, at + chunkSize));
+          expect(tail.bytes().equals(seen.subarray(Math.max(0, seen.length - capacity)))).toBe(true);
+        }
+      }
+    }
+  });
+});
