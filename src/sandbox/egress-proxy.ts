@@ -1,5 +1,4 @@
-import { request } from 'node:http';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
