@@ -88,6 +88,8 @@ export const LOG_EVENTS = [
   'iteration.memory-unread',
   'iteration.auto-commit-failed',
   'iteration.verified',
+  'sandbox.unconfined',
+  'sandbox.limit-hit',
   'checkpoint.keys-rewritten',
   'checkpoint.skipped',
   // how a task ends

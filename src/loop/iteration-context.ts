@@ -13,6 +13,7 @@ import type { MemoryStore } from '../memory/store.js';
 import type { Clock } from '../time/clock.js';
 import type { IterationOutcome } from './outcome.js';
 import type { PreparedTask } from './prepare.js';
+import type { RunPlaces } from './run-places.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 
 /** Everything about a task that stays fixed while its loop runs. */
@@ -33,6 +34,8 @@ export interface IterationContext {
   /** The workdir is wiggum's own worktree of the task: its index is wiggum's to refresh (git.ts GitOptions). */
   ownWorktree: boolean;
   store: MemoryStore;
+  /** The run's places: the vault (hidden from a confined agent) and wiggum's folder (private homes, run folders). */
+  places: RunPlaces;
   config: WiggumConfig;
   clock: Clock;
   /** Spawning, signals and their waits, beside the clock. */
@@ -89,6 +92,7 @@ export function iterationContext(
     git: prepared.git,
     ownWorktree: prepared.worktree !== null,
     store: prepared.session.store,
+    places: deps.host.places,
     config: deps.config,
     clock: deps.clock,
     processes: deps.processes ?? systemProcessHost,

@@ -57,6 +57,7 @@ export async function runIteration(
     stories: memory.stories,
     git: gitAfter?.summary ?? null,
     logFile: input.logFile,
+    sandbox: input.confinement.name,
   });
   return {
     outcome,
@@ -89,13 +90,14 @@ interface MemoryAfter {
 /** The agent's memory after its run: a prd.json that no longer parses is kept as the error it is. */
 async function memoryAfter(ctx: IterationContext, input: IterationInput): Promise<MemoryAfter> {
   let prd = input.prdBefore;
-  let prdError: Error | null = null;
-  try {
-    prd = await ctx.store.loadPrd();
-  } catch (error) {
-    if (!isWiggumError(error)) throw error;
-    prdError = error;
-  }
+  let prdError: Error | null = input.files?.prdError() ?? null;
+  if (prdError === null)
+    try {
+      prd = await ctx.store.loadPrd();
+    } catch (error) {
+      if (!isWiggumError(error)) throw error;
+      prdError = error;
+    }
   const stories = storySummary(prd);
   const progressed =
     stories.passing > input.storiesBefore.passing ||
@@ -142,6 +144,7 @@ async function outcomeOf(
     stopped: ctx.signal.aborted ? stopReasonOf(ctx.signal) : null,
     deadline: run.deadline.cause,
     prdError: memory.prdError,
+    limitHit: run.limitHit,
     completionFound: completionFoundIn(ctx, run),
     asking,
     progressed,

@@ -19,6 +19,8 @@ export interface WatchVaultOptions {
   composeQuietMs?: number;
   /** The configured harness.default (null: none), read at each scan so that a reload applies. */
   defaultHarness?: () => string | null;
+  /** Whether a task on this harness waits for the sandbox (scan.ts ScanOptions.sandboxBlocked). */
+  sandboxBlocked?: (harness: string) => Promise<boolean>;
   rescanIntervalMs: number;
   goneGraceMs: number;
   malformedGraceMs: number;
@@ -103,6 +105,7 @@ export function watchVault(
           return task !== undefined && task.phase !== 'settling' && task.missingSinceMs === null ? task : null;
         },
         defaultHarness: options.defaultHarness?.() ?? null,
+        ...(options.sandboxBlocked === undefined ? {} : { sandboxBlocked: options.sandboxBlocked }),
         clock,
       });
     } catch (error) {

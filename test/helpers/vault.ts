@@ -51,9 +51,11 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
       fake: { kind: 'command', command: options.agent ?? FAKE_AGENT, env: { FAKE_MARK_DIR: marks, ...options.fake } },
       ...(options.config?.harnesses as object | undefined),
     },
+    // The fake agent's markers are how a test sees a run start: a channel out of the sandbox, declared.
+    sandbox: { writable: [marks], ...(options.config?.sandbox as object | undefined) },
     ...Object.fromEntries(
       Object.entries(options.config ?? {}).filter(
-        ([key]) => !['persistence_loop', 'harness', 'harnesses'].includes(key),
+        ([key]) => !['persistence_loop', 'harness', 'harnesses', 'sandbox'].includes(key),
       ),
     ),
   };

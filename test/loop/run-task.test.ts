@@ -165,7 +165,7 @@ describe('failures', () => {
       { FAKE_STATE_FILE: 'x', FAKE_FAIL_TIMES: '2', FAKE_EXIT_CODE: '75', FAKE_COMPLETE_AFTER: '3' },
       { persistence_loop: { retry: { base_delay: 1, max_delay: 16 } } },
     );
-    vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.root, 'fails');
+    vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.marks, 'fails');
     const ran = await run(vault, vault.task('flaky', TASK));
     expect(ran.result.status).toBe('done');
     expect(ran.clock.sleeps).toEqual([1000, 2000]);
@@ -269,7 +269,7 @@ describe('failures', () => {
       FAKE_EXIT_CODE: '3',
       FAKE_COMPLETE_AFTER: '2',
     });
-    vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.root, 'fails');
+    vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.marks, 'fails');
     const ran = await run(vault, vault.task('bumpy', TASK));
     expect(ran.result.status).toBe('done');
     expect(ran.history.map((r) => [r.iteration, r.exitCode, r.outcome, r.action])).toEqual([

@@ -1,0 +1,135 @@
+import { join } from 'node:path';
+import type { HarnessKind } from '../config/schema.js';
+import type { SandboxSettings } from '../config/sandbox-settings.js';
+import { commonDir } from '../git/repo-serial.js';
+import { constants } from 'node:os';
+import type { WiggumError } from '../errors.js';
+import { locateCommand } from '../harness/command-lookup.js';
+import { notStarted } from '../harness/run-process.js';
+import type { ProcessResult, ProcessSpec } from '../harness/run-process.js';
+import { spawnFailure } from '../harness/spawn-error.js';
+import { sandboxTools } from '../sandbox/availability.js';
+import { confineRun } from '../sandbox/confine.js';
+import { confinementName, confinementOf } from '../sandbox/decision.js';
+import type { Confinement } from '../sandbox/decision.js';
+import { homeFilesOf } from '../sandbox/home-files.js';
+import type { Mount } from '../sandbox/mount.js';
+import type { IterationContext } from './iteration-context.js';
+
+/** How one run goes, and what follows it: the spec to start, and what its end tells. */
+export interface RunConfinement {
+  confinement: Confinement;
+  /** The history's word for it: `bwrap`, `off`, `unconfined`. */
+  name: 'bwrap' | 'off' | 'unconfined';
+}
+
+/** Who a confined run is, for its places: the harness (its private home) or a check. */
+export interface ConfinedRunner {
+  settings: SandboxSettings;
+  kind: HarnessKind | null;
+  /** Its private home's folder name under `.wiggum/homes/`. */
+  homeName: string;
+  /** Its run folder's name under `.wiggum/sandbox/<task id>/`, unique within the task. */
+  runName: string;
+}
+
+/** How runs of these settings go on this machine (the daemon's PATH decides where bubblewrap is). */
+export async function runConfinement(ctx: IterationContext, settings: SandboxSettings): Promise<RunConfinement> {
+  const tools = await sandboxTools(ctx.env);
+  const confinement = confinementOf(settings, tools.availability);
+  return { confinement, name: confinementName(confinement) };
+}
+
+/** The folder of a run's own things (its /tmp, its memory copies): inside wiggum's folder, on disk. */
+export function runFolder(ctx: IterationContext, runName: string): string {
+  return join(ctx.places.state, 'sandbox', ctx.taskId, runName);
+}
+
+/**
+ * The mounts other parts add to a confined run. For now the shared `.git` of the task's worktree
+ * (outside the worktree, often under a hidden folder) is shown writable, so the agent can commit;
+ * git/sandbox-git.ts `gitSandboxPlan` replaces this with its finer mounts (and its `afterRun`).
+ */
+export async function extraMounts(
+  ctx: IterationContext,
+): Promise<{ mounts: Mount[]; afterRun: (() => Promise<void>)[] }> {
+  if (!ctx.git) return { mounts: [], afterRun: [] };
+  const common = await commonDir(ctx.workdir).catch(() => null);
+  return { mounts: common === null ? [] : [{ kind: 'rw', source: common, target: common }], afterRun: [] };
+}
+
+/**
+ * Wraps `spec` to run confined (`confinement` of kind bwrap), or hands it back as it is, and
+ * returns what to do once the run ended: the limit it hit, if any.
+ */
+export async function confineSpec(
+  ctx: IterationContext,
+  runner: ConfinedRunner,
+  run: RunConfinement,
+  spec: ProcessSpec,
+  memory: readonly string[],
+): Promise<{
+  spec: ProcessSpec;
+  finish: (ended: { exitCode: number | null; signal: string | null }) => Promise<string | null>;
+}> {
+  const { confinement } = run;
+  if (confinement.kind !== 'bwrap') return { spec, finish: () => Promise.resolve(null) };
+  const tools = await sandboxTools(ctx.env);
+  const extra = await extraMounts(ctx);
+  const confined = await confineRun({
+    settings: runner.settings,
+    tools,
+    bwrap: confinement.path,
+    command: spec.command,
+    args: spec.args,
+    cwd: spec.cwd,
+    env: spec.env,
+    realHome: ctx.env['HOME'],
+    privateHome: join(ctx.places.state, 'homes', runner.homeName),
+    homeFiles: runner.kind === null ? runner.settings.homeFiles : homeFilesOf(runner.kind, runner.settings.homeFiles),
+    runDir: runFolder(ctx, runner.runName),
+    vault: ctx.places.root,
+    memory,
+    extraMounts: extra.mounts,
+    cgroupName: `${process.pid}-${ctx.taskId}-${runner.runName}`,
+  });
+  return {
+    spec: { ...spec, command: confined.command, args: confined.args, env: confined.env },
+    finish: async (ended) => {
+      for (const after of extra.afterRun) await after();
+      return confined.finish(ended);
+    },
+  };
+}
+
+/** The spawn error of a command that is not there (or cannot run), as an unconfined spawn would give it; null: it is there. */
+export async function missingCommand(spec: ProcessSpec): Promise<WiggumError | null> {
+  const found = await locateCommand(spec.command, { pathEnv: spec.env['PATH'], cwd: spec.cwd });
+  if (found.status === 'found') return null;
+  const code = found.status === 'missing' ? 'ENOENT' : 'EACCES';
+  const cause = Object.assign(new Error(`spawn ${spec.command} ${code}`), { code });
+  return spawnFailure({ command: spec.command, cwd: spec.cwd, configKey: spec.configKey }, cause);
+}
+
+/** A run that never started, for this error. */
+export function notStartedResult(ctx: IterationContext, error: WiggumError): ProcessResult {
+  return {
+    ...notStarted,
+    startedAtMs: ctx.clock.now(),
+    durationMs: 0,
+    logTruncated: false,
+    logError: null,
+    spawnError: error,
+  };
+}
+
+/**
+ * bubblewrap reports a command killed by a signal as its exit status 128 + N: read back as the
+ * signal, as an unconfined run reports it (a real exit status above 128 reads the same way).
+ */
+export function signalOfExit<T extends Pick<ProcessResult, 'exitCode' | 'signal'>>(result: T): T {
+  const { exitCode } = result;
+  if (result.signal !== null || exitCode === null || exitCode <= 128) return result;
+  const name = Object.entries(constants.signals).find(([, number]) => number === exitCode - 128)?.[0];
+  return name === undefined ? result : { ...result, exitCode: null, signal: name as NodeJS.Signals };
+}
