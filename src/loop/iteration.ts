@@ -17,6 +17,7 @@ import type { IterationOutcome } from './outcome.js';
 import { stopReasonOf } from './outcome.js';
 import { containsPromise } from './promise.js';
 import { askingOf, questionInMessage } from './question.js';
+import { confineCheck } from './sandbox-run.js';
 import { runVerifyCheck } from './verify.js';
 
 export type { IterationContext, IterationRun } from './iteration-context.js';
@@ -177,6 +178,7 @@ async function completionRefusal(
     ctx.config,
     { signal: ctx.signal, ...(ctx.kill === undefined ? {} : { kill: ctx.kill }) },
     ctx.processes,
+    confineCheck(ctx, ctx.verify.name),
   );
   ctx.logger.info(
     { event: 'iteration.verified', check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed },

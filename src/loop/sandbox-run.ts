@@ -15,6 +15,7 @@ import type { Confinement } from '../sandbox/decision.js';
 import { homeFilesOf } from '../sandbox/home-files.js';
 import type { Mount } from '../sandbox/mount.js';
 import type { IterationContext } from './iteration-context.js';
+import type { CheckConfinement } from './verify.js';
 
 /** How one run goes, and what follows it: the spec to start, and what its end tells. */
 export interface RunConfinement {
@@ -132,4 +133,20 @@ export function signalOfExit<T extends Pick<ProcessResult, 'exitCode' | 'signal'
   if (result.signal !== null || exitCode === null || exitCode <= 128) return result;
   const name = Object.entries(constants.signals).find(([, number]) => number === exitCode - 128)?.[0];
   return name === undefined ? result : { ...result, exitCode: null, signal: name as NodeJS.Signals };
+}
+
+/** The verify check's confinement: the vault's own settings, a private home of its own (`check.NAME`). */
+export function confineCheck(ctx: IterationContext, checkName: string): CheckConfinement {
+  return async (spec) => {
+    const run = await runConfinement(ctx, ctx.config.sandbox);
+    if (run.confinement.kind === 'refused') return { refused: run.confinement.message };
+    const runner = { settings: ctx.config.sandbox, kind: null, homeName: `check.${checkName}`, runName: 'verify' };
+    const missing = run.name === 'bwrap' ? await missingCommand(spec) : null;
+    if (missing !== null) return { refused: missing.message };
+    const confined = await confineSpec(ctx, runner, run, spec, []);
+    return {
+      spec: confined.spec,
+      finish: confined.finish,
+    };
+  };
 }
