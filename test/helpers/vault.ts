@@ -54,8 +54,11 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
     // The fake agent's markers, gates, pid and state files are the test's channels to it, across
     // its sandbox: declared writable (channelsOf), as a person declares what an agent may reach.
     sandbox: {
-      writable: channelsOf(marks, options.fake, options.config?.harnesses),
       ...(options.config?.sandbox as object | undefined),
+      writable: [
+        ...channelsOf(marks, options.fake, options.config?.harnesses),
+        ...(((options.config?.sandbox as { writable?: string[] } | undefined)?.writable ?? []) as string[]),
+      ],
     },
     ...Object.fromEntries(
       Object.entries(options.config ?? {}).filter(

@@ -8,7 +8,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { TaskRunResult } from '../../src/loop/events.js';
 import type { RunOverrides } from '../../src/loop/prepare.js';
@@ -135,6 +135,8 @@ describe('completion', () => {
             args: ['-c', `if [ -e ${marker} ]; then exit 0; else touch ${marker}; echo "2 tests failed"; exit 1; fi`],
           },
         },
+        // The check runs confined: its marker's folder is the test's channel to it.
+        sandbox: { writable: [dirname(marker)] },
       },
     );
     const ran = await run(vault, vault.task('verified', `---\nverify: tests\n---\nbody\n`));
