@@ -57,7 +57,7 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
       ...(options.config?.sandbox as object | undefined),
       writable: [
         ...channelsOf(marks, options.fake, options.config?.harnesses),
-        ...(((options.config?.sandbox as { writable?: string[] } | undefined)?.writable ?? []) as string[]),
+        ...((options.config?.sandbox as { writable?: string[] } | undefined)?.writable ?? []),
       ],
     },
     ...Object.fromEntries(
