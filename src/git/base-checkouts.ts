@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { git, gitOk } from './git.js';
+import { NO_SUBMODULE_STATUS, git, gitOk } from './git.js';
 import { serialPerRepository } from './repo-serial.js';
 
 /** One entry of `git worktree list --porcelain`. */
@@ -57,7 +57,7 @@ export async function checkoutState(path: string): Promise<CheckoutState> {
   }
   const status = await gitOk(
     path,
-    ['status', '--porcelain=v1', '-z', '--untracked-files=no'],
+    ['status', NO_SUBMODULE_STATUS, '--porcelain=v1', '-z', '--untracked-files=no'],
     'looking for local changes',
   );
   const changed = status

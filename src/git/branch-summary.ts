@@ -32,7 +32,9 @@ export async function branchSummary(repo: string, branch: string, base: string):
       const [sha = '', subject = ''] = line.split('\0');
       return { sha, subject };
     });
-  const diffstat = (await gitOk(repo, ['diff', '--stat=100', mergeBase, branchRef], what)).trimEnd();
+  const diffstat = (
+    await gitOk(repo, ['diff', '--no-ext-diff', '--no-textconv', '--stat=100', mergeBase, branchRef], what)
+  ).trimEnd();
   return { branch, base, mergeBase, commits, diffstat, text: summaryText(branch, base, commits, diffstat) };
 }
 

@@ -1,4 +1,4 @@
-import { git } from './git.js';
+import { NO_SUBMODULE_STATUS, git } from './git.js';
 import type { GitOptions } from './git.js';
 
 /** The repository at one moment: HEAD and what is not committed. */
@@ -26,7 +26,11 @@ const MAX_FILES_LISTED = 200;
  * instead of rev-parse + status). NUL-separated output keeps unusual file names intact.
  */
 export async function gitState(dir: string, options: GitOptions = {}): Promise<GitState> {
-  const result = await git(dir, ['status', '--porcelain=v2', '--branch', '--untracked-files=all', '-z'], options);
+  const result = await git(
+    dir,
+    ['status', NO_SUBMODULE_STATUS, '--porcelain=v2', '--branch', '--untracked-files=all', '-z'],
+    options,
+  );
   if (result.exitCode !== 0) return { head: null, dirty: [] };
   let head: string | null = null;
   const dirty = new Set<string>();

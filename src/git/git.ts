@@ -5,8 +5,24 @@ import { WiggumError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { runCaptured } from '../harness/run-captured.js';
 import type { CommandResult } from '../harness/run-captured.js';
+import { knownWorktreeOf, worktreeGitEnv } from './worktree-dirs.js';
+import type { WorktreeGitDirs } from './worktree-dirs.js';
 
 const GIT_ENV = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
+
+/**
+ * Put in front of every git command wiggum runs: hooks and fsmonitor off, whatever a repository's
+ * files say (docs/decisions.md, "wiggum's own git runs no hook, fsmonitor or submodule's status").
+ * `-c` reaches the git processes git itself starts.
+ */
+export const HARDENED_GIT = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+
+/**
+ * Given to every `git status` wiggum runs: without it git runs `git status` again inside each
+ * submodule, with that repository's own config (its filters), and an agent can make a submodule
+ * inside its worktree.
+ */
+export const NO_SUBMODULE_STATUS = '--ignore-submodules=all';
 
 /**
  * git's absolute path, found once: a bare "git" makes every spawn try each PATH entry in turn, and
@@ -39,15 +55,37 @@ export interface GitOptions {
    * hashes every file again on every call (35 ms instead of 8 over 5,000 files, measured).
    */
   optionalLocks?: boolean;
+  /**
+   * The worktree's git dirs to use (`GIT_DIR`, `GIT_COMMON_DIR`, `GIT_WORK_TREE`). Default: those of
+   * the task worktree `cwd` is in, when this process opened it (worktree-dirs.ts); else git finds
+   * the repository from `cwd` as usual.
+   */
+  worktree?: WorktreeGitDirs;
+  /** More environment (object directories of an import). */
+  env?: Record<string, string>;
+  /** Written to git's stdin. */
+  input?: string;
 }
 
 export async function git(cwd: string, args: string[], options: GitOptions = {}): Promise<CommandResult> {
-  const env = { ...process.env, ...GIT_ENV, ...(options.optionalLocks === true ? { GIT_OPTIONAL_LOCKS: '1' } : {}) };
-  return runCaptured(gitPath(), args, { cwd, env, timeoutMs: 60_000 });
+  const worktree = options.worktree ?? knownWorktreeOf(cwd);
+  const env = {
+    ...process.env,
+    ...GIT_ENV,
+    ...(options.optionalLocks === true ? { GIT_OPTIONAL_LOCKS: '1' } : {}),
+    ...(worktree === null ? {} : worktreeGitEnv(worktree)),
+    ...options.env,
+  };
+  return runCaptured(gitPath(), [...HARDENED_GIT, ...args], {
+    cwd,
+    env,
+    timeoutMs: 60_000,
+    ...(options.input === undefined ? {} : { input: options.input }),
+  });
 }
 
-export async function gitOk(cwd: string, args: string[], what: string): Promise<string> {
-  const result = await git(cwd, args);
+export async function gitOk(cwd: string, args: string[], what: string, options: GitOptions = {}): Promise<string> {
+  const result = await git(cwd, args, options);
   if (result.exitCode !== 0) {
     throw new WiggumError(
       'E_GIT',
@@ -137,7 +175,7 @@ export async function checkoutTaskBranch(
 
 /** Commits everything left uncommitted (config `git.auto_commit`); returns the new commit or null. */
 export async function commitLeftovers(dir: string, message: string): Promise<string | null> {
-  const status = await git(dir, ['status', '--porcelain', '--untracked-files=all']);
+  const status = await git(dir, ['status', NO_SUBMODULE_STATUS, '--porcelain', '--untracked-files=all']);
   if (status.exitCode !== 0 || status.stdout.trim() === '') return null;
   await gitOk(dir, ['add', '--all'], 'staging leftovers');
   await gitOk(dir, ['commit', '--quiet', '--no-verify', '-m', message], 'committing leftovers');

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { WiggumError } from '../errors.js';
-import { git, gitOk } from './git.js';
+import { NO_SUBMODULE_STATUS, git, gitOk } from './git.js';
 import {
   chooseBase,
   gitRefusal,
@@ -13,6 +13,14 @@ import {
   worktreePath,
 } from './worktree-plan.js';
 import type { WorktreeEnd } from './worktree-plan.js';
+import {
+  findWorktreeGitDir,
+  forgetWorktree,
+  orphanRepository,
+  restoreGitFile,
+  trustWorktree,
+} from './worktree-dirs.js';
+import type { WorktreeGitDirs } from './worktree-dirs.js';
 
 /** The repository a workdir belongs to, as seen from the user's working copy. */
 export interface Repository {
@@ -81,6 +89,10 @@ export interface TaskWorktree {
   base: string | null;
   /** Whether an existing worktree of this task was found and kept (a resume). */
   reused: boolean;
+  /** The repository's shared git dir (real path), as read from the user's copy. */
+  commonDir: string;
+  /** The worktree's own git dir, `<commonDir>/worktrees/<name>`: wiggum's git there uses it (worktree-dirs.ts). */
+  gitDir: string;
 }
 
 /**
@@ -102,9 +114,15 @@ async function openNow(request: WorktreeRequest): Promise<TaskWorktree> {
   await mkdir(request.worktreesRoot, { recursive: true });
   const path = worktreePath(await realpath(request.worktreesRoot), taskId);
   const entries = parseWorktreeList(await gitOk(top, ['worktree', 'list', '--porcelain'], 'listing worktrees'));
+  // A worktree left by an earlier run gets back the `.git` file git wrote before git reads it.
+  const earlier = await findWorktreeGitDir(repository.commonDir, path);
+  if (earlier !== null && existsSync(path))
+    await restoreGitFile({ workTree: path, gitDir: earlier, commonDir: repository.commonDir });
   const action = worktreeAction(entries, { path, branch, userCopy: top, pathExists: existsSync(path) });
-  const done = (created: boolean, base: string | null, reused: boolean): Promise<TaskWorktree> =>
-    withWorkdir({ path, workdir: join(path, repository.subfolder), branch, created, base, reused });
+  const done = async (created: boolean, base: string | null, reused: boolean): Promise<TaskWorktree> => {
+    const dirs = await knownDirs(repository.commonDir, path);
+    return withWorkdir({ path, workdir: join(path, repository.subfolder), branch, created, base, reused, ...dirs });
+  };
 
   switch (action.kind) {
     case 'problem':
@@ -142,6 +160,19 @@ async function openNow(request: WorktreeRequest): Promise<TaskWorktree> {
   const track = (await branchExists(top, base)) ? ['--track'] : [];
   await addWorktree(top, ['worktree', 'add', '--quiet', ...track, '-b', branch, path, base], branch);
   return done(true, base, false);
+}
+
+/** The worktree's git dirs, found in the common dir and remembered for wiggum's git there. */
+async function knownDirs(commonDir: string, path: string): Promise<{ commonDir: string; gitDir: string }> {
+  const gitDir = await findWorktreeGitDir(commonDir, path);
+  if (gitDir === null)
+    throw new WiggumError(
+      'E_GIT',
+      `git made the worktree ${path} but none of ${join(commonDir, 'worktrees')} names it: run "git worktree prune" in the repository and start the task again`,
+      { details: { why: 'no-worktree-gitdir', path } },
+    );
+  trustWorktree({ workTree: path, gitDir, commonDir });
+  return { commonDir, gitDir };
 }
 
 /** The agent's folder exists even when the subfolder is not in the branch (untracked in the user's copy). */
@@ -193,15 +224,36 @@ export function closeTaskWorktree(top: string, path: string, keepWorktree: boole
 }
 
 async function closeNow(top: string, path: string, keepWorktree: boolean): Promise<WorktreeEnd> {
-  if (!existsSync(path)) return { kind: 'remove' };
-  const end = worktreeEnd(keepWorktree, await uncommittedFiles(path), path);
-  if (end.kind === 'remove') await gitOk(top, ['worktree', 'remove', path], "removing the task's worktree");
+  if (!existsSync(path)) {
+    forgetWorktree(path);
+    return { kind: 'remove' };
+  }
+  const dirs = await dirsOf(top, path);
+  // git's `worktree remove` refuses a worktree whose `.git` file no longer points back at it.
+  if (dirs !== null) await restoreGitFile(dirs);
+  const end = worktreeEnd(keepWorktree, await uncommittedFiles(path, dirs), path);
+  if (end.kind === 'remove') {
+    await gitOk(top, ['worktree', 'remove', path], "removing the task's worktree");
+    forgetWorktree(path);
+  }
   return end;
 }
 
+/** The worktree's dirs, from the repository of the user's copy `top` (never from the worktree's `.git`). */
+async function dirsOf(top: string, path: string): Promise<WorktreeGitDirs | null> {
+  const commonDir = await commonDirOf(top);
+  const gitDir = await findWorktreeGitDir(commonDir, path);
+  return gitDir === null ? null : { workTree: path, gitDir, commonDir };
+}
+
 /** The files a worktree holds that no commit has: changed, staged or untracked (ignored ones aside). */
-export async function uncommittedFiles(path: string): Promise<string[]> {
-  const status = await gitOk(path, ['status', '--porcelain', '--untracked-files=all'], 'reading the worktree');
+export async function uncommittedFiles(path: string, dirs: WorktreeGitDirs | null = null): Promise<string[]> {
+  const status = await gitOk(
+    path,
+    ['status', NO_SUBMODULE_STATUS, '--porcelain', '--untracked-files=all'],
+    'reading the worktree',
+    dirs === null ? {} : { worktree: dirs },
+  );
   return status
     .split('\n')
     .filter((line) => line !== '')
@@ -212,12 +264,17 @@ export async function uncommittedFiles(path: string): Promise<string[]> {
  * Closes a worktree found under the worktrees root whose task is gone (deleted while it ran, or
  * while wiggum was down): removed as an ended task's would be, so its branch and commits stay and
  * uncommitted work keeps it. A folder git does not know as a worktree is left as it is (null).
+ * Its repository is not known here, so it is read from the worktree's `.git` file, which an agent
+ * may have rewritten: it is used only when the repository it names lists this worktree and does not
+ * lie in a place an agent writes (orphanRepository).
  */
 export async function closeOrphanWorktree(path: string, keepWorktree: boolean): Promise<WorktreeEnd | null> {
-  const list = await git(path, ['worktree', 'list', '--porcelain']);
+  const real = await realpath(path);
+  const commonDir = await orphanRepository(real);
+  if (commonDir === null) return null;
+  const list = await git(commonDir, ['worktree', 'list', '--porcelain'], { env: { GIT_DIR: commonDir } });
   if (list.exitCode !== 0) return null;
   const [main, ...others] = parseWorktreeList(list.stdout);
-  const real = await realpath(path);
   if (main === undefined || !others.some((entry) => entry.path === real)) return null;
   return closeTaskWorktree(main.path, real, keepWorktree);
 }

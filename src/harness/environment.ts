@@ -14,8 +14,10 @@ export function harnessEnvironment(
 ): Record<string, string> {
   const entries: [string, string][] = [];
   for (const name of allowlist) {
-    const value = Object.hasOwn(base, name) ? base[name] : undefined;
-    if (typeof value === 'string') entries.push([name, value]);
+    // Each look into process.env is a call into C++: most names are unset, so only a string found
+    // is checked to be the environment's own (not inherited from a polluted Object.prototype).
+    const value = base[name];
+    if (typeof value === 'string' && Object.hasOwn(base, name)) entries.push([name, value]);
   }
   for (const [name, value] of Object.entries(extra)) entries.push([name, value]);
   // fromEntries defines own properties, so a name like `__proto__` is a plain variable, not a prototype.

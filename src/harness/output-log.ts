@@ -1,5 +1,4 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, createWriteStream, openSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { WiggumError, systemErrorCode } from '../errors.js';
 
@@ -38,13 +37,15 @@ export class CappedLog {
 
   /**
    * Opens `path` for appending. A symlink there is refused (O_NOFOLLOW): the log lives in the
-   * session folder, and a planted link must not redirect harness output onto another file.
+   * session folder, and a planted link must not redirect harness output onto another file. The
+   * open is synchronous, as small file reads are (docs/decisions.md): a thread-pool round trip
+   * before every spawn cost more than the open; the writes still go through the stream.
    */
-  static async open(path: string, maxBytes: number): Promise<CappedLog> {
+  static open(path: string, maxBytes: number): CappedLog {
     const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
     try {
-      const handle = await open(path, flags, 0o644);
-      return new CappedLog(path, maxBytes, handle.createWriteStream());
+      const fd = openSync(path, flags, 0o644);
+      return new CappedLog(path, maxBytes, createWriteStream('', { fd }));
     } catch (cause) {
       if (systemErrorCode(cause) === 'ELOOP') {
         throw new WiggumError(

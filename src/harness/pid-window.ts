@@ -51,6 +51,29 @@ export function runPidWindow(
   return { from: leaderPid, to: now.lastPid };
 }
 
+/**
+ * How many pids a look would try one by one (`pidsInWindow`) rather than list /proc: a pid that is
+ * not there costs a failed open, a listing of /proc a few hundred entries read and filtered.
+ */
+export const PROBE_LIMIT = 64;
+
+/**
+ * The pids of `window`, when it holds at most `limit` that can have been handed out since its
+ * leader's spawn; null when it holds more. A window that goes round skips the pids under 300,
+ * which the counter never hands out again once it has wrapped (RESERVED_PIDS).
+ */
+export function pidsInWindow(window: PidWindow, pidMax: number, limit = PROBE_LIMIT): number[] | null {
+  const wraps = window.from > window.to;
+  const size = wraps
+    ? pidMax - window.from + Math.max(0, window.to - FIRST_PID_AFTER_WRAP + 1)
+    : window.to - window.from + 1;
+  if (size > limit) return null;
+  const pids: number[] = [];
+  for (let pid = window.from; pid <= (wraps ? pidMax - 1 : window.to); pid += 1) pids.push(pid);
+  if (wraps) for (let pid = FIRST_PID_AFTER_WRAP; pid <= window.to; pid += 1) pids.push(pid);
+  return pids;
+}
+
 export function inPidWindow(window: PidWindow, pid: number): boolean {
   return window.from <= window.to ? pid >= window.from && pid <= window.to : pid >= window.from || pid <= window.to;
 }

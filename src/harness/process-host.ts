@@ -4,7 +4,7 @@ import type { Readable, Writable } from 'node:stream';
 import { systemClock } from '../time/clock.js';
 import type { Clock } from '../time/clock.js';
 import { isProcessGroupAlive, signalGroup } from './group-signals.js';
-import { systemProcessTable } from './process-tree.js';
+import { procProcessTable } from './process-tree.js';
 import type { ProcessTable } from './process-tree.js';
 
 /** A started child as run-process uses it: piped stdio, a pid, 'exit' and 'error' events. */
@@ -50,7 +50,7 @@ export const systemProcessHost: ProcessHost = {
     }),
   signalGroup,
   isGroupAlive: isProcessGroupAlive,
-  processTable: systemProcessTable,
+  processTable: procProcessTable(() => performance.now()),
   clock: systemClock,
   monotonicNow: () => performance.now(),
 };

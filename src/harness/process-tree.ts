@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, readdirSync, readlinkSync } from 'node:fs';
 import { systemErrorCode } from '../errors.js';
-import { inPidWindow, parsePidCounters, runPidWindow } from './pid-window.js';
+import { inPidWindow, parsePidCounters, pidsInWindow, runPidWindow } from './pid-window.js';
 import type { PidCounters, PidWindow } from './pid-window.js';
 
 /**
@@ -63,21 +63,47 @@ export interface ProcessTable {
  */
 const MS_PER_CLOCK_TICK = 1000 / 100;
 
-/** The real one: /proc on Linux, kill(2). */
-export const systemProcessTable: ProcessTable = {
-  findMarked: (marker, run) => (process.platform === 'linux' ? scanProc(marker, run ?? null) : null),
-  pidCounters: () => (process.platform === 'linux' && procIsOurs() ? readPidCounters() : null),
-  signal: (pid, signal) => {
-    // kill(0) and kill(-1) would reach our own group or every process: never from a bad pid.
-    if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) return;
-    try {
-      process.kill(pid, signal);
-    } catch (error) {
-      const code = systemErrorCode(error);
-      if (code !== 'ESRCH' && code !== 'EPERM') throw error;
-    }
-  },
-};
+/** How old a reading of the pid counters may be to stand for the counters before a spawn. */
+const REUSE_MS = 1_000;
+
+/**
+ * The real one: /proc on Linux, kill(2). With `monotonicNow`, the counters before a spawn are the
+ * last ones a look read, while they are under REUSE_MS old: any reading taken before the spawn will
+ * do, since every pid of the run is handed out after it, and the forks counted since an earlier
+ * reading are more, which only makes the bound on the counter's move looser (pid-window.ts). In a
+ * quick loop that is the reading of the look after the previous run, a millisecond before.
+ */
+export function procProcessTable(monotonicNow?: () => number): ProcessTable {
+  let last: { counters: PidCounters; atMs: number } | null = null;
+  const read = (): PidCounters | null => {
+    const counters = readPidCounters();
+    if (counters !== null && monotonicNow !== undefined) last = { counters, atMs: monotonicNow() };
+    return counters;
+  };
+  return {
+    findMarked: (marker, run) => (process.platform === 'linux' ? scanProc(marker, run ?? null, read) : null),
+    pidCounters: () => {
+      if (process.platform !== 'linux' || !procIsOurs()) return null;
+      if (last !== null && monotonicNow !== undefined && monotonicNow() - last.atMs < REUSE_MS) return last.counters;
+      return read();
+    },
+    signal: signalProcess,
+  };
+}
+
+/** The real one, reading the counters afresh each time they are asked for. */
+export const systemProcessTable: ProcessTable = procProcessTable();
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  // kill(0) and kill(-1) would reach our own group or every process: never from a bad pid.
+  if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) return;
+  try {
+    process.kill(pid, signal);
+  } catch (error) {
+    const code = systemErrorCode(error);
+    if (code !== 'ESRCH' && code !== 'EPERM') throw error;
+  }
+}
 
 /**
  * A read of /proc/<pid>/… fails for reasons of that process: it exited while we looked (ENOENT,
@@ -87,18 +113,12 @@ export const systemProcessTable: ProcessTable = {
  */
 const OUR_OWN_FAILURES = new Set(['EMFILE', 'ENFILE', 'ENOMEM']);
 
-function scanProc(marker: string, run: RunPids | null): MarkedProcess[] | null {
+function scanProc(marker: string, run: RunPids | null, read: () => PidCounters | null): MarkedProcess[] | null {
   const entry = Buffer.from(`${RUN_MARKER_VARIABLE}=${marker}`);
   const found: MarkedProcess[] = [];
   try {
-    const names = readdirSync('/proc');
-    // Read after the listing, so every process listed got its pid before the counters were read.
-    const window = run === null ? null : pidWindowOf(run);
-    for (const name of names) {
-      if (!/^\d+$/.test(name)) continue;
-      const pid = Number(name);
+    for (const pid of pidsToRead(run, read)) {
       if (pid === process.pid) continue;
-      if (window !== null && !inPidWindow(window, pid)) continue;
       try {
         if (!holdsEntry(readProcFile(`/proc/${pid}/environ`), entry)) continue;
         const marked = readMarked(pid);
@@ -111,6 +131,27 @@ function scanProc(marker: string, run: RunPids | null): MarkedProcess[] | null {
     return null;
   }
   return found;
+}
+
+/**
+ * The pids whose environment a look reads: every pid of a short window, tried one by one (most are
+ * gone: a failed open each); else the listing of /proc, narrowed to the run's window when there is
+ * one. Trying pids finds threads as well as processes, which `readMarked` leaves out.
+ */
+function pidsToRead(run: RunPids | null, read: () => PidCounters | null): number[] {
+  const short = run === null ? null : pidWindowOf(run, read);
+  const probed = short === null ? null : pidsInWindow(short, pidMax());
+  if (probed !== null) return probed;
+  const names = readdirSync('/proc');
+  // Read after the listing, so every process listed got its pid before the counters were read.
+  const window = run === null ? null : pidWindowOf(run, read);
+  const pids: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (window === null || inPidWindow(window, pid)) pids.push(pid);
+  }
+  return pids;
 }
 
 /** Reused by every read of an environment: a look reads one per process on the machine. */
@@ -144,7 +185,7 @@ function holdsEntry(environ: Buffer, entry: Buffer): boolean {
   return false;
 }
 
-/** The figures of one process, or null for a zombie. Throws when it is gone. */
+/** The figures of one process, or null for a zombie or a thread (a pid tried that is no process's). Throws when it is gone. */
 function readMarked(pid: number): MarkedProcess | null {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // "pid (comm) state ppid …": comm may hold spaces and parentheses, so count from the last ')'.
@@ -153,6 +194,7 @@ function readMarked(pid: number): MarkedProcess | null {
   if (state === 'Z' || state === 'X') return null;
   const ticks = (index: number): number => Number(fields[index] ?? 0) * MS_PER_CLOCK_TICK;
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  if (statusNumber(status, 'Tgid') !== pid) return null;
   return {
     pid,
     ppid: Number(fields[1]),
@@ -170,8 +212,14 @@ function statusKilobytes(status: string, name: string): number {
   return match === null ? 0 : Number(match[1]);
 }
 
-function pidWindowOf(run: RunPids): PidWindow | null {
-  const now = readPidCounters();
+/** A "Name:   1234" line of /proc/<pid>/status; null when it is missing. */
+function statusNumber(status: string, name: string): number | null {
+  const match = new RegExp(`^${name}:\\s+(\\d+)$`, 'm').exec(status);
+  return match === null ? null : Number(match[1]);
+}
+
+function pidWindowOf(run: RunPids, read: () => PidCounters | null): PidWindow | null {
+  const now = read();
   return now === null ? null : runPidWindow(run.leaderPid, run.before, now, pidMax());
 }
 

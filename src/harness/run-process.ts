@@ -155,7 +155,7 @@ export const notStarted: Outcome = {
 export async function runProcess(spec: ProcessSpec, host: ProcessHost = systemProcessHost): Promise<ProcessResult> {
   const startedAtMs = host.clock.now();
   const startedAt = host.monotonicNow();
-  const log = spec.logFile === null ? null : await CappedLog.open(spec.logFile, spec.logMaxBytes);
+  const log = spec.logFile === null ? null : CappedLog.open(spec.logFile, spec.logMaxBytes);
   const finish = async (outcome: Partial<Outcome>): Promise<ProcessResult> => {
     await log?.close();
     return {

@@ -161,6 +161,8 @@ export const LOG_EVENTS = [
   'api.retry',
   'api.context',
   'api.failed',
+  // a confined agent's run
+  'sandbox.egress-refused',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */

@@ -48,8 +48,12 @@ export async function runHarness(ctx: IterationContext, state: LoopState, input:
   const scanner = new PromiseScanner(ctx.promise, input.prompt);
   const questions = new QuestionScanner(input.prompt);
   // Ends the run at once when the agent reports what no waiting fixes (a refused key it would
-  // otherwise retry for minutes); a stop request of the user aborts it too.
+  // otherwise retry for minutes); a stop request of the user aborts it too, passed on by a
+  // listener removed after the run (AbortSignal.any costs more per run, for the same signal).
   const giveUp = new AbortController();
+  const passStop = (): void => giveUp.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) passStop();
+  else ctx.signal.addEventListener('abort', passStop, { once: true });
   const deadline = iterationDeadline({
     perIterationMs: ctx.config.loop.perIterationTimeoutMs,
     totalMs: ctx.config.loop.totalTimeoutMs,
@@ -76,7 +80,7 @@ export async function runHarness(ctx: IterationContext, state: LoopState, input:
       logMaxBytes: ctx.config.harness.logMaxBytes,
       tailBytes: ctx.config.harness.tailBytes,
       configKey: `harnesses.${ctx.harness.name}.command`,
-      signal: AbortSignal.any([ctx.signal, giveUp.signal]),
+      signal: giveUp.signal,
       ...(ctx.kill === undefined ? {} : { kill: ctx.kill }),
       onSpawn: ctx.onSpawn,
       onMarker: ctx.onMarker,
@@ -98,6 +102,7 @@ export async function runHarness(ctx: IterationContext, state: LoopState, input:
     result = ran.result;
     limitHit = ran.limitHit;
   } finally {
+    ctx.signal.removeEventListener('abort', passStop);
     fileQuestion = await readAfterRun(ctx, input);
   }
   return {

@@ -13,6 +13,9 @@ export function tooLarge(bytes: number): WiggumError {
   );
 }
 
+/** One decoder for every read: a `decode` without `stream` keeps no state between calls. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /**
  * Decodes a task file's bytes, refusing what is not a reasonable Markdown file:
  * over 1 MiB, containing NUL bytes (binary), or not valid UTF-8.
@@ -30,7 +33,7 @@ export function decodeTaskBytes(bytes: Uint8Array): string {
     );
   }
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    return UTF8.decode(bytes);
   } catch (cause) {
     const offset = firstInvalidUtf8Offset(bytes);
     throw new WiggumError(

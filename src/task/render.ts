@@ -1,5 +1,6 @@
 import { Document as YamlDocument, isMap, isSeq, visit } from 'yaml';
 import type { Task } from './parse.js';
+import { plainBlockText } from './plain-block.js';
 import type { LoopStatus, TaskState } from './vocabulary.js';
 
 /** The checkpoint block wiggum writes into `persistence_loop`. */
@@ -126,6 +127,11 @@ function renderBlockText(loop: PersistenceLoopData, indent: number, eol: string)
     const value = loop[key];
     if (value !== undefined) ordered[key] = key === 'checkpoint' ? orderedCheckpoint(loop.checkpoint!) : value;
   }
+  return plainBlockText(ordered, indent, eol) ?? yamlBlockText(ordered, indent, eol);
+}
+
+/** The block as the `yaml` package writes it: what plain-block.ts writes by hand, and everything it declines. */
+export function yamlBlockText(ordered: Record<string, unknown>, indent: number, eol: string): string {
   const doc = new YamlDocument(ordered);
   visit(doc, {
     Node(_key, node, path) {

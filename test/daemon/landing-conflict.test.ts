@@ -1,5 +1,6 @@
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { git, gitRepo } from '../helpers/git-repo.js';
@@ -12,8 +13,8 @@ const daemons = drainedAfterEach();
 
 const SHARED = 'line one\nline two\nline three\n';
 
-async function started(vault: LandVault): Promise<DaemonProcess> {
-  const daemon = DaemonProcess.start(vault.root);
+async function started(vault: LandVault, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
+  const daemon = DaemonProcess.start(vault.root, [], env);
   daemons.push(daemon);
   await daemon.ready();
   return daemon;
@@ -43,28 +44,30 @@ async function twoConflicting(config: Record<string, unknown> = {}): Promise<{
 
 /**
  * Task `f` (land: merge, a fast-forward) and a daemon killed by kill -9 right after main moved to
- * the task's commit, before the user's copy (on main) followed: a reference-transaction hook holds
- * the landing there until the daemon is gone.
+ * the task's commit, before the user's copy (on main) followed: the daemon's git is a wrapper that
+ * holds the copy's `update-index --refresh` (the first step of following) until the daemon is gone.
+ * (A reference-transaction hook did this before; wiggum's own git runs no hooks now.)
  */
 async function killedAfterBaseMoved(): Promise<{ repo: string; vault: LandVault; main: string; head: string }> {
   const repo = gitRepo(tempDir('wiggum-user-'));
   const main = git(repo, 'rev-parse', 'main');
   const gate = tempDir('wiggum-hook-');
-  const hook = join(repo, '.git', 'hooks', 'reference-transaction');
+  const bin = tempDir('wiggum-bin-');
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
   writeFileSync(
-    hook,
+    join(bin, 'git'),
     [
       '#!/bin/sh',
-      '[ "$1" = committed ] || exit 0',
-      'grep -q " refs/heads/main$" || exit 0',
-      `touch '${gate}/seen'`,
-      `while [ ! -e '${gate}/go' ]; do sleep 0.05; done`,
+      `if [ "$(pwd -P)" = '${realpathSync(repo)}' ]; then case " $* " in *" update-index "*)`,
+      `  touch '${gate}/seen'`,
+      `  while [ ! -e '${gate}/go' ]; do sleep 0.05; done;; esac; fi`,
+      `exec '${realGit}' "$@"`,
       '',
     ].join('\n'),
   );
-  chmodSync(hook, 0o755);
+  chmodSync(join(bin, 'git'), 0o755);
   const vault = await landVault(repo);
-  const first = await started(vault);
+  const first = await started(vault, { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` });
   vault.task('f', landTask(repo, 'land: merge\n'));
   await waitForFile(join(gate, 'seen'), 60_000);
   first.kill('SIGKILL');

@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { inPidWindow, parsePidCounters, runPidWindow } from '../../src/harness/pid-window.js';
+import {
+  FIRST_PID_AFTER_WRAP,
+  inPidWindow,
+  parsePidCounters,
+  pidsInWindow,
+  runPidWindow,
+} from '../../src/harness/pid-window.js';
 import type { PidCounters } from '../../src/harness/pid-window.js';
 
 const PID_MAX = 32_768;
@@ -56,5 +62,37 @@ describe('parsePidCounters', () => {
     ['a loadavg of another shape', stat, '7.77 5.16 3.66\n', null],
   ])('%s', (_why, statText, loadavg, counters) => {
     expect(parsePidCounters(statText, loadavg)).toEqual(counters);
+  });
+});
+
+describe('pidsInWindow: the pids of a short window, as inPidWindow has them', () => {
+  const windows = [
+    { from: 5_001, to: 5_001 },
+    { from: 5_001, to: 5_064 },
+    { from: 5_001, to: 5_065 },
+    { from: 1, to: 40 },
+    { from: 32_740, to: 32_767 },
+    { from: 32_740, to: 310 },
+    { from: 32_740, to: 335 },
+    { from: 32_740, to: 336 },
+    { from: 32_767, to: 300 },
+    { from: 32_760, to: 100 },
+    { from: 300, to: 320 },
+  ];
+  test.each(windows)('%o', (window) => {
+    const tried = pidsInWindow(window, PID_MAX);
+    const inWindow: number[] = [];
+    for (let pid = 1; pid < PID_MAX; pid += 1) {
+      // Once the counter has wrapped it starts again at 300: the pids under it are not handed out again.
+      const handedOutSince = window.from <= window.to || pid >= FIRST_PID_AFTER_WRAP;
+      if (inPidWindow(window, pid) && handedOutSince) inWindow.push(pid);
+    }
+    if (inWindow.length > 64) expect(tried).toBeNull();
+    else expect([...(tried ?? [])].sort((a, b) => a - b)).toEqual(inWindow);
+  });
+
+  test('a longer limit tries more', () => {
+    expect(pidsInWindow({ from: 5_001, to: 5_100 }, PID_MAX)).toBeNull();
+    expect(pidsInWindow({ from: 5_001, to: 5_100 }, PID_MAX, 100)).toHaveLength(100);
   });
 });

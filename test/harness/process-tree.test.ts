@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { RUN_MARKER_VARIABLE, systemProcessTable } from '../../src/harness/process-tree.js';
+import { parsePidCounters, pidsInWindow, runPidWindow } from '../../src/harness/pid-window.js';
+import { RUN_MARKER_VARIABLE, procProcessTable, systemProcessTable } from '../../src/harness/process-tree.js';
 import { runProcess } from '../../src/harness/run-process.js';
 import type { ProcessSpec } from '../../src/harness/run-process.js';
 import { processStartTicks } from '../../src/lock/process-identity.js';
@@ -154,6 +155,54 @@ describe.runIf(process.platform === 'linux')('the processes of a run, found by i
     const pids = (found: { pid: number }[] | null): number[] => (found ?? []).map((one) => one.pid).sort();
     expect(pids(systemProcessTable.findMarked(marker))).toEqual([older, leader, child].sort());
     expect(pids(systemProcessTable.findMarked(marker, { leaderPid: leader, before }))).toEqual([leader, child].sort());
+  });
+
+  test('the counters a look read stand for the ones before the next spawn while they are recent', () => {
+    let nowMs = 0;
+    const table = procProcessTable(() => nowMs);
+    const marker = 'run-3b8f';
+    const first = table.pidCounters();
+    expect(first).not.toBeNull();
+    if (first === null) return;
+    const older = bystander({ [RUN_MARKER_VARIABLE]: marker });
+    // The look after a run reads the counters: the next spawn takes them as its own "before".
+    table.findMarked(marker, { leaderPid: older, before: first });
+    const before = table.pidCounters();
+    expect(before).not.toBe(first);
+    expect(table.pidCounters()).toBe(before);
+    if (before === null) return;
+    const leader = bystander({ [RUN_MARKER_VARIABLE]: marker });
+    const child = bystander({ [RUN_MARKER_VARIABLE]: marker });
+    const pids = (found: { pid: number }[] | null): number[] => (found ?? []).map((one) => one.pid).sort();
+    expect(pids(table.findMarked(marker, { leaderPid: leader, before }))).toEqual([leader, child].sort());
+    nowMs += 1_000;
+    expect(table.pidCounters()).not.toBe(before);
+    // Without a clock every reading is fresh.
+    expect(systemProcessTable.pidCounters()).not.toBe(systemProcessTable.pidCounters());
+  });
+
+  test('a look in a short window tries its pids one by one, and takes no thread for a process', async (ctx) => {
+    const marker = 'run-9c1d';
+    const before = systemProcessTable.pidCounters();
+    expect(before).not.toBeNull();
+    if (before === null) return;
+    // node starts threads of its own at once: their ids are pids handed out right after the leader's.
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 300_000)'], {
+      env: { PATH, [RUN_MARKER_VARIABLE]: marker },
+      stdio: 'ignore',
+    });
+    onTestFinished(() => void child.kill('SIGKILL'));
+    const leader = child.pid ?? 0;
+    const threads = (): number[] => readdirSync(`/proc/${leader}/task`).map(Number);
+    while (threads().length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    const found = systemProcessTable.findMarked(marker, { leaderPid: leader, before });
+    const now = parsePidCounters(readFileSync('/proc/stat', 'latin1'), readFileSync('/proc/loadavg', 'latin1'));
+    const pidMax = Number(readFileSync('/proc/sys/kernel/pid_max', 'latin1'));
+    const window = now === null ? null : runPidWindow(leader, before, now, pidMax);
+    const tried = window === null ? null : pidsInWindow(window, pidMax);
+    // A machine that handed out too many pids meanwhile lists /proc instead, which shows no threads.
+    if (tried === null || !threads().some((tid) => tid !== leader && tried.includes(tid))) ctx.skip();
+    expect(found?.map((one) => one.pid)).toEqual([leader]);
   });
 });
 
