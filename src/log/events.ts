@@ -163,6 +163,8 @@ export const LOG_EVENTS = [
   'api.failed',
   // a confined agent's run
   'sandbox.egress-refused',
+  'sandbox.git-refused',
+  'sandbox.git-restored',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
 import type { HarnessKind } from '../config/schema.js';
 import type { SandboxSettings } from '../config/sandbox-settings.js';
+import { realpath } from 'node:fs/promises';
 import { commonDir } from '../git/repo-serial.js';
+import { gitSandboxPlan } from '../git/sandbox-git.js';
+import type { SandboxWorktree } from '../git/sandbox-git.js';
 import { constants } from 'node:os';
 import type { WiggumError } from '../errors.js';
 import { locateCommand } from '../harness/command-lookup.js';
@@ -14,6 +17,7 @@ import { confinementName, confinementOf } from '../sandbox/decision.js';
 import type { Confinement } from '../sandbox/decision.js';
 import { homeFilesOf } from '../sandbox/home-files.js';
 import type { Mount } from '../sandbox/mount.js';
+import { isUnder } from '../sandbox/mount-plan.js';
 import type { IterationContext } from './iteration-context.js';
 import type { CheckConfinement } from './verify.js';
 
@@ -46,17 +50,48 @@ export function runFolder(ctx: IterationContext, runName: string): string {
   return join(ctx.places.state, 'sandbox', ctx.taskId, runName);
 }
 
+/** What other parts add to a confined run: mounts over the plan, variables, and work once it ended. */
+export interface RunExtras {
+  mounts: Mount[];
+  env: Record<string, string>;
+  afterRun: (() => Promise<void>)[];
+}
+
 /**
- * The mounts other parts add to a confined run. For now the shared `.git` of the task's worktree
- * (outside the worktree, often under a hidden folder) is shown writable, so the agent can commit;
- * git/sandbox-git.ts `gitSandboxPlan` replaces this with its finer mounts (and its `afterRun`).
+ * The git mounts of a confined run (git/sandbox-git.ts): for the task's own worktree, the shared
+ * `.git` read-only but for private objects and a private branch folder, moved into the repository
+ * after the run (`scratchDir`, the run's folder, holds them); without one (wiggum ralph, a
+ * workspace's own repository), the repository's whole `.git` read-only. A branch the agent left
+ * where wiggum will not move it is the agent's doing, said at warn; a failure of wiggum's own git
+ * (E_GIT) fails the iteration.
  */
-export async function extraMounts(
-  ctx: IterationContext,
-): Promise<{ mounts: Mount[]; afterRun: (() => Promise<void>)[] }> {
-  if (!ctx.git) return { mounts: [], afterRun: [] };
-  const common = await commonDir(ctx.workdir).catch(() => null);
-  return { mounts: common === null ? [] : [{ kind: 'rw', source: common, target: common }], afterRun: [] };
+export async function extraMounts(ctx: IterationContext, scratchDir: string): Promise<RunExtras> {
+  if (!ctx.git) return { mounts: [], env: {}, afterRun: [] };
+  // A workspace's own repository (one the agent made in .wiggum/workspaces/) is the agent's.
+  if (ctx.worktree === null && isUnder(ctx.workdir, join(ctx.places.state, 'workspaces')))
+    return { mounts: [], env: {}, afterRun: [] };
+  const worktree = ctx.worktree ?? (await ownCheckout(ctx.workdir));
+  if (worktree === null) return { mounts: [], env: {}, afterRun: [] };
+  const plan = await gitSandboxPlan(worktree, scratchDir);
+  const afterRun = async (): Promise<void> => {
+    const end = await plan.afterRun();
+    if (end.branch.kind === 'refused')
+      ctx.logger.warn({ event: 'sandbox.git-refused', why: end.branch.why }, end.branch.message);
+    if (end.restored.length > 0)
+      ctx.logger.warn(
+        { event: 'sandbox.git-restored', files: end.restored },
+        `the agent changed its worktree's ${end.restored.join(' and ')}; wiggum put them back`,
+      );
+  };
+  return { mounts: plan.mounts, env: plan.env, afterRun: [afterRun] };
+}
+
+/** A repository the task works in directly: its `.git` is shown read-only as a whole (gitDir = commonDir). */
+async function ownCheckout(workdir: string): Promise<SandboxWorktree | null> {
+  const common = await commonDir(workdir).catch(() => null);
+  if (common === null) return null;
+  const real = await realpath(common);
+  return { path: workdir, commonDir: real, gitDir: real, branch: '' };
 }
 
 /**
@@ -76,7 +111,8 @@ export async function confineSpec(
   const { confinement } = run;
   if (confinement.kind !== 'bwrap') return { spec, finish: () => Promise.resolve(null) };
   const tools = await sandboxTools(ctx.env);
-  const extra = await extraMounts(ctx);
+  const scratch = runFolder(ctx, runner.runName);
+  const extra = await extraMounts(ctx, scratch);
   const confined = await confineRun({
     settings: runner.settings,
     tools,
@@ -84,11 +120,11 @@ export async function confineSpec(
     command: spec.command,
     args: spec.args,
     cwd: spec.cwd,
-    env: spec.env,
+    env: { ...spec.env, ...extra.env },
     realHome: ctx.env['HOME'],
     privateHome: join(ctx.places.state, 'homes', runner.homeName),
     homeFiles: runner.kind === null ? runner.settings.homeFiles : homeFilesOf(runner.kind, runner.settings.homeFiles),
-    runDir: runFolder(ctx, runner.runName),
+    runDir: scratch,
     vault: ctx.places.root,
     memory,
     extraMounts: extra.mounts,
@@ -97,7 +133,12 @@ export async function confineSpec(
   return {
     spec: { ...spec, command: confined.command, args: confined.args, env: confined.env },
     finish: async (ended) => {
-      for (const after of extra.afterRun) await after();
+      try {
+        for (const after of extra.afterRun) await after();
+      } catch (error) {
+        await confined.finish(ended).catch(() => null);
+        throw error;
+      }
       return confined.finish(ended);
     },
   };

@@ -26,7 +26,7 @@ export interface ConfineRequest {
   privateHome: string;
   /** Its files of the real home (home-files.ts). */
   homeFiles: readonly HomeFile[];
-  /** This run's own folder (its /tmp is `tmp/` inside): made empty, removed after the run. */
+  /** This run's own folder (its /tmp is `tmp/` inside, made empty): removed after the run. */
   runDir: string;
   vault: string;
   /** Writable besides the workdir: the run's memory. */
@@ -57,7 +57,8 @@ const JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"';
 export async function confineRun(request: ConfineRequest): Promise<ConfinedRun> {
   const home = await usableHome(request.realHome);
   const privateHome = await ownFolder(request.privateHome);
-  await rm(request.runDir, { recursive: true, force: true });
+  // Only its temp is emptied: the git plan made its folders in the run's folder already.
+  await rm(join(request.runDir, 'tmp'), { recursive: true, force: true });
   const privateTmp = await ownFolder(join(request.runDir, 'tmp'));
   const roFiles = await placeHomeFiles(home, privateHome, request.homeFiles);
   const env = sandboxEnvironment(request.env, home ?? privateHome);

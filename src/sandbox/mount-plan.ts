@@ -29,7 +29,7 @@ export interface MountPlanInput {
   readOnly: string[];
   writable: string[];
   hidden: string[];
-  /** Added by other parts (git's mounts of a worktree's shared `.git`), applied over the rest. */
+  /** Added by other parts (git's mounts of a worktree's shared `.git`), applied over the rest in this order. */
   extra: Mount[];
 }
 
@@ -42,7 +42,7 @@ const PRIVATE_TMP = '/tmp';
  * right: the vault is hidden, then the worktree inside it is shown again writable; a folder hidden
  * inside a writable one is hidden after it. Of two mounts at one path the later in this list wins:
  * hides and replacements first, then read-only tools and files, what the person shows read-only,
- * the run's writable places, what the person hides, and the extra mounts last.
+ * the run's writable places, what the person hides. The extra mounts follow all of them, as given.
  */
 export function mountPlan(input: MountPlanInput): Mount[] {
   const covers: Mount[] = [{ kind: 'rw', source: input.privateTmp, target: PRIVATE_TMP }];
@@ -68,9 +68,10 @@ export function mountPlan(input: MountPlanInput): Mount[] {
     ...writable,
     // What the person hides stays hidden, even a writable place itself.
     ...hidden,
-    ...input.extra,
   ];
-  return byDepth(lastAtEachTarget(ordered));
+  // The extra mounts come after all of these, in their own order: git's start by showing the
+  // repository's whole `.git` again (read-only) where a hide above covered it.
+  return [...byDepth(lastAtEachTarget(ordered)), ...input.extra];
 }
 
 /** Pure: whether `path` is `root` or inside it (both absolute and normalized). */

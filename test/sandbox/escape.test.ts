@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -81,6 +81,40 @@ describe('a hostile agent under the default sandbox (wiggum run, bubblewrap on P
     } finally {
       victim.kill('SIGKILL');
     }
+  });
+});
+
+describe("a confined agent and its repository's shared .git", () => {
+  test('its commit lands (land: merge); the hooks and fsmonitor it plants are refused and never run', async () => {
+    const w = world('');
+    const marks = join(w.root, 'marks');
+    mkdirSync(marks);
+    const agent = join(REPO_ROOT, 'test', 'fixtures', 'sandbox', 'git-hostile-agent.sh');
+    const config = join(w.vault, '.wiggum', 'config.yaml');
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace(AGENT, agent) + 'harness:\n  env_allowlist: [PATH, HOME, HOSTILE_MARK]\n',
+    );
+    const task = join(w.vault, 'Approved', 'esc.md');
+    writeFileSync(task, readFileSync(task, 'utf8').replace('max_iterations: 1\n', 'max_iterations: 1\nland: merge\n'));
+    const env = { PATH: process.env['PATH'] ?? '', HOME: w.home, HOSTILE_MARK: marks };
+    const ran = await runCli(['run', task, '--vault', w.vault], { env });
+    const output = ran.stdout + ran.stderr;
+    const rc = (step: string): string | undefined => new RegExp(`ATTEMPT ${step} rc=(\\d+)`).exec(output)?.[1];
+    expect(rc('commit')).toBe('0');
+    expect(rc('hooks')).toBe('1');
+    expect(rc('fsmonitor')).not.toBe('0');
+    expect(rc('hookspath')).not.toBe('0');
+    expect(historyOf(join(w.vault, '.wiggum', 'sessions'), 'esc')[0]).toMatchObject({ sandbox: 'bwrap' });
+    expect(existsSync(join(w.vault, 'Done', 'esc.md'))).toBe(true);
+    const landed = execFileSync('git', ['-C', w.repo, 'log', '--format=%s', 'main']).toString();
+    expect(landed).toContain('the agent work');
+    expect(execFileSync('git', ['-C', w.repo, 'show', 'main:work.txt']).toString()).toBe('work\n');
+    const planted = spawnSync('git', ['-C', w.repo, 'config', '--get-regexp', 'fsmonitor|hookspath'], {
+      encoding: 'utf8',
+    });
+    expect(planted.stdout).toBe('');
+    expect(execFileSync('ls', [marks]).toString()).toBe('');
   });
 });
 

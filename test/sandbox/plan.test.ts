@@ -61,7 +61,7 @@ describe('mountPlan', () => {
       ],
     ],
     [
-      'extra mounts (git) come last at their depth; a hidden workdir stays hidden',
+      'extra mounts (git) come after all the rest, in their order; a hidden workdir stays hidden',
       {
         tools: [],
         memory: [],
@@ -72,8 +72,8 @@ describe('mountPlan', () => {
         'rw /v/.wiggum/sandbox/t/1.0/tmp /tmp',
         'hide /v',
         'rw /v/.wiggum/homes/claude /home/u',
-        'ro /r/.git /r/.git',
         'hide /v/.wiggum/worktrees/t',
+        'ro /r/.git /r/.git',
       ],
     ],
   ])('%s', (_, over, expected) => {
