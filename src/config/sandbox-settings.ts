@@ -1,3 +1,4 @@
+import { parseAllowEntry } from './allow-list.js';
 import type { NetworkMode, RawHarnessSandbox, RawSandbox, SandboxMode } from './sandbox-schema.js';
 
 /** A file of the real home an agent needs (its login): copied into its private home, or shown read-only. */
@@ -80,21 +81,19 @@ export function harnessSandbox(vault: SandboxSettings, own: RawHarnessSandbox | 
 
 /**
  * Pure: what is wrong with one resolved setting, or null. `required` with `mode: off` can never
- * run; `network: allow` needs the egress proxy, which this wiggum does not have yet, and must never
- * fall back to the open network.
+ * run; an `allow` entry that names no host and port (allow-list.ts) would leave the agent without
+ * what it was meant to reach.
  */
-export function sandboxProblem(settings: SandboxSettings): { key: 'required' | 'network'; message: string } | null {
+export function sandboxProblem(settings: SandboxSettings): { key: 'required' | 'allow'; message: string } | null {
   if (settings.required && settings.mode === 'off')
     return {
       key: 'required',
       message:
         'sandbox.required: true cannot go with mode: off (nothing would ever run): set mode to auto or bwrap, or required to false',
     };
-  if (settings.network === 'allow')
-    return {
-      key: 'network',
-      message:
-        'sandbox.network: allow (an egress proxy) is not available in this wiggum yet: use on or off; a run is never given the open network instead',
-    };
+  for (const entry of settings.allow) {
+    const parsed = parseAllowEntry(entry);
+    if (typeof parsed === 'string') return { key: 'allow', message: `sandbox.allow: ${parsed}` };
+  }
   return null;
 }

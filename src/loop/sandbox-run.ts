@@ -129,6 +129,7 @@ export async function confineSpec(
     memory,
     extraMounts: extra.mounts,
     cgroupName: `${process.pid}-${ctx.taskId}-${runner.runName}`,
+    logger: ctx.logger,
   });
   return {
     spec: { ...spec, command: confined.command, args: confined.args, env: confined.env },

@@ -9,6 +9,9 @@ import type { RunCgroup } from './cgroup.js';
 import { limitHit, prlimitOptions } from './limits.js';
 import type { Mount } from './mount.js';
 import { mountPlan } from './mount-plan.js';
+import { startEgressRun } from './egress-run.js';
+import type { EgressRun } from './egress-run.js';
+import type { Logger } from '../log/logger.js';
 
 /** One run to confine: its command as it would run unconfined, and the places it may use. */
 export interface ConfineRequest {
@@ -35,6 +38,8 @@ export interface ConfineRequest {
   extraMounts: readonly Mount[];
   /** The run's pids cgroup's name (unique among the runs of this machine). */
   cgroupName: string;
+  /** For the egress proxy's refusals (`network: allow`). */
+  logger: Logger;
 }
 
 /** A confined run: the command line to start instead, and what to do once it has ended. */
@@ -55,36 +60,53 @@ const JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"';
  * COMMAND ARGS`, every step an exec, so the process wiggum started stays the run's leader.
  */
 export async function confineRun(request: ConfineRequest): Promise<ConfinedRun> {
+  const egress =
+    request.settings.network === 'allow'
+      ? await startEgressRun({ ...request, allow: request.settings.allow, runDir: request.runDir })
+      : null;
+  try {
+    return await confinedLine(request, egress);
+  } catch (error) {
+    await egress?.release();
+    throw error;
+  }
+}
+
+async function confinedLine(request: ConfineRequest, egress: EgressRun | null): Promise<ConfinedRun> {
   const home = await usableHome(request.realHome);
   const privateHome = await ownFolder(request.privateHome);
   // Only its temp is emptied: the git plan made its folders in the run's folder already.
   await rm(join(request.runDir, 'tmp'), { recursive: true, force: true });
   const privateTmp = await ownFolder(join(request.runDir, 'tmp'));
   const roFiles = await placeHomeFiles(home, privateHome, request.homeFiles);
-  const env = sandboxEnvironment(request.env, home ?? privateHome);
+  const env = sandboxEnvironment({ ...request.env, ...egress?.env }, home ?? privateHome);
   const mounts = mountPlan({
     home,
     privateHome: home === null ? null : privateHome,
     privateTmp,
     vault: await realpath(request.vault),
     workdir: await realpath(request.cwd),
-    memory: [...(await reals(request.memory)), ...(home === null ? [privateHome] : [])],
-    tools: await toolFolders(request.command, env),
+    memory: [
+      ...(await reals(request.memory)),
+      ...(home === null ? [privateHome] : []),
+      ...(egress === null ? [] : [egress.socketDir]),
+    ],
+    tools: [...(await toolFolders(request.command, env)), ...(egress === null ? [] : await reals(egress.tools))],
     homeFiles: roFiles,
     readOnly: await reals(expandHome(request.settings.readOnly, home)),
     writable: await reals(expandHome(request.settings.writable, home)),
     hidden: await reals(expandHome(request.settings.hidden, home)),
     extra: [...request.extraMounts],
   });
-  // The network `allow` mode is refused by the config until its proxy exists: never the open network.
-  const network = request.settings.network === 'off' ? 'off' : 'on';
+  // network: allow is an empty namespace too: the forwarder inside carries the agent's connections
+  // to wiggum's proxy through the socket's folder.
   let line = bwrapArgv({
     bwrap: request.bwrap,
     mounts,
     cwd: request.cwd,
-    network,
-    command: request.command,
-    args: request.args,
+    network: request.settings.network === 'on' ? 'on' : 'off',
+    command: egress?.command ?? request.command,
+    args: egress?.args ?? request.args,
   });
   const { limits } = request.settings;
   const cgroup =
@@ -96,7 +118,14 @@ export async function confineRun(request: ConfineRequest): Promise<ConfinedRun> 
     line = { command: request.tools.prlimit, args: [...options, '--', line.command, ...line.args] };
   if (cgroup !== null)
     line = { command: '/bin/sh', args: ['-c', JOIN_CGROUP, cgroup.procs, line.command, ...line.args] };
-  return { ...line, env, finish: (ended) => finishRun(request, cgroup, ended) };
+  return {
+    ...line,
+    env,
+    finish: async (ended) => {
+      await egress?.release();
+      return finishRun(request, cgroup, ended);
+    },
+  };
 }
 
 async function finishRun(

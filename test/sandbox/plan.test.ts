@@ -184,7 +184,11 @@ describe('settings', () => {
     const own = harnessSandbox(settings, { mode: 'bwrap', hidden: ['/srv'], limits: { processes: 5 } });
     expect(own).toMatchObject({ mode: 'bwrap', hidden: ['/srv'], limits: { processes: 5, openFiles: 64 } });
     expect(sandboxProblem({ ...settings, mode: 'off', required: true })?.key).toBe('required');
-    expect(sandboxProblem({ ...settings, network: 'allow' })?.key).toBe('network');
+    expect(sandboxProblem({ ...settings, network: 'allow', allow: ['127.0.0.1:8080', 'api.example.com'] })).toBeNull();
+    expect(sandboxProblem({ ...settings, network: 'allow', allow: ['ok.example.com', 'http://x/'] })).toEqual({
+      key: 'allow',
+      message: expect.stringContaining('"http://x/"') as unknown,
+    });
     expect(sandboxProblem(settings)).toBeNull();
   });
   test('home files: the agent kind own, then the configured', () => {
