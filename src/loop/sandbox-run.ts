@@ -65,12 +65,16 @@ export interface RunExtras {
  * where wiggum will not move it is the agent's doing, said at warn; a failure of wiggum's own git
  * (E_GIT) fails the iteration.
  */
-export async function extraMounts(ctx: IterationContext, scratchDir: string): Promise<RunExtras> {
+export async function extraMounts(
+  ctx: IterationContext,
+  scratchDir: string,
+  writable: readonly string[],
+): Promise<RunExtras> {
   if (!ctx.git) return { mounts: [], env: {}, afterRun: [] };
   // A workspace's own repository (one the agent made in .wiggum/workspaces/) is the agent's.
   if (ctx.worktree === null && isUnder(ctx.workdir, join(ctx.places.state, 'workspaces')))
     return { mounts: [], env: {}, afterRun: [] };
-  const worktree = ctx.worktree ?? (await ownCheckout(ctx.workdir));
+  const worktree = ctx.worktree ?? (await ownCheckout(ctx.workdir, writable));
   if (worktree === null) return { mounts: [], env: {}, afterRun: [] };
   const plan = await gitSandboxPlan(worktree, scratchDir);
   const afterRun = async (): Promise<void> => {
@@ -86,11 +90,17 @@ export async function extraMounts(ctx: IterationContext, scratchDir: string): Pr
   return { mounts: plan.mounts, env: plan.env, afterRun: [afterRun] };
 }
 
-/** A repository the task works in directly: its `.git` is shown read-only as a whole (gitDir = commonDir). */
-async function ownCheckout(workdir: string): Promise<SandboxWorktree | null> {
+/**
+ * A repository the task works in directly: its `.git` is shown read-only as a whole (gitDir =
+ * commonDir), unless the person declared it in `sandbox.writable` (then the agent commits there,
+ * and could write its hooks and config too): null, no git mounts.
+ */
+async function ownCheckout(workdir: string, writable: readonly string[]): Promise<SandboxWorktree | null> {
   const common = await commonDir(workdir).catch(() => null);
   if (common === null) return null;
   const real = await realpath(common);
+  const declared = await Promise.all(writable.map((path) => realpath(path).catch(() => null)));
+  if (declared.includes(real)) return null;
   return { path: workdir, commonDir: real, gitDir: real, branch: '' };
 }
 
@@ -112,7 +122,7 @@ export async function confineSpec(
   if (confinement.kind !== 'bwrap') return { spec, finish: () => Promise.resolve(null) };
   const tools = await sandboxTools(ctx.env);
   const scratch = runFolder(ctx, runner.runName);
-  const extra = await extraMounts(ctx, scratch);
+  const extra = await extraMounts(ctx, scratch, runner.settings.writable);
   const confined = await confineRun({
     settings: runner.settings,
     tools,
@@ -126,6 +136,7 @@ export async function confineSpec(
     homeFiles: runner.kind === null ? runner.settings.homeFiles : homeFilesOf(runner.kind, runner.settings.homeFiles),
     runDir: scratch,
     vault: ctx.places.root,
+    state: ctx.places.state,
     memory,
     extraMounts: extra.mounts,
     cgroupName: `${process.pid}-${ctx.taskId}-${runner.runName}`,

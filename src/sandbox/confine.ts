@@ -32,6 +32,8 @@ export interface ConfineRequest {
   /** This run's own folder (its /tmp is `tmp/` inside, made empty): removed after the run. */
   runDir: string;
   vault: string;
+  /** wiggum's folder in the vault (`.wiggum/`). */
+  state: string;
   /** Writable besides the workdir: the run's memory. */
   memory: readonly string[];
   /** Mounts other parts add over the plan (git's of a worktree's shared `.git`). */
@@ -85,6 +87,7 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
     privateHome: home === null ? null : privateHome,
     privateTmp,
     vault: await realpath(request.vault),
+    state: await realpath(request.state),
     workdir: await realpath(request.cwd),
     memory: [
       ...(await reals(request.memory)),

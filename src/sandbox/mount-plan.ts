@@ -14,6 +14,8 @@ export interface MountPlanInput {
   privateTmp: string;
   /** The vault: hidden, with the run's own places shown again inside it. */
   vault: string;
+  /** wiggum's folder in the vault (`.wiggum/`): hidden again when the workdir holds it (wiggum ralph). */
+  state: string;
   /** The task's worktree or workdir: writable. */
   workdir: string;
   /** The agent's memory for this run (its scratch folder; `.ralph/` lives in the workdir): writable. */
@@ -53,7 +55,7 @@ export function mountPlan(input: MountPlanInput): Mount[] {
         : { kind: 'rw', source: input.privateHome, target: input.home },
     );
   covers.push({ kind: 'hide', target: input.vault });
-  const hidden = input.hidden.map((target): Mount => ({ kind: 'hide', target }));
+  const hidden = [...input.hidden, ...shadowedByWorkdir(input)].map((target): Mount => ({ kind: 'hide', target }));
   const writable: Mount[] = [input.workdir, ...input.memory, ...input.writable].map((path) => rw(path));
   const hiddenRoots = [...covers, ...hidden].map((mount) => mount.target);
   const shownRoots = writable.map((mount) => mount.target);
@@ -72,6 +74,16 @@ export function mountPlan(input: MountPlanInput): Mount[] {
   // The extra mounts come after all of these, in their own order: git's start by showing the
   // repository's whole `.git` again (read-only) where a hide above covered it.
   return [...byDepth(lastAtEachTarget(ordered)), ...input.extra];
+}
+
+/**
+ * Pure: what the writable workdir would show again of the vault: a vault inside the repository
+ * the task works in, or (the vault the repository itself, as for wiggum ralph) wiggum's folder,
+ * whose config and records an agent must never write.
+ */
+function shadowedByWorkdir(input: MountPlanInput): string[] {
+  if (input.vault !== input.workdir && isUnder(input.vault, input.workdir)) return [input.vault];
+  return isUnder(input.state, input.workdir) ? [input.state] : [];
 }
 
 /** Pure: whether `path` is `root` or inside it (both absolute and normalized). */

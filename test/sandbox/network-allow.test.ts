@@ -109,6 +109,7 @@ describe.runIf(BWRAP_WORKS)('sandbox.network: allow (real bubblewrap, a kind: co
       homeFiles: [],
       runDir,
       vault: join(root, 'state'),
+      state: join(root, 'state'),
       memory: [],
       extraMounts: [],
       cgroupName: `allow-test-${process.pid}`,

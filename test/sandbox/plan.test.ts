@@ -14,6 +14,7 @@ const base: MountPlanInput = {
   privateHome: '/v/.wiggum/homes/claude',
   privateTmp: '/v/.wiggum/sandbox/t/1.0/tmp',
   vault: '/v',
+  state: '/v/.wiggum',
   workdir: '/v/.wiggum/worktrees/t',
   memory: ['/v/.wiggum/sandbox/t/memory'],
   tools: ['/usr/bin', '/home/u/.nvm/versions/node/v22/bin', '/v/.wiggum/worktrees/t/node_modules/.bin'],
@@ -58,6 +59,27 @@ describe('mountPlan', () => {
         'rw /v/.wiggum/homes/claude /home/u',
         'rw /v/.wiggum/worktrees/t /v/.wiggum/worktrees/t',
         'hide /v/.wiggum/worktrees/t/secrets',
+      ],
+    ],
+    [
+      'a vault that is the repository itself (wiggum ralph): its .wiggum hidden again, the memory shown inside',
+      { vault: '/r', state: '/r/.wiggum', workdir: '/r', home: null, privateHome: null, tools: [] },
+      [
+        'rw /v/.wiggum/sandbox/t/1.0/tmp /tmp',
+        'rw /r /r',
+        'hide /r/.wiggum',
+        'rw /v/.wiggum/sandbox/t/memory /v/.wiggum/sandbox/t/memory',
+      ],
+    ],
+    [
+      'a vault inside the repository the task works in: hidden again after the repository',
+      { vault: '/r/notes', state: '/r/notes/.wiggum', workdir: '/r', tools: [] },
+      [
+        'rw /v/.wiggum/sandbox/t/1.0/tmp /tmp',
+        'rw /r /r',
+        'rw /v/.wiggum/homes/claude /home/u',
+        'hide /r/notes',
+        'rw /v/.wiggum/sandbox/t/memory /v/.wiggum/sandbox/t/memory',
       ],
     ],
     [
