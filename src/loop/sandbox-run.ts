@@ -138,7 +138,8 @@ export async function confineSpec(
     vault: ctx.places.root,
     state: ctx.places.state,
     memory,
-    extraMounts: extra.mounts,
+    // The task file (WIGGUM_TASK_FILE) is the agent's to read, never to write: shown read-only in the hidden vault.
+    extraMounts: [...(await taskFileMount(ctx.taskFile)), ...extra.mounts],
     cgroupName: `${process.pid}-${ctx.taskId}-${runner.runName}`,
     logger: ctx.logger,
   });
@@ -154,6 +155,11 @@ export async function confineSpec(
       return confined.finish(ended);
     },
   };
+}
+
+async function taskFileMount(file: string): Promise<Mount[]> {
+  const real = await realpath(file).catch(() => null);
+  return real === null ? [] : [{ kind: 'ro', source: real, target: real }];
 }
 
 /** The spawn error of a command that is not there (or cannot run), as an unconfined spawn would give it; null: it is there. */

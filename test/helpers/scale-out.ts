@@ -130,6 +130,8 @@ export class Cluster {
         hc: { kind: 'claude', command: QUEUE_AGENT, env: { ...agentEnv, AGENT_FORMAT: 'claude' }, account: 'acct-a' },
       },
       queue: { lock_duration: '2s', stalled_interval: '1s', max_stalled: options.maxStalled },
+      // The agents' folder is the test's channel to them (calls, gates, pids): declared writable across the sandbox.
+      sandbox: { writable: [this.agentDir] },
       // Without a queue the host runs every task itself: as many at once as a cluster's workers would.
       ...(options.queue === false ? { daemon: { concurrency: Math.max(2, options.workers) } } : {}),
     };
