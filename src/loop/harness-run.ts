@@ -17,6 +17,7 @@ import { WiggumError } from '../errors.js';
 import type { ProcessSpec } from '../harness/run-process.js';
 import { unconfinedWarning } from '../sandbox/decision.js';
 import { withoutNestingMarkers } from '../sandbox/environment.js';
+import { isUnder } from '../sandbox/mount-plan.js';
 import { confineSpec, missingCommand, notStartedResult, signalOfExit } from './sandbox-run.js';
 
 /** One harness run as the iteration reads it afterwards. */
@@ -138,7 +139,16 @@ async function runConfined(
       { event: 'sandbox.unconfined', iteration: input.iteration, why: confinement.why },
       unconfinedWarning(confinement.why),
     );
-  const memory = input.files === null ? [] : [input.files.dir, input.files.prd, input.files.progress];
+  // Folders only: a file bound on its own cannot be replaced by a rename (EBUSY), which is how an
+  // agent writes prd.json atomically; a file already inside the folder or the workdir needs no bind.
+  const files = input.files;
+  const memory =
+    files === null
+      ? []
+      : [
+          files.dir,
+          ...[files.prd, files.progress].filter((file) => !isUnder(file, files.dir) && !isUnder(file, ctx.workdir)),
+        ];
   const runner = {
     settings: ctx.harness.sandbox,
     kind: ctx.harness.kind,
