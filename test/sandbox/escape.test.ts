@@ -64,6 +64,8 @@ describe('a hostile agent under the default sandbox (wiggum run, bubblewrap on P
       expect(existsSync(join(w.home, 'pwned'))).toBe(false);
       expect(rc('vault-write')).not.toBe('0');
       expect(existsSync(join(w.vault, 'Done', 'pwned.md'))).toBe(false);
+      expect(rc('task-file')).not.toBe('0');
+      expect(readFileSync(join(w.vault, 'Rejected', 'esc.md'), 'utf8')).not.toContain('status: done\n');
       expect(output).not.toContain('victim-secret');
       expect(rc('kill')).not.toBe('0');
       expect(victim.exitCode).toBeNull();
