@@ -18,7 +18,8 @@ import type { ProcessSpec } from '../harness/run-process.js';
 import { unconfinedWarning } from '../sandbox/decision.js';
 import { withoutNestingMarkers } from '../sandbox/environment.js';
 import { isUnder } from '../sandbox/mount-plan.js';
-import { confineSpec, missingCommand, notStartedResult, signalOfExit } from './sandbox-run.js';
+import { signalOfExit } from '../sandbox/exit-status.js';
+import { confineSpec, missingCommand, notStartedResult } from './sandbox-run.js';
 
 /** One harness run as the iteration reads it afterwards. */
 export interface HarnessRun {

@@ -5,12 +5,12 @@ import { realpath } from 'node:fs/promises';
 import { commonDir } from '../git/repo-serial.js';
 import { gitSandboxPlan } from '../git/sandbox-git.js';
 import type { SandboxWorktree } from '../git/sandbox-git.js';
-import { constants } from 'node:os';
 import type { WiggumError } from '../errors.js';
 import { locateCommand } from '../harness/command-lookup.js';
 import { notStarted } from '../harness/run-process.js';
 import type { ProcessResult, ProcessSpec } from '../harness/run-process.js';
 import { spawnFailure } from '../harness/spawn-error.js';
+import { AGENT_DERIVED_FILES } from '../sandbox/agent-settings.js';
 import { sandboxTools } from '../sandbox/availability.js';
 import { confineRun } from '../sandbox/confine.js';
 import { confinementName, confinementOf } from '../sandbox/decision.js';
@@ -134,6 +134,7 @@ export async function confineSpec(
     realHome: ctx.env['HOME'],
     privateHome: join(ctx.places.state, 'homes', runner.homeName),
     homeFiles: runner.kind === null ? runner.settings.homeFiles : homeFilesOf(runner.kind, runner.settings.homeFiles),
+    derivedFiles: runner.kind === null ? [] : (AGENT_DERIVED_FILES[runner.kind] ?? []),
     runDir: scratch,
     vault: ctx.places.root,
     state: ctx.places.state,
@@ -181,17 +182,6 @@ export function notStartedResult(ctx: IterationContext, error: WiggumError): Pro
     logError: null,
     spawnError: error,
   };
-}
-
-/**
- * bubblewrap reports a command killed by a signal as its exit status 128 + N: read back as the
- * signal, as an unconfined run reports it (a real exit status above 128 reads the same way).
- */
-export function signalOfExit<T extends Pick<ProcessResult, 'exitCode' | 'signal'>>(result: T): T {
-  const { exitCode } = result;
-  if (result.signal !== null || exitCode === null || exitCode <= 128) return result;
-  const name = Object.entries(constants.signals).find(([, number]) => number === exitCode - 128)?.[0];
-  return name === undefined ? result : { ...result, exitCode: null, signal: name as NodeJS.Signals };
 }
 
 /** The verify check's confinement: the vault's own settings, a private home of its own (`check.NAME`). */

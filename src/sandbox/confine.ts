@@ -1,7 +1,8 @@
-import { copyFile, lstat, mkdir, realpath, rm, stat } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { HomeFile, SandboxSettings } from '../config/sandbox-settings.js';
 import { locateCommand } from '../harness/command-lookup.js';
+import type { DerivedHomeFile } from './agent-settings.js';
 import type { SandboxTools } from './availability.js';
 import { bwrapArgv } from './bwrap-argv.js';
 import { openRunCgroup } from './cgroup.js';
@@ -29,6 +30,8 @@ export interface ConfineRequest {
   privateHome: string;
   /** Its files of the real home (home-files.ts). */
   homeFiles: readonly HomeFile[];
+  /** Settings files of the private home made from the real ones (sandbox/agent-settings.ts). */
+  derivedFiles: readonly DerivedHomeFile[];
   /** This run's own folder (its /tmp is `tmp/` inside, made empty): removed after the run. */
   runDir: string;
   vault: string;
@@ -81,6 +84,7 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
   await rm(join(request.runDir, 'tmp'), { recursive: true, force: true });
   const privateTmp = await ownFolder(join(request.runDir, 'tmp'));
   const roFiles = await placeHomeFiles(home, privateHome, request.homeFiles);
+  await placeDerivedFiles(home, privateHome, request.derivedFiles);
   const env = sandboxEnvironment({ ...request.env, ...egress?.env }, home ?? privateHome);
   const mounts = mountPlan({
     home,
@@ -198,6 +202,30 @@ async function placeHomeFiles(home: string | null, privateHome: string, files: r
     await copyFile(source, target);
   }
   return shown;
+}
+
+/** A settings file larger than this is not an agent's settings: not read, nothing derived. */
+const SETTINGS_READ_LIMIT = 1024 * 1024;
+
+/** Writes each derived settings file into the private home when its text changed (none when the real one is absent). */
+async function placeDerivedFiles(
+  home: string | null,
+  privateHome: string,
+  files: readonly DerivedHomeFile[],
+): Promise<void> {
+  if (home === null) return;
+  for (const file of files) {
+    const source = join(home, file.from);
+    const real = await stat(source).catch(() => null);
+    if (real === null || !real.isFile() || real.size > SETTINGS_READ_LIMIT) continue;
+    const text = file.derive(await readFile(source, 'utf8'));
+    if (text === null) continue;
+    const target = join(privateHome, file.to);
+    if ((await readFile(target, 'utf8').catch(() => null)) === text) continue;
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await rm(target, { force: true });
+    await writeFile(target, text, { mode: 0o600 });
+  }
 }
 
 /** The folders the command needs: its PATH, and the real folder of the command itself. */

@@ -10,18 +10,16 @@ import type { HomeFile } from '../config/sandbox-settings.js';
  *
  * - Claude Code: `~/.claude/.credentials.json` (a `claude login`); `~/.claude.json` is its
  *   settings and project history, not a login, so it stays out.
- * - Codex: `~/.codex/auth.json` (a `codex login`) and `~/.codex/config.toml` (model providers).
- * - Gemini CLI: `~/.gemini/oauth_creds.json` and `~/.gemini/google_accounts.json`.
+ * - Codex: `~/.codex/auth.json` (a `codex login`); its config.toml is derived (sandbox/agent-settings.ts).
+ * - Gemini CLI: `~/.gemini/oauth_creds.json` and `~/.gemini/google_accounts.json`; its auth
+ *   method, from settings.json, is derived (sandbox/agent-settings.ts).
  * - OpenCode: `~/.local/share/opencode/auth.json`.
  * - Amp: its API key is AMP_API_KEY (allow-listed); `amp login` keeps it in
  *   `~/.local/share/amp/secrets.json`.
  */
 export const AGENT_HOME_FILES: Record<HarnessKind, readonly HomeFile[]> = {
   claude: [{ path: '.claude/.credentials.json', mode: 'copy' }],
-  codex: [
-    { path: '.codex/auth.json', mode: 'copy' },
-    { path: '.codex/config.toml', mode: 'copy' },
-  ],
+  codex: [{ path: '.codex/auth.json', mode: 'copy' }],
   gemini: [
     { path: '.gemini/oauth_creds.json', mode: 'copy' },
     { path: '.gemini/google_accounts.json', mode: 'copy' },

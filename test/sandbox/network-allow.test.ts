@@ -107,6 +107,7 @@ describe.runIf(BWRAP_WORKS)('sandbox.network: allow (real bubblewrap, a kind: co
       realHome: join(root, 'home'),
       privateHome: join(root, 'state', 'homes', 'h'),
       homeFiles: [],
+      derivedFiles: [],
       runDir,
       vault: join(root, 'state'),
       state: join(root, 'state'),

@@ -216,7 +216,6 @@ describe('settings', () => {
   test('home files: the agent kind own, then the configured', () => {
     expect(homeFilesOf('codex', [{ path: '.netrc', mode: 'ro' }]).map((f) => f.path)).toEqual([
       '.codex/auth.json',
-      '.codex/config.toml',
       '.netrc',
     ]);
     expect(homeFilesOf('claude', []).map((f) => f.path)).toEqual(['.claude/.credentials.json']);
