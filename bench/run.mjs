@@ -17,7 +17,7 @@ import { renderTable } from './lib/table.mjs';
 import { summarize, timeSamples } from './lib/stats.mjs';
 import { spawnTrue } from './phases/floors.mjs';
 import { checkpointWrite, stateInspection } from './phases/in-process.mjs';
-import { loopOverhead } from './phases/loop.mjs';
+import { loopOverhead, sandboxCost } from './phases/loop.mjs';
 import { naiveLoop } from './phases/naive.mjs';
 import { pickup, throughput, throughputFloor } from './phases/daemon-run.mjs';
 import { promptEconomy, promptTable } from './phases/prompt.mjs';
@@ -25,7 +25,18 @@ import { vault10k } from './phases/vault10k.mjs';
 import { worktreesParallel } from './phases/worktrees.mjs';
 import { scaleout } from './phases/scaleout.mjs';
 
-const ALL = ['checkpoint', 'inspect', 'loop', 'naive', 'prompt', 'status', 'pickup', 'worktrees', 'throughput'];
+const ALL = [
+  'checkpoint',
+  'inspect',
+  'loop',
+  'sandbox',
+  'naive',
+  'prompt',
+  'status',
+  'pickup',
+  'worktrees',
+  'throughput',
+];
 // Phases run only when named with --only: scaleout takes 1.5 to 2.5 minutes of agents sleeping,
 // which would push `npm run bench` past its four.
 const OPT_IN = ['scaleout'];
@@ -126,6 +137,27 @@ try {
     });
   }
   const spawnFloorRef = () => (spawnFloor === null ? undefined : { name: 'spawn /bin/true', stats: spawnFloor });
+  if (only.has('sandbox')) {
+    await phase('sandbox', 'an iteration confined by bubblewrap beside an unconfined one', async () => {
+      const r = await sandboxCost({ n: 100, warmup: 10, maxMs: 8_000 });
+      results.phases.sandbox = r;
+      rows.push({
+        figure: 'iteration (loop + /bin/true agent), unconfined (sandbox.mode: off)',
+        unit: 'ms',
+        stats: r.off,
+      });
+      rows.push({
+        figure: 'iteration (loop + /bin/true agent), confined (bubblewrap, pids cgroup, prlimit)',
+        unit: 'ms',
+        stats: r.confined,
+      });
+      rows.push({
+        figure: `  of which the confined agent's run (bwrap start included); sandbox cost per iteration, p50: ${r.extraP50Ms.toFixed(1)} ms`,
+        unit: 'ms',
+        stats: r.confinedHarness,
+      });
+    });
+  }
   if (only.has('loop')) {
     await phase('loopPlain', 'loop overhead, no git', async () => {
       const r = await loopOverhead({ n: 300, warmup: 20, git: false, maxMs: 8_000, minN: 100 });

@@ -53,6 +53,11 @@ export type ErrorCode =
   /** A push or pull-request command failed for good (or kept failing past the retries). */
   | 'E_LAND_FAILED'
   | 'E_VERIFY'
+  // the sandbox (src/sandbox/)
+  /** A run that must be confined (sandbox.required, mode bwrap) on a machine where bubblewrap cannot run. */
+  | 'E_SANDBOX_UNAVAILABLE'
+  /** A confined run reached one of its limits (processes, file size): its iteration failed. */
+  | 'E_SANDBOX_LIMIT'
   // scale-out (src/queue/)
   /** A queued run would carry more memory than a job may (its memory files past the cap). */
   | 'E_QUEUE_JOB_TOO_LARGE'

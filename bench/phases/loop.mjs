@@ -38,9 +38,11 @@ const CONFIG = [
  * besides running the harness: reading memory and the task, the prompt, git, history append,
  * decide, the checkpoint write (fsync included), the stop/hold checks and the logging.
  */
-export async function loopOverhead({ n, warmup, git, files = 50, maxMs = Infinity, minN = n }) {
-  const root = tempDir(git ? `loop-git-${files}` : 'loop');
-  const vault = makeVault(root, CONFIG);
+export async function loopOverhead({ n, warmup, git, files = 50, maxMs = Infinity, minN = n, sandbox = 'off' }) {
+  const root = tempDir(git ? `loop-git-${files}` : `loop-${sandbox}`);
+  // The loop's own figures are measured unconfined (sandbox.mode: off), as they were before the
+  // sandbox; the sandbox phase (sandboxCost) measures both ways side by side.
+  const vault = makeVault(root, `${CONFIG}sandbox:\n  mode: ${sandbox}\n`);
   let workdir = null;
   if (git) {
     workdir = 'repo';
@@ -127,5 +129,21 @@ export async function loopOverhead({ n, warmup, git, files = 50, maxMs = Infinit
     harnessDuration: summarize(harness),
     aroundHarness: summarize(around),
     afterIteration: summarize(between),
+  };
+}
+
+/**
+ * What confining an agent costs per iteration: the whole iteration (loop and harness, /bin/true as
+ * the agent) with sandbox.mode off beside the default auto (bubblewrap), measured in one run.
+ */
+export async function sandboxCost({ n, warmup, maxMs }) {
+  const off = await loopOverhead({ n, warmup, git: false, maxMs, minN: Math.min(n, 50), sandbox: 'off' });
+  const confined = await loopOverhead({ n, warmup, git: false, maxMs, minN: Math.min(n, 50), sandbox: 'auto' });
+  return {
+    off: off.iterationWall,
+    confined: confined.iterationWall,
+    extraP50Ms: confined.iterationWall.p50 - off.iterationWall.p50,
+    confinedHarness: confined.harnessDuration,
+    confinedAround: confined.figure,
   };
 }

@@ -22,6 +22,7 @@ export function exitCodeFor(error: unknown): ExitCode {
       case 'E_TASK_EMPTY':
       case 'E_TASK_UNANSWERED':
       case 'E_QUEUE_URL':
+      case 'E_SANDBOX_UNAVAILABLE':
         return EXIT.usage;
       // Every other code: the command ran, and the task failed. Each is named so that a new code
       // is given its exit code on purpose (lint's switch-exhaustiveness-check).
@@ -57,6 +58,7 @@ export function exitCodeFor(error: unknown): ExitCode {
       case 'E_QUEUE_PROTOCOL':
       case 'E_QUEUE_STALLED':
       case 'E_RETRIES_EXHAUSTED':
+      case 'E_SANDBOX_LIMIT':
       case 'E_SYMLINK_REFUSED':
       case 'E_TASK_ENCODING':
       case 'E_TASK_FRONTMATTER':

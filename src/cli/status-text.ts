@@ -37,6 +37,7 @@ export function renderStatus(view: VaultView, layout: VaultLayout, nowMs: number
   );
   if (options.configProblem !== null) lines.push(`config: ${options.configProblem}`);
   lines.push(folderCountsLine(view.counts, layout));
+  if (view.sandbox !== undefined) lines.push(`sandbox: ${view.sandbox.text}`);
   if (view.held) lines.push('STOP exists: nothing new starts; running tasks hold before their next iteration');
   for (const group of groupByState(view.tasks)) {
     lines.push('', `${stateWord(group.state)} (${group.tasks.length}): ${STATE_TABLE[group.state].meaning}`);

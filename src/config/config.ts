@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
-import type { NotifyEventName, RawNotifier } from './notify-schema.js';
 import type { HarnessKind, LandMode, RawConfig } from './schema.js';
-import { redactUrl } from './webhook-url.js';
+import { compileNotifier } from './notifier.js';
+import type { NotifierDefinition } from './notifier.js';
 import { parseListen } from './http-listen.js';
 import type { ListenAddress } from './http-listen.js';
+import { compileSandbox, harnessSandbox } from './sandbox-settings.js';
+import type { SandboxSettings } from './sandbox-settings.js';
 
 /** A harness from config: the only way a task gets a command run. */
 export interface HarnessDefinition {
@@ -14,6 +15,8 @@ export interface HarnessDefinition {
   env: Record<string, string>;
   /** The account a usage limit pauses, when the config names one; `accountOf` gives the default. */
   account?: string;
+  /** How its runs are confined: the vault's `sandbox:` with the harness's own over it. */
+  sandbox: SandboxSettings;
 }
 
 /** The account a harness's usage limit pauses: its `account:`, else the harness's own name. */
@@ -161,6 +164,8 @@ export interface WiggumConfig {
   /** `notify:`: where events go (empty: nowhere). */
   notify: NotifierDefinition[];
   queue: QueueConfig;
+  /** The vault-wide `sandbox:` (each harness has its own resolved copy; verify checks use this one). */
+  sandbox: SandboxSettings;
 }
 
 export interface HttpConfig {
@@ -170,48 +175,23 @@ export interface HttpConfig {
   tls: { cert: string; key: string } | null;
 }
 
-/** What every notifier has, whatever its kind. */
-interface NotifierCommon {
-  /**
-   * Stable over restarts while the notifier's kind and target stay (`n1-3fa09c2e`): the outbox's
-   * entries name it, so that an entry pending for a notifier since removed is not sent elsewhere.
-   */
-  key: string;
-  /** How logs, status and the Dashboard name it: never a webhook's path or query. */
-  label: string;
-  events: NotifyEventName[];
-  timeoutMs: number;
-  retry: { baseDelayMs: number; maxDelayMs: number; giveUpAfterMs: number };
-  maxPending: number;
-}
-
-export type NotifierDefinition = NotifierCommon &
-  (
-    | { kind: 'webhook'; url: string; secretEnv: string }
-    | { kind: 'command'; command: string; args: string[]; env: Record<string, string> }
-  );
-
-export function compileNotifier(raw: RawNotifier, index: number): NotifierDefinition {
-  const target = raw.kind === 'webhook' ? raw.url : [raw.command, ...raw.args].join('\u0000');
-  const common: NotifierCommon = {
-    key: `n${index + 1}-${createHash('sha256').update(`${raw.kind}\u0000${target}`).digest('hex').slice(0, 8)}`,
-    label: raw.kind === 'webhook' ? `webhook ${redactUrl(raw.url)}` : `command ${raw.command}`,
-    events: [...new Set(raw.events)],
-    timeoutMs: raw.timeout,
-    retry: {
-      baseDelayMs: raw.retry.base_delay,
-      maxDelayMs: raw.retry.max_delay,
-      giveUpAfterMs: raw.retry.give_up_after,
-    },
-    maxPending: raw.max_pending,
+function compileHarness(name: string, h: RawConfig['harnesses'][string], sandbox: SandboxSettings): HarnessDefinition {
+  const { kind, command, env, account } = h;
+  const args = [...h.args, ...h.extra_args];
+  return {
+    name,
+    kind,
+    command,
+    args,
+    env,
+    ...(account === undefined ? {} : { account }),
+    sandbox: harnessSandbox(sandbox, h.sandbox),
   };
-  return raw.kind === 'webhook'
-    ? { ...common, kind: 'webhook', url: raw.url, secretEnv: raw.secret_env }
-    : { ...common, kind: 'command', command: raw.command, args: raw.args, env: raw.env };
 }
 
 export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
   const loop = raw.persistence_loop;
+  const sandbox = compileSandbox(raw.sandbox);
   return {
     sources,
     folders: {
@@ -260,17 +240,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       envAllowlist: raw.harness.env_allowlist,
     },
     harnesses: Object.fromEntries(
-      Object.entries(raw.harnesses).map(([name, h]) => [
-        name,
-        {
-          name,
-          kind: h.kind,
-          command: h.command,
-          args: [...h.args, ...h.extra_args],
-          env: h.env,
-          ...(h.account === undefined ? {} : { account: h.account }),
-        },
-      ]),
+      Object.entries(raw.harnesses).map(([name, h]) => [name, compileHarness(name, h, sandbox)]),
     ),
     checks: Object.fromEntries(
       Object.entries(raw.checks).map(([name, c]) => [
@@ -317,5 +287,6 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       stalledIntervalMs: raw.queue.stalled_interval,
       maxStalled: raw.queue.max_stalled,
     },
+    sandbox,
   };
 }

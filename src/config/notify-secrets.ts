@@ -1,4 +1,4 @@
-import type { NotifierDefinition } from './config.js';
+import type { NotifierDefinition } from './notifier.js';
 
 /** A webhook whose `secret_env` names a variable that is not set (or empty) in `env`. */
 export interface MissingSecret {

@@ -1,3 +1,4 @@
+import { sandboxRefusal } from '../loop/sandbox-gate.js';
 import type { VaultWatcher } from '../vault/watcher.js';
 import { watchVault } from '../vault/watcher.js';
 import { applyActions } from './apply-actions.js';
@@ -8,7 +9,17 @@ import type { DaemonParts } from './parts.js';
 /** What watching Approved/ reads and acts on in the daemon. */
 export type ApprovedWatchParts = Pick<
   DaemonParts,
-  'config' | 'layout' | 'clock' | 'logger' | 'events' | 'tracker' | 'authorWaits' | 'queue' | 'draining' | 'changed'
+  | 'config'
+  | 'env'
+  | 'layout'
+  | 'clock'
+  | 'logger'
+  | 'events'
+  | 'tracker'
+  | 'authorWaits'
+  | 'queue'
+  | 'draining'
+  | 'changed'
 > & { readonly intake: TaskIntake };
 
 /**
@@ -33,6 +44,7 @@ export function watchApproved(parts: ApprovedWatchParts, holdChanged?: (on: bool
       settleMs: config.daemon.settleMs,
       composeQuietMs: config.daemon.composeQuietMs,
       defaultHarness: () => parts.config.harness.defaultName,
+      sandboxBlocked: async (harness) => (await sandboxRefusal(harness, parts.config, parts.env)) !== null,
       onReconcile: (reconciled) =>
         (parts.tracker.waitingForAuthor = parts.authorWaits.update(reconciled.known, reconciled.refused)),
       rescanIntervalMs: config.daemon.rescanIntervalMs,

@@ -1,3 +1,4 @@
+import { announceSandbox } from './sandbox-announce.js';
 import type { WiggumConfig } from '../config/config.js';
 import { checkConfig, loadConfig } from '../config/load.js';
 import type { TypedEvents } from '../typed-events.js';
@@ -172,6 +173,7 @@ class Daemon implements RunningDaemon, DaemonParts {
     // How many wait in Review/ is known before any task starts (review.max_pending); Done/, which
     // may hold thousands of files to look at once, is swept in the background.
     await this.reviews.countPending();
+    this.tracker.sandbox = await announceSandbox(this.config, this.env, this.logger);
     this.timers.push(startReviewSweep(this));
     this.figures.refresh();
     if (this.queueHost !== null)

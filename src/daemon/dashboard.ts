@@ -30,6 +30,12 @@ export function renderDashboard(view: VaultView, folders: WiggumConfig['folders'
       '> `STOP` exists at the vault root: no iteration starts until it is removed.',
       '',
     );
+  if (view.sandbox?.state === 'unconfined' || view.sandbox?.state === 'unavailable')
+    lines.push(
+      `> [!danger] ${view.sandbox.state === 'unconfined' ? 'Agents run UNCONFINED' : 'Tasks wait for the sandbox'}`,
+      `> ${view.sandbox.text}`,
+      '',
+    );
   const fragile = view.tasks.filter((task) => task.run?.durable === false);
   if (fragile.length > 0) {
     lines.push(

@@ -229,6 +229,7 @@ export function stateOfWait(wait: Pick<AuthorWait, 'reason'>): TaskStateName {
     case 'being-written':
       return 'being-written';
     case 'empty':
+    case 'no-sandbox':
     case 'no-change-request':
     case 'unanswered':
     case 'answer-empty':

@@ -70,7 +70,8 @@ export function settlePolicy(facts: SettleFacts): SettleAction[] {
   if (
     isWiggumError(error, 'E_NO_HARNESS') ||
     isWiggumError(error, 'E_TASK_EMPTY') ||
-    isWiggumError(error, 'E_TASK_UNANSWERED')
+    isWiggumError(error, 'E_TASK_UNANSWERED') ||
+    isWiggumError(error, 'E_SANDBOX_UNAVAILABLE')
   )
     return [{ kind: 'forget' }, ...OFFER_AGAIN];
   if (isWiggumError(error, 'E_LOCKED')) {

@@ -1,3 +1,4 @@
+import type { SandboxStatus } from '../sandbox/decision.js';
 import type { LoopEvent, TaskRunResult } from '../loop/events.js';
 import type { NotifierStatus } from '../notify/sender.js';
 import { RECENT } from './status.js';
@@ -22,6 +23,8 @@ export class StatusTracker {
   private readonly recent: FinishedEntry[] = [];
   lifecycle: Lifecycle = 'starting';
   held = false;
+  /** How the vault's agents run, said once the daemon has looked (sandbox-announce.ts). */
+  sandbox: SandboxStatus | null = null;
   private authorWaits: AuthorWait[] = [];
   /** Where the notifiers' state is read from at each snapshot (the daemon's NotifySender). */
   notifierSource: (() => NotifierStatus[]) | null = null;
@@ -249,6 +252,7 @@ export class StatusTracker {
       waitingForAuthor: this.authorWaits.map((wait) => ({ ...wait })),
       recent: [...this.recent],
       ...(this.notifierSource === null ? {} : { notifiers: this.notifierSource() }),
+      ...(this.sandbox === null ? {} : { sandbox: { ...this.sandbox } }),
       ...(this.workers === null
         ? {}
         : { workers: Object.fromEntries(this.workers.map((worker) => [worker.id, copyWorker(worker)])) }),

@@ -1,3 +1,4 @@
+import type { SandboxStatus } from '../sandbox/decision.js';
 import type { TaskRunResult } from '../loop/events.js';
 import type { WaitReason } from '../task/readiness.js';
 import type { LinkRefusal } from '../vault/links.js';
@@ -111,6 +112,8 @@ export interface DaemonStatus {
   notifiers?: NotifierStatus[];
   /** The `wiggum worker` processes, by id (absent: the daemon does not run tasks through a queue, or an older wiggum). */
   workers?: Record<string, WorkerStatus>;
+  /** How the vault's agents run: confined, or not and why (absent: an older wiggum). */
+  sandbox?: SandboxStatus;
 }
 
 /** How many finished tasks the status (and Dashboard.md) lists. */

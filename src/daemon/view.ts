@@ -1,3 +1,4 @@
+import type { SandboxStatus } from '../sandbox/decision.js';
 import { lstat, readFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -33,6 +34,8 @@ export interface VaultView {
   workers?: Record<string, WorkerStatus>;
   /** The headline figures of the ended tasks (the Dashboard's view only, once the daemon has read them). */
   stats?: Figures;
+  /** How the running daemon's agents run (absent: no daemon, or an older one). */
+  sandbox?: SandboxStatus;
   updatedAtMs: number;
 }
 
@@ -144,6 +147,7 @@ export function assembleView(parts: ViewParts): VaultView {
     updatedAtMs: parts.updatedAtMs,
     ...(daemon?.notifiers === undefined ? {} : { notifiers: daemon.notifiers }),
     ...(daemon?.workers === undefined ? {} : { workers: daemon.workers }),
+    ...(daemon?.sandbox === undefined ? {} : { sandbox: daemon.sandbox }),
   };
 }
 

@@ -1,3 +1,5 @@
+import { sandboxTools } from '../sandbox/availability.js';
+import { judgeSandbox } from './sandbox-check.js';
 import { constants, readFileSync } from 'node:fs';
 import { access, readFile, readdir, stat, statfs } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -60,6 +62,8 @@ export async function gatherChecks(request: DoctorRequest): Promise<CheckResult[
     ]);
     results.push(...harnessResults);
     results.push(git);
+    // Starts a trivial process under bubblewrap (never an agent) to tell it works.
+    results.push(judgeSandbox(config.sandbox, await sandboxTools(request.env), process.getuid?.() === 0));
   }
 
   for (const [label, path] of [

@@ -10,6 +10,7 @@ export const RUN_OUTCOMES = [
   'refused',
   'continue',
   'nonzero-exit',
+  'limit-exceeded',
   'transient',
   'usage-limit',
   'hard',
@@ -25,7 +26,13 @@ export type RunOutcome = (typeof RUN_OUTCOMES)[number];
  * for good and a run cut short by a stop do not (a stopped run that had already changed something
  * does count in the checkpoint, but its history line cannot tell: it is left out here).
  */
-const ITERATION_OUTCOMES: ReadonlySet<RunOutcome> = new Set(['complete', 'refused', 'continue', 'nonzero-exit']);
+const ITERATION_OUTCOMES: ReadonlySet<RunOutcome> = new Set([
+  'complete',
+  'refused',
+  'continue',
+  'nonzero-exit',
+  'limit-exceeded',
+]);
 
 export interface TokenCounts {
   input: number;

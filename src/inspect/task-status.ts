@@ -95,6 +95,7 @@ type TaskDetail = PictureTask & {
     | 'usage'
     | 'resources'
     | 'agentSessionId'
+    | 'sandbox'
   >[];
 };
 
@@ -125,6 +126,7 @@ function taskDetail(
       ...(r.usage === undefined ? {} : { usage: r.usage }),
       ...(r.resources === undefined ? {} : { resources: r.resources }),
       ...(r.agentSessionId === undefined ? {} : { agentSessionId: r.agentSessionId }),
+      ...(r.sandbox === undefined ? {} : { sandbox: r.sandbox }),
       endedAt: r.endedAt,
     })),
   };
@@ -153,6 +155,8 @@ function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
       ? where
       : `${relative(layout.root, detail.runLink)} (now ${where})`;
   lines.push(`  memory: ${memory}${detail.run?.durable === false ? ' (NOT DURABLE: kept in memory only)' : ''}`);
+  const sandbox = sandboxText(detail.recent.at(-1)?.sandbox);
+  if (sandbox !== null) lines.push(`  sandbox: ${sandbox}`);
   if (detail.currentLog !== null && detail.currentLog !== undefined) {
     const running = detail.run?.current !== undefined;
     lines.push(
@@ -173,6 +177,20 @@ function renderDetail(detail: TaskDetail, layout: VaultLayout): string {
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** How the last iteration's agent ran, as its history says; null: an older wiggum did not say. */
+function sandboxText(sandbox: IterationRecord['sandbox']): string | null {
+  switch (sandbox) {
+    case 'bwrap':
+      return 'the last iteration ran confined (bubblewrap)';
+    case 'off':
+      return 'the last iteration ran unconfined (sandbox.mode: off)';
+    case 'unconfined':
+      return 'the last iteration ran UNCONFINED: bubblewrap could not run (sandbox.mode: auto)';
+    case undefined:
+      return null;
+  }
 }
 
 function pad(value: string | number, width: number): string {

@@ -88,6 +88,8 @@ export const LOG_EVENTS = [
   'iteration.memory-unread',
   'iteration.auto-commit-failed',
   'iteration.verified',
+  'sandbox.unconfined',
+  'sandbox.limit-hit',
   'checkpoint.keys-rewritten',
   'checkpoint.skipped',
   // how a task ends
@@ -161,6 +163,8 @@ export const LOG_EVENTS = [
   'api.failed',
   // a confined agent's run
   'sandbox.egress-refused',
+  'sandbox.git-refused',
+  'sandbox.git-restored',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */

@@ -17,6 +17,8 @@ export interface RunFacts {
   stopped: StopReason | null;
   /** Which limit stopped a run that timed out (iteration-deadline.ts). */
   deadline: DeadlineCause | null;
+  /** The sandbox limit the run reached (processes, file size), a message; null: none. */
+  limitHit: string | null;
   /** prd.json no longer parses after the run: its error. */
   prdError: Error | null;
   completionFound: boolean;
@@ -55,6 +57,15 @@ export function classify(
       return { kind: 'hard', code: failure.code, message: failure.message, error: result.spawnError };
     return { kind: failure.kind, code: failure.code, message: failure.message };
   }
+  // A refused fork does not always end the agent (bash retries and may exit 0): the limit decides.
+  if (facts.limitHit !== null)
+    return {
+      kind: 'nonzero-exit',
+      exitCode: result.exitCode,
+      signal: result.signal,
+      progressed,
+      limit: facts.limitHit,
+    };
   // A question beats a promise in the same reply: an agent that still asks is not done, and a task
   // in Done/ that was not done is the worst ending (docs/decisions.md).
   if (facts.asking.kind === 'asked') return { kind: 'asked', question: facts.asking.question };
@@ -78,5 +89,6 @@ function totalTimeout(totalMs: number, iteration: number): IterationOutcome {
 export function outcomeName(outcome: IterationOutcome): string {
   if (outcome.kind === 'claimed') return outcome.accepted ? 'complete' : 'refused';
   if (outcome.kind === 'ok') return 'continue';
+  if (outcome.kind === 'nonzero-exit' && outcome.limit !== undefined) return 'limit-exceeded';
   return outcome.kind;
 }

@@ -13,6 +13,13 @@ import { PromiseScanner } from './promise.js';
 import { QuestionScanner } from './question.js';
 import type { AskedText } from './question.js';
 import { readQuestionFile } from './question-file.js';
+import { WiggumError } from '../errors.js';
+import type { ProcessSpec } from '../harness/run-process.js';
+import { unconfinedWarning } from '../sandbox/decision.js';
+import { withoutNestingMarkers } from '../sandbox/environment.js';
+import { isUnder } from '../sandbox/mount-plan.js';
+import { signalOfExit } from '../sandbox/exit-status.js';
+import { confineSpec, missingCommand, notStartedResult } from './sandbox-run.js';
 
 /** One harness run as the iteration reads it afterwards. */
 export interface HarnessRun {
@@ -27,6 +34,8 @@ export interface HarnessRun {
   fileQuestion: AskedText | null;
   /** What the agent said, as shown live: the reports quote its end rather than raw JSON. */
   shown: string;
+  /** The sandbox limit the run hit (a message for the report), or null. */
+  limitHit: string | null;
 }
 
 /**
@@ -55,42 +64,45 @@ export async function runHarness(ctx: IterationContext, state: LoopState, input:
     agentMs: state.spent.agentMs,
   });
   let result: ProcessResult;
+  let limitHit: string | null = null;
   let fileQuestion: AskedText | null = null;
   try {
-    result = await runProcess(
-      {
-        command: ctx.harness.command,
-        args: expandArgs(ctx.harness.args, input.values),
-        cwd: ctx.workdir,
-        env: harnessEnvironment(ctx.env, ctx.config.harness.envAllowlist, harnessVariables(ctx, state, input)),
-        stdin: input.prompt,
-        timeoutMs: deadline.timeoutMs,
-        idleTimeoutMs: ctx.config.loop.idleTimeoutMs,
-        stopGraceMs: ctx.config.harness.stopGraceMs,
-        logFile: input.logFile,
-        logMaxBytes: ctx.config.harness.logMaxBytes,
-        tailBytes: ctx.config.harness.tailBytes,
-        configKey: `harnesses.${ctx.harness.name}.command`,
-        signal: giveUp.signal,
-        ...(ctx.kill === undefined ? {} : { kill: ctx.kill }),
-        onSpawn: ctx.onSpawn,
-        onMarker: ctx.onMarker,
-        onOutput: (chunk, stream) => {
-          reader.push(chunk, stream);
-          if (!giveUp.signal.aborted && reader.urgentFailure() !== null)
-            giveUp.abort(new Error('the agent reported a failure no retry fixes'));
-          if (stream === 'stdout') {
-            const text = chunk.toString('utf8');
-            scanner.push(text);
-            questions.push(text);
-          }
-          const text = reader.display(chunk, stream);
-          shown.push(Buffer.from(text));
-          if (ctx.stream !== null) ctx.stream.write(text);
-        },
+    const spec: ProcessSpec = {
+      command: ctx.harness.command,
+      args: expandArgs(ctx.harness.args, input.values),
+      cwd: ctx.workdir,
+      env: withoutNestingMarkers(
+        harnessEnvironment(ctx.env, ctx.config.harness.envAllowlist, harnessVariables(ctx, state, input)),
+      ),
+      stdin: input.prompt,
+      timeoutMs: deadline.timeoutMs,
+      idleTimeoutMs: ctx.config.loop.idleTimeoutMs,
+      stopGraceMs: ctx.config.harness.stopGraceMs,
+      logFile: input.logFile,
+      logMaxBytes: ctx.config.harness.logMaxBytes,
+      tailBytes: ctx.config.harness.tailBytes,
+      configKey: `harnesses.${ctx.harness.name}.command`,
+      signal: giveUp.signal,
+      ...(ctx.kill === undefined ? {} : { kill: ctx.kill }),
+      onSpawn: ctx.onSpawn,
+      onMarker: ctx.onMarker,
+      onOutput: (chunk, stream) => {
+        reader.push(chunk, stream);
+        if (!giveUp.signal.aborted && reader.urgentFailure() !== null)
+          giveUp.abort(new Error('the agent reported a failure no retry fixes'));
+        if (stream === 'stdout') {
+          const text = chunk.toString('utf8');
+          scanner.push(text);
+          questions.push(text);
+        }
+        const text = reader.display(chunk, stream);
+        shown.push(Buffer.from(text));
+        if (ctx.stream !== null) ctx.stream.write(text);
       },
-      ctx.processes,
-    );
+    };
+    const ran = await runConfined(ctx, state, input, spec);
+    result = ran.result;
+    limitHit = ran.limitHit;
   } finally {
     ctx.signal.removeEventListener('abort', passStop);
     fileQuestion = await readAfterRun(ctx, input);
@@ -103,7 +115,54 @@ export async function runHarness(ctx: IterationContext, state: LoopState, input:
     printedQuestion: questions.question,
     fileQuestion,
     shown: shown.text(),
+    limitHit,
   };
+}
+
+/**
+ * Runs the spec as the iteration's confinement says: inside bubblewrap, unconfined (mode off, or
+ * auto without bubblewrap: said as a warning on every run), or not at all when it must be confined
+ * and cannot be (a run that never started, E_SANDBOX_UNAVAILABLE).
+ */
+async function runConfined(
+  ctx: IterationContext,
+  state: LoopState,
+  input: IterationInput,
+  spec: ProcessSpec,
+): Promise<{ result: ProcessResult; limitHit: string | null }> {
+  const { confinement } = input.confinement;
+  if (confinement.kind === 'refused') {
+    const error = new WiggumError('E_SANDBOX_UNAVAILABLE', confinement.message);
+    return { result: notStartedResult(ctx, error), limitHit: null };
+  }
+  if (confinement.kind === 'unconfined' && confinement.reason === 'missing')
+    ctx.logger.warn(
+      { event: 'sandbox.unconfined', iteration: input.iteration, why: confinement.why },
+      unconfinedWarning(confinement.why),
+    );
+  // Folders only: a file bound on its own cannot be replaced by a rename (EBUSY), which is how an
+  // agent writes prd.json atomically; a file already inside the folder or the workdir needs no bind.
+  const files = input.files;
+  const memory =
+    files === null
+      ? []
+      : [
+          files.dir,
+          ...[files.prd, files.progress].filter((file) => !isUnder(file, files.dir) && !isUnder(file, ctx.workdir)),
+        ];
+  const runner = {
+    settings: ctx.harness.sandbox,
+    kind: ctx.harness.kind,
+    homeName: ctx.harness.name,
+    runName: `${input.iteration}.${state.attempt}`,
+  };
+  // A command that is not there fails as it would unconfined, before bubblewrap is started for it.
+  const missing = input.confinement.name === 'bwrap' ? await missingCommand(spec) : null;
+  if (missing !== null) return { result: notStartedResult(ctx, missing), limitHit: null };
+  const confined = await confineSpec(ctx, runner, input.confinement, spec, memory);
+  const result = await runProcess(confined.spec, ctx.processes);
+  const limitHit = await confined.finish(result);
+  return { result: input.confinement.name === 'bwrap' ? signalOfExit(result) : result, limitHit };
 }
 
 function harnessVariables(ctx: IterationContext, state: LoopState, input: IterationInput): Record<string, string> {

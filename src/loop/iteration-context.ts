@@ -12,7 +12,8 @@ import type { Prd } from '../memory/prd.js';
 import type { MemoryStore } from '../memory/store.js';
 import type { Clock } from '../time/clock.js';
 import type { IterationOutcome } from './outcome.js';
-import type { PreparedTask } from './prepare.js';
+import type { PreparedTask, PreparedWorktree } from './prepare.js';
+import type { RunPlaces } from './run-places.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 
 /** Everything about a task that stays fixed while its loop runs. */
@@ -32,7 +33,11 @@ export interface IterationContext {
   git: boolean;
   /** The workdir is wiggum's own worktree of the task: its index is wiggum's to refresh (git.ts GitOptions). */
   ownWorktree: boolean;
+  /** wiggum's own worktree of the task, for a confined agent's git mounts; null: none. */
+  worktree: PreparedWorktree | null;
   store: MemoryStore;
+  /** The run's places: the vault (hidden from a confined agent) and wiggum's folder (private homes, run folders). */
+  places: RunPlaces;
   config: WiggumConfig;
   clock: Clock;
   /** Spawning, signals and their waits, beside the clock. */
@@ -88,7 +93,9 @@ export function iterationContext(
     branch: prepared.branch,
     git: prepared.git,
     ownWorktree: prepared.worktree !== null,
+    worktree: prepared.worktree,
     store: prepared.session.store,
+    places: deps.host.places,
     config: deps.config,
     clock: deps.clock,
     processes: deps.processes ?? systemProcessHost,

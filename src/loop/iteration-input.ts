@@ -9,6 +9,8 @@ import type { LoopState } from './decide.js';
 import type { IterationContext } from './iteration-context.js';
 import type { PlaceholderValues } from '../harness/placeholders.js';
 import { buildPrompt } from './prompt.js';
+import { runConfinement, runFolder } from './sandbox-run.js';
+import type { RunConfinement } from './sandbox-run.js';
 
 /** What one iteration starts from: the memory before it, the prompt, and where the agent's files are. */
 export interface IterationInput {
@@ -25,6 +27,8 @@ export interface IterationInput {
   /** Where the agent may write a question instead of printing it: one file per run, read after it. */
   questionFile: string;
   logFile: string | null;
+  /** How the harness runs: confined by bubblewrap, or not and why (sandbox-run.ts). */
+  confinement: RunConfinement;
 }
 
 /** Reloads memory and the task body and builds the prompt of the next iteration. */
@@ -33,7 +37,10 @@ export async function iterationInput(ctx: IterationContext, state: LoopState, bo
   const prdBefore = await ctx.store.loadPrd();
   const storiesBefore = storySummary(prdBefore);
   const context = await ctx.store.loadContext();
-  const files = await agentFiles(ctx.store, ctx.taskId);
+  const confinement = await runConfinement(ctx, ctx.harness.sandbox);
+  // A confined agent writes copies of its memory, never wiggum's own records (agent-files.ts).
+  const scratch = confinement.confinement.kind === 'bwrap' ? runFolder(ctx, 'memory') : undefined;
+  const files = await agentFiles(ctx.store, ctx.taskId, scratch);
   const progressBefore = hash(await ctx.store.loadProgress());
   const prompt = buildPrompt({
     iteration,
@@ -72,6 +79,7 @@ export async function iterationInput(ctx: IterationContext, state: LoopState, bo
     values,
     questionFile: files === null ? '' : join(files.dir, `question.${iteration}.${state.attempt}.txt`),
     logFile: ctx.store.logFile(iteration, state.attempt),
+    confinement,
   };
 }
 

@@ -21,6 +21,8 @@ export interface RecordFacts {
   stories: ReturnType<typeof storySummary>;
   git: GitSummary | null;
   logFile: string | null;
+  /** How the agent ran: confined by bubblewrap, or not (sandbox-run.ts). */
+  sandbox: 'bwrap' | 'off' | 'unconfined';
 }
 
 /** The history line of one run, without the decision's `action` and `nextState`, which the loop adds. */
@@ -40,6 +42,7 @@ export function iterationRecord(ctx: IterationContext, facts: RecordFacts): Iter
     completionFound: facts.completionFound,
     storiesPassing: facts.stories.passing,
     storiesTotal: facts.stories.total,
+    sandbox: facts.sandbox,
   };
   if (outcome.kind === 'claimed') {
     record.completionAccepted = outcome.accepted;
@@ -60,6 +63,10 @@ export function iterationRecord(ctx: IterationContext, facts: RecordFacts): Iter
       code: outcome.kind === 'usage-limit' ? 'E_HARNESS_USAGE_LIMIT' : outcome.code,
       message: outcome.message,
     };
+  }
+  if (outcome.kind === 'nonzero-exit' && outcome.limit !== undefined) {
+    record.error = { code: 'E_SANDBOX_LIMIT', message: outcome.limit };
+    ctx.logger.warn({ event: 'sandbox.limit-hit', iteration }, outcome.limit);
   }
   if (facts.logFile !== null) record.logFile = facts.logFile;
   if (outcome.kind === 'asked')

@@ -17,6 +17,7 @@ import type { IterationOutcome } from './outcome.js';
 import { stopReasonOf } from './outcome.js';
 import { containsPromise } from './promise.js';
 import { askingOf, questionInMessage } from './question.js';
+import { confineCheck } from './sandbox-run.js';
 import { runVerifyCheck } from './verify.js';
 
 export type { IterationContext, IterationRun } from './iteration-context.js';
@@ -57,6 +58,7 @@ export async function runIteration(
     stories: memory.stories,
     git: gitAfter?.summary ?? null,
     logFile: input.logFile,
+    sandbox: input.confinement.name,
   });
   return {
     outcome,
@@ -89,13 +91,14 @@ interface MemoryAfter {
 /** The agent's memory after its run: a prd.json that no longer parses is kept as the error it is. */
 async function memoryAfter(ctx: IterationContext, input: IterationInput): Promise<MemoryAfter> {
   let prd = input.prdBefore;
-  let prdError: Error | null = null;
-  try {
-    prd = await ctx.store.loadPrd();
-  } catch (error) {
-    if (!isWiggumError(error)) throw error;
-    prdError = error;
-  }
+  let prdError: Error | null = input.files?.prdError() ?? null;
+  if (prdError === null)
+    try {
+      prd = await ctx.store.loadPrd();
+    } catch (error) {
+      if (!isWiggumError(error)) throw error;
+      prdError = error;
+    }
   const stories = storySummary(prd);
   const progressed =
     stories.passing > input.storiesBefore.passing ||
@@ -142,6 +145,7 @@ async function outcomeOf(
     stopped: ctx.signal.aborted ? stopReasonOf(ctx.signal) : null,
     deadline: run.deadline.cause,
     prdError: memory.prdError,
+    limitHit: run.limitHit,
     completionFound: completionFoundIn(ctx, run),
     asking,
     progressed,
@@ -174,6 +178,7 @@ async function completionRefusal(
     ctx.config,
     { signal: ctx.signal, ...(ctx.kill === undefined ? {} : { kill: ctx.kill }) },
     ctx.processes,
+    confineCheck(ctx, ctx.verify.name),
   );
   ctx.logger.info(
     { event: 'iteration.verified', check: ctx.verify.name, exitCode: check.exitCode, passed: check.passed },

@@ -10,8 +10,11 @@ export type IterationOutcome =
   | { kind: 'claimed'; accepted: boolean; refusal: string | null; progressed: boolean; exitCode: number | null }
   /** Exit 0 without a promise: work goes on. */
   | { kind: 'ok'; progressed: boolean }
-  /** A non-zero exit or a death by signal that is neither transient nor hard. */
-  | { kind: 'nonzero-exit'; exitCode: number | null; signal: string | null; progressed: boolean }
+  /**
+   * A non-zero exit or a death by signal that is neither transient nor hard; or a confined run that
+   * reached a sandbox limit (`limit`, the message), whatever its exit.
+   */
+  | { kind: 'nonzero-exit'; exitCode: number | null; signal: string | null; progressed: boolean; limit?: string }
   /** Rate limit, overload, network, timeout: retried with backoff. */
   | { kind: 'transient'; code: ErrorCode; message: string }
   /** The agent's plan is used up until `resetAtMs`: waited out, not counted as a failure. */

@@ -6,7 +6,6 @@ import type { LandMode } from '../config/schema.js';
 import type { CheckDefinition, HarnessDefinition, LoopConfig, WiggumConfig } from '../config/config.js';
 import { WiggumError, isWiggumError, systemErrorCode } from '../errors.js';
 import { checkoutTaskBranch, excludeFromGit, isGitRepository } from '../git/git.js';
-import { openTaskWorktree, readRepository } from '../git/worktree.js';
 import { taskBranch } from '../git/worktree-plan.js';
 import type { HarnessDriver } from '../harness/drivers/driver.js';
 import { driverFor } from '../harness/drivers/registry.js';
@@ -24,6 +23,8 @@ import { prdFileOf } from '../task/prd-file.js';
 import { resolveWorkdir } from '../task/workdir.js';
 import type { Clock } from '../time/clock.js';
 import type { RunPlaces } from './run-places.js';
+import { openWorktree } from './open-worktree.js';
+import type { PreparedWorktree } from './open-worktree.js';
 import { settingError, taskSettings } from './task-settings.js';
 import type { RunOverrides } from './task-settings.js';
 
@@ -57,13 +58,7 @@ export interface PreparedTask {
   base: string | null;
 }
 
-/** Where a task's worktree is, for closing it when the task ends and for status. */
-export interface PreparedWorktree {
-  /** The user's working copy (the repository's main worktree). */
-  repository: string;
-  path: string;
-  branch: string;
-}
+export type { PreparedWorktree } from './open-worktree.js';
 
 export interface PrepareDeps {
   config: WiggumConfig;
@@ -127,29 +122,16 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   let agentWorkdir = workdir;
   if (git && settings.workdir !== null && deps.workInPlace !== true) {
     // The user's working copy is theirs: the task works in its own worktree on its own branch.
-    const repository = await readRepository(workdir);
-    const opened = await openTaskWorktree({
-      repository,
-      taskId: task.id,
-      branch: taskBranch(branch, task.id),
-      base: settings.base?.ref ?? null,
-      worktreesRoot: join(places.state, 'worktrees'),
-    });
-    worktree = { repository: repository.top, path: opened.path, branch: opened.branch };
-    agentWorkdir = opened.workdir;
-    logger.info(
-      {
-        event: 'git.worktree-opened',
-        branch: opened.branch,
-        worktree: opened.path,
-        created: opened.created,
-        base: opened.base,
-        reused: opened.reused,
-      },
-      opened.created
-        ? `working in ${opened.path} on the new branch ${opened.branch} (from ${opened.base ?? 'HEAD'})`
-        : `working in ${opened.path} on the branch ${opened.branch}`,
+    const { workdir: inside, ...opened } = await openWorktree(
+      workdir,
+      task.id,
+      taskBranch(branch, task.id),
+      settings.base?.ref ?? null,
+      places,
+      logger,
     );
+    worktree = opened;
+    agentWorkdir = inside;
   } else if (git && branch !== null) {
     const checkout = await checkoutTaskBranch(workdir, branch);
     if (checkout.created)

@@ -240,6 +240,8 @@ function nextStep(code: ErrorCode, taskId: string): string {
     case 'E_QUEUE_PROTOCOL':
     case 'E_QUEUE_STALLED':
     case 'E_QUEUE_URL':
+    case 'E_SANDBOX_LIMIT':
+    case 'E_SANDBOX_UNAVAILABLE':
     case 'E_SYMLINK_REFUSED':
     case 'E_TASK_EMPTY':
     case 'E_TASK_GONE':

@@ -14,7 +14,13 @@ import type { LoopState, WaitCause } from './decide.js';
  */
 
 /** Outcomes of an iteration that counts (a stop, a retry or a wait runs the same iteration again). */
-export const FINISHED_OUTCOMES: ReadonlySet<string> = new Set(['complete', 'refused', 'continue', 'nonzero-exit']);
+export const FINISHED_OUTCOMES: ReadonlySet<string> = new Set([
+  'complete',
+  'refused',
+  'continue',
+  'nonzero-exit',
+  'limit-exceeded',
+]);
 
 /** How a task's file says its last run ended. */
 export type Ended = 'done' | 'rejected' | 'review';

@@ -19,6 +19,7 @@ import type { EndingDeps } from './ending.js';
 import type { TaskRunResult } from './events.js';
 import { closeEndedWorktree } from './close-worktree.js';
 import { prepareTask } from './prepare.js';
+import { sandboxRefusal } from './sandbox-gate.js';
 import type { PreparedTask } from './prepare.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 import { isAgentReported } from './reports.js';
@@ -81,8 +82,15 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
   const start = startPlan(ended, ended !== null && hasPendingMove(task.id, endingDeps));
   if (start.kind === 'finish-move') return finishHalfDoneMove(task, start.as, endingDeps);
   // No implicit agent: a task that names none, with no default configured, waits for its author.
-  if (chooseHarness(request.overrides?.harness, task.frontmatter.harness, deps.config.harness.defaultName) === null)
-    throw noHarnessError(basename(task.file));
+  const harnessName = chooseHarness(
+    request.overrides?.harness,
+    task.frontmatter.harness,
+    deps.config.harness.defaultName,
+  );
+  if (harnessName === null) throw noHarnessError(basename(task.file));
+  // Fail closed: a run that must be confined and cannot be never starts; the task waits.
+  const refusal = await sandboxRefusal(harnessName.name, deps.config, deps.env);
+  if (refusal !== null) throw refusal;
   if (start.kind === 'send-back') task = await sendBack(task, start.from, deps, log);
   if (start.kind === 'review-returned') task = await sendBackWithChanges(task, deps, log);
 

@@ -3,6 +3,18 @@ import { harnessEnvironment } from '../harness/environment.js';
 import { systemProcessHost } from '../harness/process-host.js';
 import type { ProcessHost } from '../harness/process-host.js';
 import { runProcess } from '../harness/run-process.js';
+import type { ProcessSpec } from '../harness/run-process.js';
+
+/**
+ * How the check's process is confined (sandbox-run.ts `confineCheck`): the spec to start instead,
+ * and what its end tells; an error when it must be confined and cannot be.
+ */
+export type CheckConfinement = (
+  spec: ProcessSpec,
+) => Promise<
+  | { spec: ProcessSpec; finish: (ended: { exitCode: number | null; signal: string | null }) => Promise<string | null> }
+  | { refused: string }
+>;
 
 export interface CheckResult {
   passed: boolean;
@@ -25,26 +37,28 @@ export async function runVerifyCheck(
   config: WiggumConfig,
   stops: { signal?: AbortSignal; kill?: AbortSignal } = {},
   host: ProcessHost = systemProcessHost,
+  confine: CheckConfinement = (spec) => Promise.resolve({ spec, finish: () => Promise.resolve(null) }),
 ): Promise<CheckResult> {
-  const result = await runProcess(
-    {
-      command: check.command,
-      args: check.args,
-      cwd: workdir,
-      env: harnessEnvironment(env, config.harness.envAllowlist, check.env),
-      stdin: '',
-      timeoutMs: check.timeoutMs,
-      idleTimeoutMs: 0,
-      stopGraceMs: config.harness.stopGraceMs,
-      logFile: null,
-      logMaxBytes: 0,
-      tailBytes: TAIL_BYTES,
-      configKey: `checks.${check.name}.command`,
-      ...(stops.signal === undefined ? {} : { signal: stops.signal }),
-      ...(stops.kill === undefined ? {} : { kill: stops.kill }),
-    },
-    host,
-  );
+  const confined = await confine({
+    command: check.command,
+    args: check.args,
+    cwd: workdir,
+    env: harnessEnvironment(env, config.harness.envAllowlist, check.env),
+    stdin: '',
+    timeoutMs: check.timeoutMs,
+    idleTimeoutMs: 0,
+    stopGraceMs: config.harness.stopGraceMs,
+    logFile: null,
+    logMaxBytes: 0,
+    tailBytes: TAIL_BYTES,
+    configKey: `checks.${check.name}.command`,
+    ...(stops.signal === undefined ? {} : { signal: stops.signal }),
+    ...(stops.kill === undefined ? {} : { kill: stops.kill }),
+  });
+  if ('refused' in confined) return { passed: false, exitCode: null, summary: confined.refused, outputTail: '' };
+  const result = await runProcess(confined.spec, host);
+  const limit = await confined.finish(result);
+  if (limit !== null) return { passed: false, exitCode: result.exitCode, summary: limit, outputTail: '' };
   const output = `${result.stdoutTail}${result.stderrTail}`.trim().split('\n').slice(-30).join('\n');
   if (result.spawnError !== null)
     return { passed: false, exitCode: null, summary: result.spawnError.message, outputTail: '' };

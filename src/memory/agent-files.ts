@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePrd, serializePrd } from './prd.js';
@@ -12,6 +12,8 @@ export interface AgentFiles {
   context: string;
   /** After the run: takes the agent's edits back into a non-durable store, and cleans up. */
   absorb(): Promise<void>;
+  /** A copy of prd.json that no longer parsed when absorbed (it was not taken back), else null. */
+  prdError(): Error | null;
 }
 
 /**
@@ -20,18 +22,49 @@ export interface AgentFiles {
  * store has no folder, yet the agent (another process) still has to read and update prd.json and
  * progress.txt: it gets a scratch copy in the temp dir, read back after the run. Returns null when
  * not even that can be written.
+ *
+ * `scratch`: a confined run gets copies in this folder whatever the store, so that it can write its
+ * memory and nothing else of wiggum's (history.jsonl, harness.json, logs, session.json are not
+ * shown to it); they are read back, checked, after the run. The folder is the task's, kept between
+ * its runs like a session folder (what else the agent keeps there stays), and refreshed from the
+ * store before each run. prd.json and progress.txt that live in the workdir (`memory.in_workdir`)
+ * stay there: the agent writes them in place.
  */
-export async function agentFiles(store: MemoryStore, taskId: string): Promise<AgentFiles | null> {
-  if (store.paths !== null) {
+export async function agentFiles(store: MemoryStore, taskId: string, scratch?: string): Promise<AgentFiles | null> {
+  if (store.paths !== null && (scratch === undefined || store.mirror !== undefined)) {
     const { dir, prd, progress, context } = store.paths;
-    return { dir, prd, progress, context, absorb: () => store.mirror?.() ?? Promise.resolve() };
+    if (scratch === undefined)
+      return { dir, prd, progress, context, absorb: () => store.mirror?.() ?? Promise.resolve(), prdError: () => null };
+    // In the workdir: only the question file and context.md go to the scratch folder.
+    await mkdir(scratch, { recursive: true, mode: 0o700 });
+    const contextCopy = join(scratch, 'context.md');
+    await writeFile(contextCopy, await store.loadContext());
+    return {
+      dir: scratch,
+      prd,
+      progress,
+      context: contextCopy,
+      absorb: async () => {
+        await store.mirror?.();
+      },
+      prdError: () => null,
+    };
   }
   let dir: string;
   try {
-    dir = await mkdtemp(join(tmpdir(), `wiggum-${taskId}-`));
+    if (scratch === undefined) dir = await mkdtemp(join(tmpdir(), `wiggum-${taskId}-`));
+    else {
+      await mkdir(scratch, { recursive: true, mode: 0o700 });
+      dir = scratch;
+    }
   } catch {
     return null;
   }
+  return copiesIn(store, dir, scratch === undefined);
+}
+
+/** prd.json, progress.txt and context.md copied into `dir`; absorbing takes prd.json and what was appended to progress back. */
+async function copiesIn(store: MemoryStore, dir: string, removeAfter: boolean): Promise<AgentFiles> {
   const files = {
     dir,
     prd: join(dir, 'prd.json'),
@@ -42,17 +75,25 @@ export async function agentFiles(store: MemoryStore, taskId: string): Promise<Ag
   await writeFile(files.prd, serializePrd(await store.loadPrd()));
   await writeFile(files.progress, progressBefore);
   await writeFile(files.context, await store.loadContext());
+  let prdError: Error | null = null;
   return {
     ...files,
+    prdError: () => prdError,
     absorb: async () => {
       try {
-        await store.savePrd(parsePrd(await readFile(files.prd, 'utf8'), files.prd));
+        const text = await readFile(files.prd, 'utf8');
+        try {
+          await store.savePrd(parsePrd(text, files.prd));
+        } catch (error) {
+          // Kept as the error it is: the iteration reads it as a prd.json that no longer parses.
+          prdError = error instanceof Error ? error : new Error(String(error));
+        }
         const progress = await readFile(files.progress, 'utf8');
         if (progress.startsWith(progressBefore) && progress.length > progressBefore.length) {
           await store.appendProgress(progress.slice(progressBefore.length).replace(/^\n+/, ''));
         }
       } finally {
-        await rm(dir, { recursive: true, force: true });
+        if (removeAfter) await rm(dir, { recursive: true, force: true });
       }
     },
   };

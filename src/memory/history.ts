@@ -22,6 +22,11 @@ export interface IterationRecord {
   refusal?: string;
   storiesPassing: number;
   storiesTotal: number;
+  /**
+   * How the agent ran: `bwrap` confined by bubblewrap; `off` unconfined by the settings;
+   * `unconfined` because nothing could confine it (mode auto). Absent in lines of older wiggums.
+   */
+  sandbox?: 'bwrap' | 'off' | 'unconfined';
   git?: {
     headBefore: string | null;
     headAfter: string | null;

@@ -1,4 +1,4 @@
-import type { NotifierDefinition } from '../config/config.js';
+import type { NotifierDefinition } from '../config/notifier.js';
 
 /** At most this share of a delay is taken off at random, so that notifiers failing together do not retry in step. */
 export const DELIVERY_JITTER = 0.25;

@@ -1,4 +1,4 @@
-import type { NotifierDefinition } from '../config/config.js';
+import type { NotifierDefinition } from '../config/notifier.js';
 import { toError } from '../errors.js';
 import { runCaptured } from '../harness/run-captured.js';
 import type { OutboxEntry } from './outbox.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { NotifierDefinition } from '../config/config.js';
+import type { NotifierDefinition } from '../config/notifier.js';
 import type { Logger } from '../log/logger.js';
 import type { Clock } from '../time/clock.js';
 import { deliveryDelayMs } from './backoff.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HARNESS_KINDS, LAND_MODES } from '../config/schema.js';
+import { NETWORK_MODES, SANDBOX_MODES } from '../config/sandbox-schema.js';
 import type { TaskSettings } from '../loop/task-settings.js';
 
 /**
@@ -60,6 +61,18 @@ export const settingsDataSchema = z.strictObject({
     args: z.array(z.string()),
     env,
     account: z.string().min(1).exactOptional(),
+    // The host's sandbox travels with the harness: a worker's own config cannot loosen it.
+    sandbox: z.strictObject({
+      mode: z.enum(SANDBOX_MODES),
+      required: z.boolean(),
+      network: z.enum(NETWORK_MODES),
+      allow: z.array(z.string()),
+      readOnly: z.array(z.string()),
+      writable: z.array(z.string()),
+      hidden: z.array(z.string()),
+      homeFiles: z.array(z.strictObject({ path: z.string().min(1), mode: z.enum(['copy', 'ro']) })),
+      limits: z.strictObject({ processes: count, openFiles: count, fileSizeBytes: count }),
+    }),
   }),
   verify: z
     .strictObject({

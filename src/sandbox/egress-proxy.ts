@@ -4,8 +4,8 @@ import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { rmSync } from 'node:fs';
 import type { Logger } from '../log/logger.js';
-import { admits } from './allow-list.js';
-import type { AllowedEndpoint } from './allow-list.js';
+import { admits } from '../config/allow-list.js';
+import type { AllowedEndpoint } from '../config/allow-list.js';
 
 /**
  * How many connections one agent may hold through the proxy at once: an agent's HTTP clients keep

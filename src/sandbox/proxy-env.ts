@@ -1,4 +1,4 @@
-import type { AllowedEndpoint } from './allow-list.js';
+import type { AllowedEndpoint } from '../config/allow-list.js';
 
 /** Every variable an HTTP client reads its proxy from, in both spellings: wiggum sets them all. */
 export const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'];

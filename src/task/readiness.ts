@@ -8,7 +8,9 @@ import type { OrderWait } from './order.js';
 /**
  * Why a file in Approved/ is not run (yet): `empty`, nothing but white space (a note just created,
  * never a task); `no-harness`, a task that names no agent while the config names no default.
- * Neither is rejected: the file waits, and runs once its author fixes it. `no-change-request`: a
+ * Neither is rejected: the file waits, and runs once its author fixes it. `no-sandbox`: its harness
+ * must run confined (sandbox.required, or mode bwrap) and bubblewrap cannot run on this machine: it
+ * waits until it can (the daemon's scan decides it, src/vault/scan.ts). `no-change-request`: a
  * task that waited for review, moved back from Review/ with nothing under `## Changes requested`
  * (run again, it would only claim completion again): it waits for the request, or to be approved.
  * An `OrderWait` (an object): the order of work holds it (src/task/order.ts), for a dependency, a
@@ -17,7 +19,7 @@ import type { OrderWait } from './order.js';
 export type WaitReason = FileWaitReason | OrderWait;
 
 /** The reasons the file alone gives (`waitReasonOf`). */
-export type FileWaitReason = 'empty' | 'no-harness' | 'no-change-request' | UnansweredReason;
+export type FileWaitReason = 'empty' | 'no-harness' | 'no-sandbox' | 'no-change-request' | UnansweredReason;
 
 /**
  * A blocked task moved back into Approved/ with no answer below its question (question-section.ts):
@@ -47,6 +49,7 @@ export function waitReasonOf(
 export function waitReasonText(reason: WaitReason, time: (ms: number) => string = isoTime): string {
   if (typeof reason === 'object') return orderWaitText(reason, time);
   if (reason === 'no-change-request') return NO_CHANGE_REQUEST_TEXT;
+  if (reason === 'no-sandbox') return NO_SANDBOX_TEXT;
   if (reason === 'unanswered' || reason === 'answer-empty' || reason === 'answer-misplaced')
     return unansweredText({ kind: UNANSWERED_KINDS[reason], question: '', where: MISPLACED_WHERE });
   return reason === 'empty' ? 'empty; write the task in it (better: in Drafts/, then move it here)' : NO_HARNESS_TEXT;
@@ -56,6 +59,10 @@ export function waitReasonText(reason: WaitReason, time: (ms: number) => string 
 export function sameWaitReason(a: WaitReason | null, b: WaitReason | null): boolean {
   return a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
 }
+
+/** What a task waiting for the sandbox says in status, the Dashboard and the log. */
+export const NO_SANDBOX_TEXT =
+  'waits for the sandbox: its harness must run confined (sandbox.required: true, or sandbox.mode: bwrap) and bubblewrap (bwrap) cannot run on the PATH of the daemon; install bubblewrap (apt-get install bubblewrap): it starts once it can be confined, never unconfined';
 
 function isoTime(ms: number): string {
   return new Date(ms).toISOString();

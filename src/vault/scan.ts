@@ -5,6 +5,8 @@ import { isWiggumError, systemErrorCode } from '../errors.js';
 import { readTaskFile } from '../task/read.js';
 import { orderWaits, parseNotBefore } from '../task/order.js';
 import type { OrderTask } from '../task/order.js';
+import { chooseHarness } from '../task/harness-choice.js';
+import type { ParseResult } from '../task/parse.js';
 import { waitReasonOf } from '../task/readiness.js';
 import type { WaitReason } from '../task/readiness.js';
 import { systemClock } from '../time/clock.js';
@@ -57,6 +59,11 @@ export interface ScanOptions {
   known?: (name: string) => { size: number; mtimeMs: number; ino: number } | null;
   /** The configured `harness.default` (null: none), to tell a task that names no harness to wait. */
   defaultHarness?: string | null;
+  /**
+   * Whether a task on this harness must wait for the sandbox (it must run confined and cannot be
+   * here); asked at every read, so a task starts once bubblewrap is installed.
+   */
+  sandboxBlocked?: (harness: string) => Promise<boolean>;
   clock?: Clock;
 }
 
@@ -109,7 +116,7 @@ export async function scanApproved(layout: VaultLayout, options: ScanOptions): P
     }
     const entry: TaskFileEntry = { name, path, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino, parses: null };
     if (options.parse(name)) {
-      const checked = await readAndParse(entry, options.defaultHarness ?? null);
+      const checked = await readAndParse(entry, options.defaultHarness ?? null, options.sandboxBlocked);
       if (checked === null) return;
       snapshot.tasks.set(name, checked.entry);
       if (checked.order !== null) ordered.set(name, checked.order);
@@ -153,13 +160,19 @@ interface ReadEntry {
   order: OrderTask | null;
 }
 
-async function readAndParse(entry: TaskFileEntry, defaultHarness: string | null): Promise<ReadEntry | null> {
+async function readAndParse(
+  entry: TaskFileEntry,
+  defaultHarness: string | null,
+  sandboxBlocked?: (harness: string) => Promise<boolean>,
+): Promise<ReadEntry | null> {
   // An empty file is the usual first step of "create, then write": not a task yet, and never one.
   if (entry.size === 0) return { entry: { ...entry, parses: true, wait: 'empty' }, order: null };
   try {
     const read = await readTaskFile(entry.path);
     // The identity of what was parsed; if the file changed since the lstat, reconciliation sees it.
-    const wait = waitReasonOf(read.text, read.result, defaultHarness);
+    const wait =
+      waitReasonOf(read.text, read.result, defaultHarness) ??
+      (await sandboxWait(read.result, defaultHarness, sandboxBlocked));
     const seen: TaskFileEntry = {
       ...entry,
       size: read.stat.size,
@@ -180,6 +193,17 @@ async function readAndParse(entry: TaskFileEntry, defaultHarness: string | null)
     // runner, which reads it again, reports why.
     return { entry: { ...entry, parses: false }, order: null };
   }
+}
+
+/** `no-sandbox` when the task's harness must run confined and cannot be here; null otherwise. */
+async function sandboxWait(
+  result: ParseResult,
+  defaultHarness: string | null,
+  sandboxBlocked: ((harness: string) => Promise<boolean>) | undefined,
+): Promise<'no-sandbox' | null> {
+  if (sandboxBlocked === undefined || !result.ok) return null;
+  const harness = chooseHarness(undefined, result.task.frontmatter.harness, defaultHarness);
+  return harness !== null && (await sandboxBlocked(harness.name)) ? 'no-sandbox' : null;
 }
 
 async function listFolder(path: string): Promise<Dirent[]> {

@@ -9,16 +9,16 @@ import type { VaultLayout } from './layout.js';
 import { isDueForRead, markFinished, markStopped, plan } from './reconcile.js';
 import type { KnownTask, ReconcileAction } from './reconcile.js';
 import { scanApproved } from './scan.js';
-import type { VaultSnapshot } from './scan.js';
+import type { ScanOptions, VaultSnapshot } from './scan.js';
 import { linkRefusalText } from './links.js';
 import type { LinkRefusal } from './links.js';
 
 export interface WatchVaultOptions {
   settleMs: number;
-  /** See ReconcileSettings.composeQuietMs; 0 by default. */
-  composeQuietMs?: number;
+  composeQuietMs?: number; // see ReconcileSettings.composeQuietMs; 0 by default
   /** The configured harness.default (null: none), read at each scan so that a reload applies. */
   defaultHarness?: () => string | null;
+  sandboxBlocked?: ScanOptions['sandboxBlocked']; // whether a task on a harness waits for the sandbox
   rescanIntervalMs: number;
   goneGraceMs: number;
   malformedGraceMs: number;
@@ -92,8 +92,7 @@ export function watchVault(
 
   const reconcileOnce = async (): Promise<void> => {
     if (closed) return;
-    const nowMs = clock.now();
-    const before = known;
+    const [nowMs, before] = [clock.now(), known];
     let snapshot: VaultSnapshot;
     try {
       snapshot = await scanApproved(layout, {
@@ -103,6 +102,7 @@ export function watchVault(
           return task !== undefined && task.phase !== 'settling' && task.missingSinceMs === null ? task : null;
         },
         defaultHarness: options.defaultHarness?.() ?? null,
+        ...(options.sandboxBlocked && { sandboxBlocked: options.sandboxBlocked }),
         clock,
       });
     } catch (error) {

@@ -56,6 +56,8 @@ function repo(agents: Record<string, Record<string, string>>): Repo {
         harness: { default: 'other', stop_grace: '500ms' },
         harnesses,
         persistence_loop: { retry: { base_delay: '10ms' } },
+        // The agents count their calls in a folder of the test's: declared writable across the sandbox.
+        sandbox: { writable: [work] },
       }),
     );
   };

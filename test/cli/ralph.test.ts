@@ -41,6 +41,9 @@ function repo(fake: Record<string, string> = {}, config: Record<string, unknown>
         },
       },
       persistence_loop: { retry: { base_delay: '10ms' } },
+      // The fake agent's markers and gates are the test's channels to it, and it commits in place
+      // (FAKE_COMMIT): all declared writable across the sandbox, the repository's .git too.
+      sandbox: { writable: [marks, gates, join(root, '.git')] },
       ...config,
     }),
   );
@@ -167,7 +170,10 @@ describe('wiggum ralph', () => {
   });
 
   test('a corrupted prd.json stops the loop with an error naming the file, and is left as it is', async () => {
-    const r = repo({ FAKE_STORY_PER_RUN: '1', FAKE_GATE_DIR: 'on' });
+    // Unconfined: a confined agent writes a copy of prd.json, absorbed over the session's file after
+    // the run, which would hide the corruption written here mid-run (the copy's own check is
+    // test/loop's); this test is about the session file as the loop reads it.
+    const r = repo({ FAKE_STORY_PER_RUN: '1', FAKE_GATE_DIR: 'on' }, { sandbox: { mode: 'off' } });
     writeFileSync(join(r.gates, 'go-1'), '');
     const loop = r.ralph(TWO_STORIES, '--change', 'corrupt', '--no-stream');
     await waitForFile(join(r.marks, 'run-2'));

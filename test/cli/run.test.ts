@@ -7,7 +7,7 @@ import { CLI, REPO_ROOT, killHard, requireBuild, runCli } from '../helpers/child
 import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
-import { waitForFile } from '../helpers/wait.js';
+import { waitFor, waitForFile } from '../helpers/wait.js';
 import { isRunning } from '../helpers/process-state.js';
 
 const TASK = '---\ntitle: Three stories\n---\n- [ ] US-001 One\n- [ ] US-002 Two\n- [ ] US-003 Three\n';
@@ -125,38 +125,49 @@ describe('wiggum run', () => {
     },
   );
 
-  test('kill -9 mid-iteration, then run again: the count and completed steps survive, the orphaned harness is killed, nothing is lost or doubled', async () => {
-    const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });
-    const file = vault.task('crash', TASK);
-    const child = startRun(file);
-    await waitForFile(join(vault.marks, 'run-2'));
-    const record = join(vault.layout.sessions, 'crash', 'harness.json');
-    await waitForFile(record);
-    const orphan = (JSON.parse(readFileSync(record, 'utf8')) as { pid: number }).pid;
-    await killHard(child);
+  // Unconfined, the agent outlives wiggum in its own process group and the next run kills it;
+  // confined, bubblewrap's --die-with-parent takes it down with wiggum. Either way nothing is lost.
+  test.each([
+    ['unconfined (sandbox.mode: off)', 'off', true],
+    ['confined (bubblewrap)', 'bwrap', false],
+  ] as const)(
+    'kill -9 mid-iteration, %s, then run again: the count and completed steps survive, the harness does not run on, nothing is lost or doubled',
+    async (_name, mode, outlives) => {
+      const vault = await makeVault({
+        fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' },
+        config: { sandbox: { mode } },
+      });
+      const file = vault.task('crash', TASK);
+      const child = startRun(file);
+      await waitForFile(join(vault.marks, 'run-2'));
+      const record = join(vault.layout.sessions, 'crash', 'harness.json');
+      await waitForFile(record);
+      const orphan = (JSON.parse(readFileSync(record, 'utf8')) as { pid: number }).pid;
+      await killHard(child);
 
-    // wiggum is gone; the harness of iteration 2, in its own process group, is still running.
-    expect(isRunning(orphan)).toBe(true);
-    expect(loopOf(file)).toMatchObject({
-      status: 'running',
-      iteration: 1,
-      checkpoint: { completed_steps: ['US-001'], current_step: 'US-002' },
-    });
+      if (outlives) expect(isRunning(orphan)).toBe(true);
+      else await waitFor(() => !isRunning(orphan), 'the confined harness to die with wiggum');
+      expect(loopOf(file)).toMatchObject({
+        status: 'running',
+        iteration: 1,
+        checkpoint: { completed_steps: ['US-001'], current_step: 'US-002' },
+      });
 
-    const again = await runCli(['run', file, '--no-stream']);
-    expect(again.code).toBe(0);
-    expect(isRunning(orphan)).toBe(false);
-    expect(again.stderr).toContain('"event":"harness.orphan-killed"');
-    const done = join(vault.layout.done, 'crash.md');
-    expect(loopOf(done)).toMatchObject({
-      status: 'done',
-      iteration: 3,
-      checkpoint: { completed_steps: ['US-001', 'US-002', 'US-003'] },
-    });
-    const history = historyOf(vault.layout.sessions, 'crash');
-    expect(history.map((r) => r.iteration)).toEqual([1, 2, 3]);
-    expect(history.map((r) => r.storiesPassing)).toEqual([1, 2, 3]);
-  });
+      const again = await runCli(['run', file, '--no-stream']);
+      expect(again.code).toBe(0);
+      expect(isRunning(orphan)).toBe(false);
+      if (outlives) expect(again.stderr).toContain('"event":"harness.orphan-killed"');
+      const done = join(vault.layout.done, 'crash.md');
+      expect(loopOf(done)).toMatchObject({
+        status: 'done',
+        iteration: 3,
+        checkpoint: { completed_steps: ['US-001', 'US-002', 'US-003'] },
+      });
+      const history = historyOf(vault.layout.sessions, 'crash');
+      expect(history.map((r) => r.iteration)).toEqual([1, 2, 3]);
+      expect(history.map((r) => r.storiesPassing)).toEqual([1, 2, 3]);
+    },
+  );
 
   test('a stop flag stops the task (exit 3); without it the task resumes', async () => {
     const vault = await makeVault({ fake: { FAKE_STORY_PER_RUN: '1', FAKE_HANG_ON_RUN: '2' } });

@@ -36,7 +36,11 @@ describe('compileConfig (the YAML as written → what every component reads)', (
     [
       "a harness's extra_args come after its args",
       { harnesses: { mine: { kind: 'command', command: 'agent', args: ['--json'], extra_args: ['--model', 'x'] } } },
-      (c: WiggumConfig) => c.harnesses.mine,
+      // Its sandbox (the vault's, compiled) is compile-sandbox's to test.
+      (c: WiggumConfig) => {
+        const { sandbox: _sandbox, ...harness } = c.harnesses.mine ?? {};
+        return harness;
+      },
       { name: 'mine', kind: 'command', command: 'agent', args: ['--json', '--model', 'x'], env: {} },
     ],
     [

@@ -1,5 +1,5 @@
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/child.js';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
@@ -43,6 +43,8 @@ async function askingVault(agent: string): Promise<TestVault> {
   return makeVault({
     config: {
       daemon: { concurrency: 4 },
+      // The agent keeps its call counts and the prompts it got beside itself: the test's channel, declared writable.
+      sandbox: { writable: [dirname(agent)] },
       harnesses: {
         ask: harness({ ASK_AT: '1', ASK_DONE_AT: '2' }),
         askfile: harness({ ASK_FILE_AT: '1', ASK_DONE_AT: '2' }),

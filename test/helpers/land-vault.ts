@@ -34,11 +34,16 @@ export async function landVault(
   config: Record<string, unknown> = {},
 ): Promise<LandVault> {
   const records = tempDir('wiggum-land-records-');
-  const { vault: vaultConfig, ...rest } = config as { vault?: Record<string, unknown> };
+  const { vault: vaultConfig, sandbox, ...rest } = config as { vault?: object; sandbox?: { writable?: string[] } };
   const vault = await makeVault({
     agent: LAND_AGENT,
     fake: { LAND_DIR: records, ...agentEnv },
-    config: { vault: { allowed_workdirs: [dirname(repo)], ...vaultConfig }, ...rest },
+    config: {
+      vault: { allowed_workdirs: [dirname(repo)], ...vaultConfig },
+      // The records are the test's channel to the agent (and its gates): declared writable across its sandbox.
+      sandbox: { ...sandbox, writable: [records, ...(sandbox?.writable ?? [])] },
+      ...rest,
+    },
   });
   const record = (id: string, name: string): string => {
     const file = join(records, id, name);

@@ -128,8 +128,14 @@ export class Cluster {
         ha: { kind: 'claude', command: QUEUE_AGENT, env: { ...agentEnv, AGENT_FORMAT: 'claude' }, account: 'acct-a' },
         hb: { kind: 'command', command: QUEUE_AGENT, env: agentEnv, account: 'acct-b' },
         hc: { kind: 'claude', command: QUEUE_AGENT, env: { ...agentEnv, AGENT_FORMAT: 'claude' }, account: 'acct-a' },
+        // Confined: its pids and ancestors are its pid namespace's, so only whole-task checks use it.
+        qs: { kind: 'command', command: QUEUE_AGENT, env: agentEnv, sandbox: { mode: 'bwrap' } },
       },
       queue: { lock_duration: '2s', stalled_interval: '1s', max_stalled: options.maxStalled },
+      // The agent records its pid and its ancestors' for the test to find, kill and match it with a
+      // worker: in a sandbox's pid namespace those are not the host's, so these harnesses run
+      // unconfined, all but `qs`. The agents' folder is the test's channel to them: writable.
+      sandbox: { mode: 'off', writable: [this.agentDir] },
       // Without a queue the host runs every task itself: as many at once as a cluster's workers would.
       ...(options.queue === false ? { daemon: { concurrency: Math.max(2, options.workers) } } : {}),
     };

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import type { WiggumConfig } from '../../src/config/config.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -51,9 +51,18 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
       fake: { kind: 'command', command: options.agent ?? FAKE_AGENT, env: { FAKE_MARK_DIR: marks, ...options.fake } },
       ...(options.config?.harnesses as object | undefined),
     },
+    // The fake agent's markers, gates, pid and state files are the test's channels to it, across
+    // its sandbox: declared writable (channelsOf), as a person declares what an agent may reach.
+    sandbox: {
+      ...(options.config?.sandbox as object | undefined),
+      writable: [
+        ...channelsOf(marks, options.fake, options.config?.harnesses),
+        ...((options.config?.sandbox as { writable?: string[] } | undefined)?.writable ?? []),
+      ],
+    },
     ...Object.fromEntries(
       Object.entries(options.config ?? {}).filter(
-        ([key]) => !['persistence_loop', 'harness', 'harnesses'].includes(key),
+        ([key]) => !['persistence_loop', 'harness', 'harnesses', 'sandbox'].includes(key),
       ),
     ),
   };
@@ -70,4 +79,20 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
       return file;
     },
   };
+}
+
+/** The folders of the fake agent's channels named in the harnesses' environments (FAKE_GATE_DIR, FAKE_PIDFILE, …). */
+function channelsOf(marks: string, fake: Record<string, string> | undefined, harnesses: unknown): string[] {
+  const envs = [
+    fake ?? {},
+    ...Object.values((harnesses ?? {}) as Record<string, { env?: Record<string, string> }>).map((h) => h.env ?? {}),
+  ];
+  const folders = new Set<string>([marks]);
+  for (const env of envs)
+    for (const [name, value] of Object.entries(env)) {
+      if (!value.startsWith('/')) continue;
+      if (name === 'FAKE_GATE_DIR' || name === 'FAKE_MARK_DIR') folders.add(value);
+      if (name === 'FAKE_PIDFILE' || name === 'FAKE_STATE_FILE' || name === 'FAKE_FILL') folders.add(dirname(value));
+    }
+  return [...folders];
 }

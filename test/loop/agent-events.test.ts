@@ -276,8 +276,13 @@ describe('a task whose ending cannot be written', () => {
       `#!/bin/sh\nprintf -- '---\\ntitle: [broken\\n---\\nDark mode\\n' > "$WIGGUM_TASK_FILE"\necho '<promise>COMPLETE</promise>'\n`,
     );
     chmodSync(agent, 0o755);
+    // The agent stands for an editor breaking the file mid-run: unconfined, since a confined agent
+    // sees the task file read-only (test/sandbox/escape.test.ts).
     const vault = await makeVault({
-      config: { harness: { default: 'breaker' }, harnesses: { breaker: { kind: 'command', command: agent } } },
+      config: {
+        harness: { default: 'breaker' },
+        harnesses: { breaker: { kind: 'command', command: agent, sandbox: { mode: 'off' } } },
+      },
     });
     const file = vault.task('dark-mode', '---\ntitle: Dark mode\n---\nDark mode, no checklist.\n');
     const ran = await run(vault, file);

@@ -12,6 +12,7 @@ function facts(over: Partial<RunFacts> = {}, result: Partial<RunFacts['result']>
     stopped: null,
     deadline: null,
     prdError: null,
+    limitHit: null,
     completionFound: false,
     asking: { kind: 'none' },
     progressed: true,
@@ -36,6 +37,11 @@ describe('classify', () => {
       'a question beats a promise in the same reply',
       facts({ completionFound: true, asking: { kind: 'asked', question, source: 'message' } }),
       { kind: 'asked', question },
+    ],
+    [
+      'a sandbox limit fails the run whatever its exit, a claim too',
+      facts({ completionFound: true, limitHit: 'the process limit' }),
+      { kind: 'nonzero-exit', exitCode: 0, signal: null, limit: 'the process limit' },
     ],
     ['an empty question is no question', facts({ asking: { kind: 'empty', source: 'file' } }), { kind: 'ok' }],
     [

@@ -51,6 +51,8 @@ async function vaultFor(
     config: {
       vault: { allowed_workdirs: [root] },
       memory: { in_workdir: inWorkdir },
+      // The marks are the test's channel to the agent, declared writable across its sandbox.
+      sandbox: { writable: [marks] },
       harnesses: { seed: { kind: 'command', command: agent, env: { ...GIT_IDENTITY, MARKS: marks, ...env } } },
     },
   });
@@ -70,6 +72,16 @@ function loopOf(file: string): Record<string, unknown> {
 }
 
 const read = (path: string): string => readFileSync(path, 'utf8');
+
+/**
+ * Where an agent is told its memory lives when it is not in the workdir: the session folder, or, for
+ * a confined run, the copies of it in the task's sandbox folder (read back into the session after the run).
+ */
+function memoryPlaces(vault: TestVault, id: string): string[][] {
+  const session = join(vault.layout.sessions, id);
+  const copies = join(vault.root, '.wiggum', 'sandbox', id, 'memory');
+  return [session, copies].map((dir) => [join(dir, 'prd.json'), join(dir, 'progress.txt')]);
+}
 const lines = (path: string): string[] => read(path).trim().split('\n');
 
 describe('memory.in_workdir', () => {
@@ -140,8 +152,8 @@ describe('memory.in_workdir', () => {
     const vault = await vaultFor(root, true);
     const { result, logs } = await run(vault, vault.task('plain', TASK(workdir)));
     expect(result.status).toBe('done');
-    const session = join(vault.layout.sessions, 'plain');
-    expect(lines(join(vault.marks, 'memory.1'))).toEqual([join(session, 'prd.json'), join(session, 'progress.txt')]);
+    expect(memoryPlaces(vault, 'plain')).toContainEqual(lines(join(vault.marks, 'memory.1')));
+    expect(existsSync(join(vault.layout.sessions, 'plain', 'prd.json'))).toBe(true);
     expect(existsSync(join(workdir, '.ralph'))).toBe(false);
     expect(loopOf(join(vault.layout.done, 'plain.md'))['memory']).toBeUndefined();
     expect(logs.find((line) => line['event'] === 'session.memory-not-in-workdir')?.['why']).toBe('not-a-repository');
@@ -152,8 +164,8 @@ describe('memory.in_workdir', () => {
     const vault = await vaultFor(dirname(repo), false);
     const { result } = await run(vault, vault.task('off', TASK(repo)));
     expect(result.status).toBe('done');
-    const session = join(vault.layout.sessions, 'off');
-    expect(lines(join(vault.marks, 'memory.1'))).toEqual([join(session, 'prd.json'), join(session, 'progress.txt')]);
+    expect(memoryPlaces(vault, 'off')).toContainEqual(lines(join(vault.marks, 'memory.1')));
+    expect(existsSync(join(vault.layout.sessions, 'off', 'prd.json'))).toBe(true);
     const head = read(join(vault.marks, 'head.1')).trim();
     expect(git(repo, 'show', '--name-only', '--format=', head)).toBe('work-1.txt');
     expect(loopOf(join(vault.layout.done, 'off.md'))['memory']).toBeUndefined();

@@ -8,7 +8,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { TaskRunResult } from '../../src/loop/events.js';
 import type { RunOverrides } from '../../src/loop/prepare.js';
@@ -135,6 +135,8 @@ describe('completion', () => {
             args: ['-c', `if [ -e ${marker} ]; then exit 0; else touch ${marker}; echo "2 tests failed"; exit 1; fi`],
           },
         },
+        // The check runs confined: its marker's folder is the test's channel to it.
+        sandbox: { writable: [dirname(marker)] },
       },
     );
     const ran = await run(vault, vault.task('verified', `---\nverify: tests\n---\nbody\n`));
@@ -165,7 +167,7 @@ describe('failures', () => {
       { FAKE_STATE_FILE: 'x', FAKE_FAIL_TIMES: '2', FAKE_EXIT_CODE: '75', FAKE_COMPLETE_AFTER: '3' },
       { persistence_loop: { retry: { base_delay: 1, max_delay: 16 } } },
     );
-    vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.root, 'fails');
+    vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.marks, 'fails');
     const ran = await run(vault, vault.task('flaky', TASK));
     expect(ran.result.status).toBe('done');
     expect(ran.clock.sleeps).toEqual([1000, 2000]);
@@ -269,7 +271,7 @@ describe('failures', () => {
       FAKE_EXIT_CODE: '3',
       FAKE_COMPLETE_AFTER: '2',
     });
-    vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.root, 'fails');
+    vault.config.harnesses.fake!.env.FAKE_STATE_FILE = join(vault.marks, 'fails');
     const ran = await run(vault, vault.task('bumpy', TASK));
     expect(ran.result.status).toBe('done');
     expect(ran.history.map((r) => [r.iteration, r.exitCode, r.outcome, r.action])).toEqual([

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { NotifierDefinition } from '../../src/config/config.js';
+import type { NotifierDefinition } from '../../src/config/notifier.js';
 import { readOutbox } from '../../src/notify/outbox.js';
 import { NotifySender } from '../../src/notify/sender.js';
 import { captureLogger } from '../helpers/capture-logger.js';

@@ -128,6 +128,20 @@ describe('scale-out: a vault host, four workers, Redis and git remotes', () => {
   );
 
   test(
+    'a confined agent on a worker: every run in bubblewrap, the task whole in Done/',
+    { timeout: NO_TOTAL_BUDGET },
+    async () => {
+      explainOnFailure('c1');
+      cluster.drop('c1', { harness: 'qs', agent: { done_at: 2, sleep_s: 0 } });
+      await cluster.waitForDone(['c1']);
+      expectWhole('c1', 2);
+      const runs = cluster.history('c1').filter((line) => line['outcome'] !== undefined);
+      expect(runs.length).toBeGreaterThanOrEqual(2);
+      expect(runs.map((line) => line['sandbox'])).toEqual(runs.map(() => 'bwrap'));
+    },
+  );
+
+  test(
     '1: kill -9 of the worker mid-iteration: another worker resumes from the checkpoint',
     { timeout: NO_TOTAL_BUDGET },
     async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { admits, parseAllowEntry } from '../../src/sandbox/allow-list.js';
-import type { AllowedEndpoint } from '../../src/sandbox/allow-list.js';
+import { admits, parseAllowEntry } from '../../src/config/allow-list.js';
+import type { AllowedEndpoint } from '../../src/config/allow-list.js';
 
 describe('parseAllowEntry', () => {
   test.each([

@@ -1,0 +1,201 @@
+import { join } from 'node:path';
+import type { HarnessKind } from '../config/schema.js';
+import type { SandboxSettings } from '../config/sandbox-settings.js';
+import { realpath } from 'node:fs/promises';
+import { commonDir } from '../git/repo-serial.js';
+import { gitSandboxPlan } from '../git/sandbox-git.js';
+import type { SandboxWorktree } from '../git/sandbox-git.js';
+import type { WiggumError } from '../errors.js';
+import { locateCommand } from '../harness/command-lookup.js';
+import { notStarted } from '../harness/run-process.js';
+import type { ProcessResult, ProcessSpec } from '../harness/run-process.js';
+import { spawnFailure } from '../harness/spawn-error.js';
+import { AGENT_DERIVED_FILES } from '../sandbox/agent-settings.js';
+import { sandboxTools } from '../sandbox/availability.js';
+import { confineRun } from '../sandbox/confine.js';
+import { confinementName, confinementOf } from '../sandbox/decision.js';
+import type { Confinement } from '../sandbox/decision.js';
+import { homeFilesOf } from '../sandbox/home-files.js';
+import type { Mount } from '../sandbox/mount.js';
+import { isUnder } from '../sandbox/mount-plan.js';
+import type { IterationContext } from './iteration-context.js';
+import type { CheckConfinement } from './verify.js';
+
+/** How one run goes, and what follows it: the spec to start, and what its end tells. */
+export interface RunConfinement {
+  confinement: Confinement;
+  /** The history's word for it: `bwrap`, `off`, `unconfined`. */
+  name: 'bwrap' | 'off' | 'unconfined';
+}
+
+/** Who a confined run is, for its places: the harness (its private home) or a check. */
+export interface ConfinedRunner {
+  settings: SandboxSettings;
+  kind: HarnessKind | null;
+  /** Its private home's folder name under `.wiggum/homes/`. */
+  homeName: string;
+  /** Its run folder's name under `.wiggum/sandbox/<task id>/`, unique within the task. */
+  runName: string;
+}
+
+/** How runs of these settings go on this machine (the daemon's PATH decides where bubblewrap is). */
+export async function runConfinement(ctx: IterationContext, settings: SandboxSettings): Promise<RunConfinement> {
+  const tools = await sandboxTools(ctx.env);
+  const confinement = confinementOf(settings, tools.availability);
+  return { confinement, name: confinementName(confinement) };
+}
+
+/** The folder of a run's own things (its /tmp, its memory copies): inside wiggum's folder, on disk. */
+export function runFolder(ctx: IterationContext, runName: string): string {
+  return join(ctx.places.state, 'sandbox', ctx.taskId, runName);
+}
+
+/** What other parts add to a confined run: mounts over the plan, variables, and work once it ended. */
+export interface RunExtras {
+  mounts: Mount[];
+  env: Record<string, string>;
+  afterRun: (() => Promise<void>)[];
+}
+
+/**
+ * The git mounts of a confined run (git/sandbox-git.ts): for the task's own worktree, the shared
+ * `.git` read-only but for private objects and a private branch folder, moved into the repository
+ * after the run (`scratchDir`, the run's folder, holds them); without one (wiggum ralph, a
+ * workspace's own repository), the repository's whole `.git` read-only. A branch the agent left
+ * where wiggum will not move it is the agent's doing, said at warn; a failure of wiggum's own git
+ * (E_GIT) fails the iteration.
+ */
+export async function extraMounts(
+  ctx: IterationContext,
+  scratchDir: string,
+  writable: readonly string[],
+): Promise<RunExtras> {
+  if (!ctx.git) return { mounts: [], env: {}, afterRun: [] };
+  // A workspace's own repository (one the agent made in .wiggum/workspaces/) is the agent's.
+  if (ctx.worktree === null && isUnder(ctx.workdir, join(ctx.places.state, 'workspaces')))
+    return { mounts: [], env: {}, afterRun: [] };
+  const worktree = ctx.worktree ?? (await ownCheckout(ctx.workdir, writable));
+  if (worktree === null) return { mounts: [], env: {}, afterRun: [] };
+  const plan = await gitSandboxPlan(worktree, scratchDir);
+  const afterRun = async (): Promise<void> => {
+    const end = await plan.afterRun();
+    if (end.branch.kind === 'refused')
+      ctx.logger.warn({ event: 'sandbox.git-refused', why: end.branch.why }, end.branch.message);
+    if (end.restored.length > 0)
+      ctx.logger.warn(
+        { event: 'sandbox.git-restored', files: end.restored },
+        `the agent changed its worktree's ${end.restored.join(' and ')}; wiggum put them back`,
+      );
+  };
+  return { mounts: plan.mounts, env: plan.env, afterRun: [afterRun] };
+}
+
+/**
+ * A repository the task works in directly: its `.git` is shown read-only as a whole (gitDir =
+ * commonDir), unless the person declared it in `sandbox.writable` (then the agent commits there,
+ * and could write its hooks and config too): null, no git mounts.
+ */
+async function ownCheckout(workdir: string, writable: readonly string[]): Promise<SandboxWorktree | null> {
+  const common = await commonDir(workdir).catch(() => null);
+  if (common === null) return null;
+  const real = await realpath(common);
+  const declared = await Promise.all(writable.map((path) => realpath(path).catch(() => null)));
+  if (declared.includes(real)) return null;
+  return { path: workdir, commonDir: real, gitDir: real, branch: '' };
+}
+
+/**
+ * Wraps `spec` to run confined (`confinement` of kind bwrap), or hands it back as it is, and
+ * returns what to do once the run ended: the limit it hit, if any.
+ */
+export async function confineSpec(
+  ctx: IterationContext,
+  runner: ConfinedRunner,
+  run: RunConfinement,
+  spec: ProcessSpec,
+  memory: readonly string[],
+): Promise<{
+  spec: ProcessSpec;
+  finish: (ended: { exitCode: number | null; signal: string | null }) => Promise<string | null>;
+}> {
+  const { confinement } = run;
+  if (confinement.kind !== 'bwrap') return { spec, finish: () => Promise.resolve(null) };
+  const tools = await sandboxTools(ctx.env);
+  const scratch = runFolder(ctx, runner.runName);
+  const extra = await extraMounts(ctx, scratch, runner.settings.writable);
+  const confined = await confineRun({
+    settings: runner.settings,
+    tools,
+    bwrap: confinement.path,
+    command: spec.command,
+    args: spec.args,
+    cwd: spec.cwd,
+    env: { ...spec.env, ...extra.env },
+    realHome: ctx.env['HOME'],
+    privateHome: join(ctx.places.state, 'homes', runner.homeName),
+    homeFiles: runner.kind === null ? runner.settings.homeFiles : homeFilesOf(runner.kind, runner.settings.homeFiles),
+    derivedFiles: runner.kind === null ? [] : (AGENT_DERIVED_FILES[runner.kind] ?? []),
+    runDir: scratch,
+    vault: ctx.places.root,
+    state: ctx.places.state,
+    memory,
+    // The task file (WIGGUM_TASK_FILE) is the agent's to read, never to write: shown read-only in the hidden vault.
+    extraMounts: [...(await taskFileMount(ctx.taskFile)), ...extra.mounts],
+    cgroupName: `${process.pid}-${ctx.taskId}-${runner.runName}`,
+    logger: ctx.logger,
+  });
+  return {
+    spec: { ...spec, command: confined.command, args: confined.args, env: confined.env },
+    finish: async (ended) => {
+      try {
+        for (const after of extra.afterRun) await after();
+      } catch (error) {
+        await confined.finish(ended).catch(() => null);
+        throw error;
+      }
+      return confined.finish(ended);
+    },
+  };
+}
+
+async function taskFileMount(file: string): Promise<Mount[]> {
+  const real = await realpath(file).catch(() => null);
+  return real === null ? [] : [{ kind: 'ro', source: real, target: real }];
+}
+
+/** The spawn error of a command that is not there (or cannot run), as an unconfined spawn would give it; null: it is there. */
+export async function missingCommand(spec: ProcessSpec): Promise<WiggumError | null> {
+  const found = await locateCommand(spec.command, { pathEnv: spec.env['PATH'], cwd: spec.cwd });
+  if (found.status === 'found') return null;
+  const code = found.status === 'missing' ? 'ENOENT' : 'EACCES';
+  const cause = Object.assign(new Error(`spawn ${spec.command} ${code}`), { code });
+  return spawnFailure({ command: spec.command, cwd: spec.cwd, configKey: spec.configKey }, cause);
+}
+
+/** A run that never started, for this error. */
+export function notStartedResult(ctx: IterationContext, error: WiggumError): ProcessResult {
+  return {
+    ...notStarted,
+    startedAtMs: ctx.clock.now(),
+    durationMs: 0,
+    logTruncated: false,
+    logError: null,
+    spawnError: error,
+  };
+}
+
+/** The verify check's confinement: the vault's own settings, a private home of its own (`check.NAME`). */
+export function confineCheck(ctx: IterationContext, checkName: string): CheckConfinement {
+  return async (spec) => {
+    const run = await runConfinement(ctx, ctx.config.sandbox);
+    if (run.confinement.kind === 'refused') return { refused: run.confinement.message };
+    const runner = { settings: ctx.config.sandbox, kind: null, homeName: `check.${checkName}`, runName: 'verify' };
+    const missing = run.name === 'bwrap' ? await missingCommand(spec) : null;
+    if (missing !== null) return { refused: missing.message };
+    const confined = await confineSpec(ctx, runner, run, spec, []);
+    return {
+      spec: confined.spec,
+      finish: confined.finish,
+    };
+  };
+}

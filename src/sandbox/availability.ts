@@ -1,0 +1,87 @@
+import { locateCommand } from '../harness/command-lookup.js';
+import { runCaptured } from '../harness/run-captured.js';
+import { findCgroupRoot } from './cgroup.js';
+import type { SandboxAvailability } from './decision.js';
+import type { CgroupRoot } from './limits.js';
+
+/** What this machine offers to confine a run: bubblewrap, `prlimit`, and where pids cgroups go. */
+export interface SandboxTools {
+  availability: SandboxAvailability;
+  /** `prlimit` (util-linux) on PATH, or null: no open-file or file-size limit. */
+  prlimit: string | null;
+  /** Where run cgroups are made, or null: processes are limited by RLIMIT_NPROC only. */
+  cgroup: CgroupRoot | null;
+}
+
+/** How long the probe may take: a start of bubblewrap takes about 10 ms. */
+const PROBE_TIMEOUT_MS = 10_000;
+
+/** A found bubblewrap is probed once per PATH; one not found is looked for again each time (it may be installed since). */
+const found = new Map<string, Promise<SandboxTools>>();
+
+/**
+ * Whether runs can be confined, with the PATH of `env` (the daemon's own). bubblewrap is looked
+ * up on that PATH and tried once on a trivial command (never an agent): found but unable to start
+ * (no user namespaces for this user, a seccomp filter) is as good as missing.
+ */
+export async function sandboxTools(env: NodeJS.ProcessEnv): Promise<SandboxTools> {
+  const key = env['PATH'] ?? '';
+  const known = found.get(key);
+  if (known !== undefined) return known;
+  const probe = probeTools(env);
+  const tools = await probe;
+  if (tools.availability.kind === 'bwrap') found.set(key, probe);
+  return tools;
+}
+
+async function probeTools(env: NodeJS.ProcessEnv): Promise<SandboxTools> {
+  const places = { pathEnv: env['PATH'], cwd: '/' };
+  const [bwrap, prlimit, truePath, cgroup] = await Promise.all([
+    locateCommand('bwrap', places),
+    locateCommand('prlimit', places),
+    locateCommand('true', places),
+    findCgroupRoot(),
+  ]);
+  const tools = { prlimit: prlimit.status === 'found' ? prlimit.path : null, cgroup };
+  if (bwrap.status !== 'found')
+    return { ...tools, availability: { kind: 'none', why: `bwrap is not on the PATH of wiggum (${bwrap.status})` } };
+  const trivial = truePath.status === 'found' ? truePath.path : '/bin/true';
+  const tried = await tryBwrap(bwrap.path, trivial, env);
+  return { ...tools, availability: tried };
+}
+
+async function tryBwrap(bwrap: string, trivial: string, env: NodeJS.ProcessEnv): Promise<SandboxAvailability> {
+  try {
+    const version = await runCaptured(bwrap, ['--version'], { cwd: '/', env, timeoutMs: PROBE_TIMEOUT_MS });
+    const run = await runCaptured(
+      bwrap,
+      [
+        '--die-with-parent',
+        '--unshare-pid',
+        '--cap-drop',
+        'ALL',
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--',
+        trivial,
+      ],
+      { cwd: '/', env, timeoutMs: PROBE_TIMEOUT_MS },
+    );
+    if (run.exitCode !== 0)
+      return {
+        kind: 'none',
+        why: `${bwrap} is there but could not start a sandbox (${run.stderr.trim().split('\n').pop() ?? `exit ${run.exitCode}`})`,
+      };
+    return { kind: 'bwrap', path: bwrap, version: version.stdout.trim() || 'bubblewrap' };
+  } catch (error) {
+    return {
+      kind: 'none',
+      why: `${bwrap} could not be started (${error instanceof Error ? error.message : String(error)})`,
+    };
+  }
+}
