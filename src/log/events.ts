@@ -165,6 +165,7 @@ export const LOG_EVENTS = [
   'sandbox.egress-refused',
   'sandbox.git-refused',
   'sandbox.git-restored',
+  'sandbox.folder-kept',
 ] as const;
 
 /** One of LOG_EVENTS: a name outside the list is a type error at the log call (`LogFields` in logger.ts). */

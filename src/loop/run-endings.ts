@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { WiggumError } from '../errors.js';
 import type { VerifyResult } from '../git/land-merge.js';
@@ -13,6 +14,7 @@ import type { LoopRun } from './loop-run.js';
 import type { IterationOutcome, StopReason } from './outcome.js';
 import type { AskedText } from './question.js';
 import { isAgentReported } from './reports.js';
+import { taskSandboxFolder } from './sandbox-run.js';
 import { runVerifyCheck } from './verify.js';
 
 // How a run ends its task, through its host's endings (run-host.ts RunReports): each waits for the
@@ -86,7 +88,21 @@ async function done(run: LoopRun, landing?: string): Promise<TaskRunResult> {
   const loop = checkpointData(run.checkpointKeys('done', undefined, { exitReason: 'completed' }));
   const facts = landing === undefined ? run.facts() : { ...run.facts(), landing };
   const tick = run.deps.config.loop.tickChecklist;
-  return run.deps.host.reports.endings.done(run.target(), loop, facts, run.endingDeps(), tick, run.review);
+  const ended = await run.deps.host.reports.endings.done(run.target(), loop, facts, run.endingDeps(), tick, run.review);
+  if (ended.status === 'done' && ended.review !== true) await removeSandboxFolder(run);
+  return ended;
+}
+
+/**
+ * A task in Done/ needs its confined runs' folder (`.wiggum/sandbox/<task>/`: the memory copies)
+ * no more: its memory is in the session. Kept for one that may run again (Rejected/, Blocked/,
+ * Review/), where the agent's own notes there carry over. A folder that cannot go is said, not fatal.
+ */
+async function removeSandboxFolder(run: LoopRun): Promise<void> {
+  const folder = taskSandboxFolder(run.deps.host.places.state, run.taskId);
+  await rm(folder, { recursive: true, force: true }).catch((error: unknown) =>
+    run.log.warn({ event: 'sandbox.folder-kept', folder, err: error }, `could not remove ${folder}; remove it by hand`),
+  );
 }
 
 export async function reject(

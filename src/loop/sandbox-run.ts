@@ -47,7 +47,12 @@ export async function runConfinement(ctx: IterationContext, settings: SandboxSet
 
 /** The folder of a run's own things (its /tmp, its memory copies): inside wiggum's folder, on disk. */
 export function runFolder(ctx: IterationContext, runName: string): string {
-  return join(ctx.places.state, 'sandbox', ctx.taskId, runName);
+  return join(taskSandboxFolder(ctx.places.state, ctx.taskId), runName);
+}
+
+/** The folder of a task's confined runs, under wiggum's folder `state`. */
+export function taskSandboxFolder(state: string, taskId: string): string {
+  return join(state, 'sandbox', taskId);
 }
 
 /** What other parts add to a confined run: mounts over the plan, variables, and work once it ended. */

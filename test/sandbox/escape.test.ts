@@ -109,6 +109,8 @@ describe("a confined agent and its repository's shared .git", () => {
     expect(rc('hookspath')).not.toBe('0');
     expect(historyOf(join(w.vault, '.wiggum', 'sessions'), 'esc')[0]).toMatchObject({ sandbox: 'bwrap' });
     expect(existsSync(join(w.vault, 'Done', 'esc.md'))).toBe(true);
+    // Done, its confined runs' folder (the memory copies) is gone; the session keeps the memory.
+    expect(existsSync(join(w.vault, '.wiggum', 'sandbox', 'esc'))).toBe(false);
     const landed = execFileSync('git', ['-C', w.repo, 'log', '--format=%s', 'main']).toString();
     expect(landed).toContain('the agent work');
     expect(execFileSync('git', ['-C', w.repo, 'show', 'main:work.txt']).toString()).toBe('work\n');
