@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { mkdir, realpath } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllowEntry } from '../config/allow-list.js';
@@ -38,9 +39,10 @@ export async function startEgressRun(request: {
   const allow = request.allow
     .map((entry) => parseAllowEntry(entry))
     .filter((entry): entry is AllowedEndpoint => typeof entry !== 'string');
-  const socketDir = join(request.runDir, 'net');
+  const place = socketPlace(request.runDir, tmpdir());
+  const socketDir = place.kind === 'run' ? place.dir : await mkdtemp(place.prefix);
   await mkdir(socketDir, { recursive: true, mode: 0o700 });
-  const proxy = await startEgressProxy({ socketPath: join(socketDir, 'proxy.sock'), allow, logger: request.logger });
+  const proxy = await startEgressProxy({ socketPath: join(socketDir, SOCKET), allow, logger: request.logger });
   const port = forwarderPort(allow);
   const forwarder = forwarderScript();
   return {
@@ -49,8 +51,32 @@ export async function startEgressRun(request: {
     env: proxyEnvironment(port),
     socketDir: await realpath(socketDir),
     tools: [dirname(process.execPath), dirname(await realpath(process.execPath)), dirname(forwarder)],
-    release: () => proxy.release(),
+    release: async () => {
+      await proxy.release();
+      if (place.kind === 'temp') await rm(socketDir, { recursive: true, force: true });
+    },
   };
+}
+
+const SOCKET = 'proxy.sock';
+
+/** The longest unix socket path Linux binds is 107 bytes (sun_path); a margin for a longer name. */
+const SOCKET_PATH_MAX = 100;
+
+/**
+ * Pure: where the run's proxy socket goes: in the run's folder (`runDir/net/`) when its path fits a
+ * unix socket's, else in a new folder of the temp dir (a vault deep in a home with a long task
+ * name passes 107 bytes, and bind fails). Inside the sandbox the temp one is shown at the same
+ * path, over the private /tmp (mounts nest by depth).
+ */
+export function socketPlace(
+  runDir: string,
+  tmp: string,
+): { kind: 'run'; dir: string } | { kind: 'temp'; prefix: string } {
+  const dir = join(runDir, 'net');
+  if (Buffer.byteLength(join(dir, SOCKET)) <= SOCKET_PATH_MAX) return { kind: 'run', dir };
+  const base = Buffer.byteLength(tmp) <= 60 ? tmp : '/tmp';
+  return { kind: 'temp', prefix: join(base, 'wiggum-net-') };
 }
 
 /** The forwarder beside this module's folder in wiggum's build (from the sources, as tests run them: the build's). */

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import type { WiggumConfig } from '../../src/config/config.js';
@@ -81,13 +82,20 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
   };
 }
 
-/** The folders of the fake agent's channels named in the harnesses' environments (FAKE_GATE_DIR, FAKE_PIDFILE, …). */
+/**
+ * The folders of the fake agent's channels named in the harnesses' environments (FAKE_GATE_DIR,
+ * FAKE_PIDFILE, …), and the folder of each scripted agent a test wrote into a temp dir: such a
+ * script keeps its run count and records beside itself.
+ */
 function channelsOf(marks: string, fake: Record<string, string> | undefined, harnesses: unknown): string[] {
-  const envs = [
-    fake ?? {},
-    ...Object.values((harnesses ?? {}) as Record<string, { env?: Record<string, string> }>).map((h) => h.env ?? {}),
-  ];
+  const configured = Object.values(
+    (harnesses ?? {}) as Record<string, { env?: Record<string, string>; command?: unknown }>,
+  );
+  const envs = [fake ?? {}, ...configured.map((h) => h.env ?? {})];
   const folders = new Set<string>([marks]);
+  const temp = realpathSync(tmpdir());
+  for (const { command } of configured)
+    if (typeof command === 'string' && command.startsWith(`${temp}/`)) folders.add(dirname(command));
   for (const env of envs)
     for (const [name, value] of Object.entries(env)) {
       if (!value.startsWith('/')) continue;

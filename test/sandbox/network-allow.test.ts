@@ -7,6 +7,7 @@ import { describe, expect, onTestFinished, test } from 'vitest';
 import type { SandboxSettings } from '../../src/config/sandbox-settings.js';
 import { sandboxTools } from '../../src/sandbox/availability.js';
 import { confineRun } from '../../src/sandbox/confine.js';
+import { socketPlace } from '../../src/sandbox/egress-run.js';
 import { outputOf, runCli } from '../helpers/child.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { historyOf } from '../helpers/history.js';
@@ -40,57 +41,64 @@ const SETTINGS: SandboxSettings = {
 };
 
 describe.runIf(BWRAP_WORKS)('sandbox.network: allow (real bubblewrap, a kind: command agent)', () => {
-  test('the agent reaches the allowed listener through $http_proxy, and the other one neither directly nor so', async () => {
-    const allowed = await listener('allowed');
-    const other = await listener('other');
-    const root = tempDir('wiggum-allow-');
-    const agent = join(root, 'bin', 'agent.sh');
-    mkdirSync(join(root, 'bin'));
-    writeFileSync(
-      agent,
-      [
-        '#!/bin/sh',
-        'cat > /dev/null',
-        `curl -s -m 5 http://127.0.0.1:${allowed.port}/; echo "ATTEMPT proxied rc=$?"`,
-        `curl -s -m 5 --noproxy '*' http://127.0.0.1:${allowed.port}/; echo "ATTEMPT direct rc=$?"`,
-        `curl -s -m 5 -f http://127.0.0.1:${other.port}/; echo "ATTEMPT other-proxied rc=$?"`,
-        `curl -s -m 5 --noproxy '*' http://127.0.0.1:${other.port}/; echo "ATTEMPT other-direct rc=$?"`,
-        "echo '<promise>COMPLETE</promise>'",
-        '',
-      ].join('\n'),
-    );
-    chmodSync(agent, 0o755);
-    const work = join(root, 'work');
-    const vault = join(root, 'vault');
-    for (const folder of [work, ...['Approved', 'Done', '.wiggum'].map((name) => join(vault, name))])
-      mkdirSync(folder, { recursive: true });
-    writeFileSync(
-      join(vault, '.wiggum', 'config.yaml'),
-      [
-        `vault:\n  allowed_workdirs: [${work}]`,
-        `harnesses:\n  net:\n    kind: command\n    command: ${agent}`,
-        `sandbox:\n  network: allow\n  allow: ["127.0.0.1:${allowed.port}"]`,
-        '',
-      ].join('\n'),
-    );
-    const task = join(vault, 'Approved', 'net.md');
-    writeFileSync(task, `---\ntitle: net\nharness: net\nworkdir: ${work}\nmax_iterations: 1\n---\n# net\n`);
-    const ran = await runCli(['run', task, '--vault', vault], {
-      env: { PATH: process.env['PATH'] ?? '', HOME: join(root, 'home') },
-    });
-    const output = ran.stdout + ran.stderr;
-    const rc = (step: string): string | undefined => new RegExp(`ATTEMPT ${step} rc=(\\d+)`).exec(output)?.[1];
-    expect(output).toContain('hello from allowed');
-    expect(rc('proxied')).toBe('0');
-    expect(rc('direct')).not.toBe('0');
-    expect(rc('other-proxied')).not.toBe('0');
-    expect(rc('other-direct')).not.toBe('0');
-    expect(output).not.toContain('hello from other');
-    expect(other.hits()).toBe(0);
-    expect(allowed.hits()).toBe(1);
-    expect(output).toMatch(/"event":"sandbox.egress-refused"/);
-    expect(historyOf(join(vault, '.wiggum', 'sessions'), 'net')[0]).toMatchObject({ sandbox: 'bwrap' });
-  });
+  // A long task name puts the run's folder past a unix socket's 107 bytes: the socket moves to the temp dir.
+  test.each([
+    ['net', 'a short task name'],
+    ['a-task-whose-name-is-long-enough-to-push-its-socket-path-past-107-bytes', 'a long task name'],
+  ])(
+    'the agent reaches the allowed listener through $http_proxy, and the other one neither directly nor so (%s: %s)',
+    async (id) => {
+      const allowed = await listener('allowed');
+      const other = await listener('other');
+      const root = tempDir('wiggum-allow-');
+      const agent = join(root, 'bin', 'agent.sh');
+      mkdirSync(join(root, 'bin'));
+      writeFileSync(
+        agent,
+        [
+          '#!/bin/sh',
+          'cat > /dev/null',
+          `curl -s -m 5 http://127.0.0.1:${allowed.port}/; echo "ATTEMPT proxied rc=$?"`,
+          `curl -s -m 5 --noproxy '*' http://127.0.0.1:${allowed.port}/; echo "ATTEMPT direct rc=$?"`,
+          `curl -s -m 5 -f http://127.0.0.1:${other.port}/; echo "ATTEMPT other-proxied rc=$?"`,
+          `curl -s -m 5 --noproxy '*' http://127.0.0.1:${other.port}/; echo "ATTEMPT other-direct rc=$?"`,
+          "echo '<promise>COMPLETE</promise>'",
+          '',
+        ].join('\n'),
+      );
+      chmodSync(agent, 0o755);
+      const work = join(root, 'work');
+      const vault = join(root, 'vault');
+      for (const folder of [work, ...['Approved', 'Done', '.wiggum'].map((name) => join(vault, name))])
+        mkdirSync(folder, { recursive: true });
+      writeFileSync(
+        join(vault, '.wiggum', 'config.yaml'),
+        [
+          `vault:\n  allowed_workdirs: [${work}]`,
+          `harnesses:\n  net:\n    kind: command\n    command: ${agent}`,
+          `sandbox:\n  network: allow\n  allow: ["127.0.0.1:${allowed.port}"]`,
+          '',
+        ].join('\n'),
+      );
+      const task = join(vault, 'Approved', `${id}.md`);
+      writeFileSync(task, `---\ntitle: net\nharness: net\nworkdir: ${work}\nmax_iterations: 1\n---\n# net\n`);
+      const ran = await runCli(['run', task, '--vault', vault], {
+        env: { PATH: process.env['PATH'] ?? '', HOME: join(root, 'home') },
+      });
+      const output = ran.stdout + ran.stderr;
+      const rc = (step: string): string | undefined => new RegExp(`ATTEMPT ${step} rc=(\\d+)`).exec(output)?.[1];
+      expect(output).toContain('hello from allowed');
+      expect(rc('proxied')).toBe('0');
+      expect(rc('direct')).not.toBe('0');
+      expect(rc('other-proxied')).not.toBe('0');
+      expect(rc('other-direct')).not.toBe('0');
+      expect(output).not.toContain('hello from other');
+      expect(other.hits()).toBe(0);
+      expect(allowed.hits()).toBe(1);
+      expect(output).toMatch(/"event":"sandbox.egress-refused"/);
+      expect(historyOf(join(vault, '.wiggum', 'sessions'), id)[0]).toMatchObject({ sandbox: 'bwrap' });
+    },
+  );
 
   test("a proxy that does not answer ends the run at once with the forwarder's message (125)", async () => {
     const root = tempDir('wiggum-allow-');
@@ -123,5 +131,25 @@ describe.runIf(BWRAP_WORKS)('sandbox.network: allow (real bubblewrap, a kind: co
     expect(ran.code).toBe(125);
     expect(ran.stdout).not.toContain('agent ran');
     expect(ran.stderr).toContain('egress proxy does not answer');
+  });
+});
+
+describe('where the proxy socket goes', () => {
+  test.each([
+    [
+      'a short run folder: in it',
+      '/v/.wiggum/sandbox/t/1.0',
+      '/tmp',
+      { kind: 'run', dir: '/v/.wiggum/sandbox/t/1.0/net' },
+    ],
+    ['past 100 bytes: the temp dir', `/v/${'x'.repeat(90)}/1.0`, '/tmp', { kind: 'temp', prefix: '/tmp/wiggum-net-' }],
+    [
+      'a long temp dir too: /tmp',
+      `/v/${'x'.repeat(90)}/1.0`,
+      `/t/${'y'.repeat(70)}`,
+      { kind: 'temp', prefix: '/tmp/wiggum-net-' },
+    ],
+  ])('%s', (_name, runDir, tmp, expected) => {
+    expect(socketPlace(runDir, tmp)).toEqual(expected);
   });
 });
