@@ -19,7 +19,7 @@ import { historyOf } from '../helpers/history.js';
 import { isEvent, isEventOn } from '../helpers/log-events.js';
 import { isRunning } from '../helpers/process-state.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { makeVault } from '../helpers/vault.js';
+import { fakeRuns, makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 import { NO_TOTAL_BUDGET, waitFor, waitForFile } from '../helpers/wait.js';
 
@@ -126,9 +126,7 @@ describe('the daemon', () => {
       await daemon.waitForCount(isEvent('task.done'), 200, 'tasks done');
       expect(doneCount(vault)).toBe(200);
       expect(readdirSync(vault.layout.approved)).toEqual([]);
-      const runsPerTask = readdirSync(vault.layout.sessions).map((id) =>
-        Number(readFileSync(join(vault.layout.sessions, id, 'fake-runs'), 'utf8')),
-      );
+      const runsPerTask = [...fakeRuns(vault).values()];
       expect(runsPerTask).toHaveLength(200);
       expect(runsPerTask.every((runs) => runs === 1)).toBe(true);
       const queued = daemon.lines.filter(isEvent('task.queued'));

@@ -5,8 +5,8 @@ import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { GIT_IDENTITY, fingerprint, git, gitRepo } from '../helpers/git-repo.js';
 import { isEvent } from '../helpers/log-events.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { makeVault } from '../helpers/vault.js';
-import { waitFor, waitForFile } from '../helpers/wait.js';
+import { fakeRuns, makeVault } from '../helpers/vault.js';
+import { waitFor } from '../helpers/wait.js';
 
 const daemons = drainedAfterEach();
 
@@ -37,7 +37,7 @@ describe('tasks on one repository, each in a worktree of its own', () => {
     vault.task('a', TASK(repo));
     vault.task('b', TASK(repo));
     vault.task('c', TASK(repo, 'branch: feature/c\n'));
-    for (const id of ['a', 'b', 'c']) await waitForFile(join(vault.layout.sessions, id, 'fake-runs'));
+    await waitFor(() => ['a', 'b', 'c'].every((id) => fakeRuns(vault).has(id)), 'a, b and c to run');
     const opened = ['a', 'b', 'c'].map((id) => daemon.lines.find(isEvent('git.worktree-opened', { taskId: id })));
     // status shows each running task's worktree and branch.
     const shown = (): string[] => {

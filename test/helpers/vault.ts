@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
@@ -19,6 +19,15 @@ export interface TestVault {
   marks: string;
   /** Writes `Approved/<name>.md` and returns its path. */
   task(name: string, text: string): string;
+}
+
+/** How many times the fake agent ran for each task (its `runs.log` in the marks, one id a line). */
+export function fakeRuns(vault: Pick<TestVault, 'marks'>): Map<string, number> {
+  const counts = new Map<string, number>();
+  const file = join(vault.marks, 'runs.log');
+  if (!existsSync(file)) return counts;
+  for (const id of readFileSync(file, 'utf8').split('\n').filter(Boolean)) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return counts;
 }
 
 export interface TestVaultOptions {
