@@ -116,7 +116,12 @@ export function expectDarkModeCommitted(sandbox: AgentSandbox, prd: string): voi
   expect(git('show', `${DARK_MODE_BRANCH}:app.txt`)).toBe('light mode\ndark mode\n');
   expect(fingerprint(sandbox.repo)).toBe(sandbox.repoBefore);
   expect(readFileSync(join(sandbox.repo, 'app.txt'), 'utf8')).toBe('light mode\n');
-  expect(JSON.parse(readFileSync(prd, 'utf8'))).toMatchObject({ userStories: [{ id: 'US-001', passes: true }] });
+  // The path the agent was told: its session's, or (confined) a copy that goes once the task is
+  // done; what it wrote is in the session either way.
+  const kept = join(sandbox.vaultRoot, '.wiggum', 'sessions', 'dark-mode', 'prd.json');
+  const told = existsSync(prd) ? prd : kept;
+  expect(JSON.parse(readFileSync(told, 'utf8'))).toMatchObject({ userStories: [{ id: 'US-001', passes: true }] });
+  expect(JSON.parse(readFileSync(kept, 'utf8'))).toMatchObject({ userStories: [{ id: 'US-001', passes: true }] });
 }
 
 /**
