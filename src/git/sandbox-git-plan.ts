@@ -100,3 +100,19 @@ export function branchUpdate(branch: string, before: string, left: string | null
     };
   return { kind: 'move', to: text };
 }
+
+/** What the end of a run did to the task's branch and the worktree's git files. */
+export interface GitRunEnd {
+  branch: BranchUpdate | { kind: 'moved'; from: string; to: string };
+  /** Files of the worktree's git the agent changed and wiggum put back (`HEAD`, `.git`). */
+  restored: string[];
+}
+
+export interface GitSandboxPlan {
+  /** Applied after the sandbox's own mounts, in this order. */
+  mounts: Mount[];
+  /** For the agent's environment (gitSandboxEnv). */
+  env: Record<string, string>;
+  /** Once the run's processes are gone, before wiggum reads the worktree: moves the real branch. */
+  afterRun(): Promise<GitRunEnd>;
+}

@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WiggumError } from '../errors.js';
-import type { Mount } from '../sandbox/mount.js';
 import { git, gitOk } from './git.js';
 import { importObjects } from './sandbox-git-import.js';
+import { inPlaceGitPlan } from './sandbox-git-in-place.js';
 import {
   REAL_OBJECTS_FOLDER,
   branchRefFolder,
@@ -12,7 +12,8 @@ import {
   gitSandboxEnv,
   gitSandboxMounts,
 } from './sandbox-git-plan.js';
-import type { BranchUpdate, GitSandboxPaths } from './sandbox-git-plan.js';
+import type { GitRunEnd, GitSandboxPaths, GitSandboxPlan } from './sandbox-git-plan.js';
+export type { GitRunEnd, GitSandboxPlan } from './sandbox-git-plan.js';
 import { restoreGitFile } from './worktree-dirs.js';
 import type { WorktreeGitDirs } from './worktree-dirs.js';
 
@@ -26,38 +27,17 @@ export interface SandboxWorktree {
   branch: string;
 }
 
-/** What the end of a run did to the task's branch and the worktree's git files. */
-export interface GitRunEnd {
-  branch: BranchUpdate | { kind: 'moved'; from: string; to: string };
-  /** Files of the worktree's git the agent changed and wiggum put back (`HEAD`, `.git`). */
-  restored: string[];
-}
-
-export interface GitSandboxPlan {
-  /** Applied after the sandbox's own mounts, in this order. */
-  mounts: Mount[];
-  /** For the agent's environment (gitSandboxEnv). */
-  env: Record<string, string>;
-  /** Once the run's processes are gone, before wiggum reads the worktree: moves the real branch. */
-  afterRun(): Promise<GitRunEnd>;
-}
-
 /**
  * Prepares what a confined agent sees of its worktree's shared `.git` for one run: the common dir
  * read-only; the worktree's own git dir writable but its `commondir`, `gitdir` and `config.worktree`;
  * a private objects folder (the real objects read-only behind it, through `info/alternates`); private
  * copies of the branch's ref folder and reflog folder. `scratchDir` is the run's own folder; its `git/`
  * is made here and removed by afterRun. A worktree that is the user's copy (gitDir = commonDir)
- * gets its `.git` read-only as a whole: its index and HEAD live beside the config.
+ * has its index and HEAD beside the config: sandbox-git-in-place.ts.
  */
 export async function gitSandboxPlan(worktree: SandboxWorktree, scratchDir: string): Promise<GitSandboxPlan> {
   const { commonDir, gitDir, branch } = worktree;
-  if (gitDir === commonDir)
-    return {
-      mounts: [{ kind: 'ro', source: commonDir, target: commonDir }],
-      env: gitSandboxEnv(),
-      afterRun: () => Promise.resolve({ branch: { kind: 'unchanged' }, restored: [] }),
-    };
+  if (gitDir === commonDir) return inPlaceGitPlan(commonDir);
   const root = join(scratchDir, 'git');
   const paths: GitSandboxPaths = {
     commonDir,

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { HarnessKind } from '../config/schema.js';
 import type { SandboxSettings } from '../config/sandbox-settings.js';
-import { realpath } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, realpath } from 'node:fs/promises';
 import { commonDir } from '../git/repo-serial.js';
 import { gitSandboxPlan } from '../git/sandbox-git.js';
 import type { SandboxWorktree } from '../git/sandbox-git.js';
@@ -12,6 +13,7 @@ import type { ProcessResult, ProcessSpec } from '../harness/run-process.js';
 import { spawnFailure } from '../harness/spawn-error.js';
 import { AGENT_DERIVED_FILES } from '../sandbox/agent-settings.js';
 import { sandboxTools } from '../sandbox/availability.js';
+import { AGENT_HOME_VARIABLES, givenPlaces, madeAsFolder } from '../sandbox/given-places.js';
 import { confineRun } from '../sandbox/confine.js';
 import { confinementName, confinementOf } from '../sandbox/decision.js';
 import type { Confinement } from '../sandbox/decision.js';
@@ -96,9 +98,9 @@ export async function extraMounts(
 }
 
 /**
- * A repository the task works in directly: its `.git` is shown read-only as a whole (gitDir =
- * commonDir), unless the person declared it in `sandbox.writable` (then the agent commits there,
- * and could write its hooks and config too): null, no git mounts.
+ * A repository the task works in directly (gitDir = commonDir: git/sandbox-git-in-place.ts), unless
+ * the person declared its `.git` in `sandbox.writable` (then the agent could write its hooks and
+ * config too): null, no git mounts.
  */
 async function ownCheckout(workdir: string, writable: readonly string[]): Promise<SandboxWorktree | null> {
   const common = await commonDir(workdir).catch(() => null);
@@ -127,9 +129,11 @@ export async function confineSpec(
   if (confinement.kind !== 'bwrap') return { spec, finish: () => Promise.resolve(null) };
   const tools = await sandboxTools(ctx.env);
   const scratch = runFolder(ctx, runner.runName);
-  const extra = await extraMounts(ctx, scratch, runner.settings.writable);
+  const given = runner.kind === null ? [] : await placesGiven(ctx, runner.kind, spec.env);
+  const settings = { ...runner.settings, writable: [...runner.settings.writable, ...given] };
+  const extra = await extraMounts(ctx, scratch, settings.writable);
   const confined = await confineRun({
-    settings: runner.settings,
+    settings,
     tools,
     bwrap: confinement.path,
     command: spec.command,
@@ -161,6 +165,35 @@ export async function confineSpec(
       return confined.finish(ended);
     },
   };
+}
+
+/**
+ * The places the person gave this harness's agent (sandbox/given-places.ts), by their real paths;
+ * a missing one that names a folder is made, as the agent would have made it unconfined.
+ */
+async function placesGiven(
+  ctx: IterationContext,
+  kind: HarnessKind,
+  agentEnv: Record<string, string>,
+): Promise<string[]> {
+  const real = (path: string): Promise<string> => realpath(path).catch(() => path);
+  const home = ctx.env['HOME'] === undefined || ctx.env['HOME'] === '' ? null : await real(ctx.env['HOME']);
+  const guards = { home, vault: await real(ctx.places.root), state: await real(ctx.places.state) };
+  const named = givenPlaces({
+    ...guards,
+    configuredEnv: ctx.harness.env,
+    agentEnv,
+    homeVariables: AGENT_HOME_VARIABLES[kind] ?? [],
+  });
+  const given: string[] = [];
+  for (const path of named) {
+    if (!existsSync(path) && madeAsFolder(path)) await mkdir(path, { recursive: true, mode: 0o700 }).catch(() => null);
+    // A symlink to a guarded place is judged where it leads.
+    const resolved = await real(path);
+    if (givenPlaces({ ...guards, configuredEnv: { resolved }, agentEnv: {}, homeVariables: [] }).length > 0)
+      given.push(resolved);
+  }
+  return given;
 }
 
 async function taskFileMount(file: string): Promise<Mount[]> {

@@ -107,6 +107,7 @@ describe("a confined agent and its repository's shared .git", () => {
     expect(rc('hooks')).toBe('1');
     expect(rc('fsmonitor')).not.toBe('0');
     expect(rc('hookspath')).not.toBe('0');
+    expect(rc('commondir')).not.toBe('0');
     expect(historyOf(join(w.vault, '.wiggum', 'sessions'), 'esc')[0]).toMatchObject({ sandbox: 'bwrap' });
     expect(existsSync(join(w.vault, 'Done', 'esc.md'))).toBe(true);
     // Done, its confined runs' folder (the memory copies) is gone; the session keeps the memory.
@@ -119,6 +120,42 @@ describe("a confined agent and its repository's shared .git", () => {
     });
     expect(planted.stdout).toBe('');
     expect(execFileSync('ls', [marks]).toString()).toBe('');
+  });
+});
+
+describe("a confined agent in the repository's own checkout (wiggum ralph)", () => {
+  test('its commit is made; the hooks, config and commondir it plants are refused or removed, and never run', async () => {
+    const w = world('');
+    const marks = join(w.root, 'marks');
+    mkdirSync(marks);
+    const agent = join(REPO_ROOT, 'test', 'fixtures', 'sandbox', 'git-hostile-agent.sh');
+    mkdirSync(join(w.repo, '.wiggum'));
+    writeFileSync(
+      join(w.repo, '.wiggum', 'config.yaml'),
+      `harnesses:\n  evil:\n    kind: command\n    command: ${agent}\n    env:\n      HOSTILE_MARK: ${marks}\n`,
+    );
+    const before = execFileSync('git', ['-C', w.repo, 'rev-parse', 'HEAD']).toString().trim();
+    const ran = await runCli(['ralph', 'Do it.', '--change', 'c1', '--harness', 'evil', '--max-iterations', '1'], {
+      cwd: w.repo,
+      env: { PATH: process.env['PATH'] ?? '', HOME: w.home },
+    });
+    const output = ran.stdout + ran.stderr;
+    const rc = (step: string): string | undefined => new RegExp(`ATTEMPT ${step} rc=(\\d+)`).exec(output)?.[1];
+    expect(rc('commit')).toBe('0');
+    expect(execFileSync('git', ['-C', w.repo, 'log', '--format=%s', '-1']).toString()).toBe('the agent work\n');
+    expect(execFileSync('git', ['-C', w.repo, 'rev-parse', 'HEAD~1']).toString().trim()).toBe(before);
+    expect(rc('hooks')).toBe('1');
+    expect(rc('fsmonitor')).not.toBe('0');
+    expect(rc('hookspath')).not.toBe('0');
+    expect(rc('commondir')).toBe('0');
+    expect(existsSync(join(w.repo, '.git', 'commondir'))).toBe(false);
+    expect(output).toMatch(/"event":"sandbox.git-restored".*commondir/);
+    const planted = spawnSync('git', ['-C', w.repo, 'config', '--get-regexp', 'fsmonitor|hookspath'], {
+      encoding: 'utf8',
+    });
+    expect(planted.stdout).toBe('');
+    execFileSync('git', ['-C', w.repo, 'status']);
+    expect(execFileSync('ls', [marks]).toString()).toBe('evil\n');
   });
 });
 

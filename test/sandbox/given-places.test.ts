@@ -1,0 +1,50 @@
+import { describe, expect, test } from 'vitest';
+import { givenPlaces, madeAsFolder } from '../../src/sandbox/given-places.js';
+
+const BASE = {
+  agentEnv: {},
+  homeVariables: [],
+  home: '/home/u',
+  vault: '/home/u/vault',
+  state: '/home/u/vault/.wiggum',
+};
+
+describe('the places a person gives an agent by naming them for its harness', () => {
+  test.each([
+    ['an absolute path in env', { LOG_DIR: '/srv/agent-logs' }, ['/srv/agent-logs']],
+    ['a folder of the home', { NOTES: '/home/u/agent-notes' }, ['/home/u/agent-notes']],
+    ['normalized', { D: '/srv/x/../y/' }, ['/srv/y']],
+    ['not a path: a URL, a word, a relative path', { U: 'http://x/', W: 'yes', R: 'logs/' }, []],
+    ['a PATH-like list', { P: '/usr/bin:/bin' }, []],
+    ['the root', { R: '/' }, []],
+    ['the home, or above it', { H: '/home/u', A: '/home' }, []],
+    [
+      'the vault, inside it, or above it',
+      { V: '/home/u/vault', S: '/home/u/vault/Done', W: '/home/u/vault/.wiggum/x' },
+      [],
+    ],
+    [
+      'the secrets of the home, in them or above them',
+      { K: '/home/u/.ssh', I: '/home/u/.ssh/id_rsa', C: '/home/u/.config' },
+      [],
+    ],
+  ])('%s', (_name, configuredEnv, expected) => {
+    expect(givenPlaces({ ...BASE, configuredEnv })).toEqual(expected);
+  });
+
+  test("an agent's home variable, from the environment that reaches it", () => {
+    const input = { ...BASE, configuredEnv: {}, homeVariables: ['CODEX_HOME'] };
+    expect(givenPlaces({ ...input, agentEnv: { CODEX_HOME: '/srv/codex-home', OTHER: '/srv/other' } })).toEqual([
+      '/srv/codex-home',
+    ]);
+    expect(givenPlaces({ ...input, agentEnv: {} })).toEqual([]);
+  });
+
+  test.each([
+    ['/srv/agent-logs', true],
+    ['/srv/agent.log', false],
+    ['/srv/.hidden', false],
+  ])('a missing %s is made as a folder: %s', (path, folder) => {
+    expect(madeAsFolder(path)).toBe(folder);
+  });
+});
