@@ -19,9 +19,19 @@ export async function contextCommand(
 ): Promise<ExitCode> {
   const { layout } = await openVault(options);
   const taskId = (await findTaskIn(ref, layout, ['approved', 'rejected', 'done'])).id;
-  const where = await changeContext(layout.state, taskId, action === 'add' ? (text ?? '') : null, systemClock);
+  const where = await changeContext(
+    layout.state,
+    taskId,
+    action === 'add' ? (text ?? '') : null,
+    systemClock,
+    process.env,
+  );
   const target =
-    where === 'session' ? 'its session' : 'the task (it has not started yet; its first iteration reads it)';
+    where === 'session'
+      ? 'its session'
+      : where === 'run'
+        ? 'the run in progress (taken in when this iteration ends)'
+        : 'the task (it has not started yet; its first iteration reads it)';
   process.stdout.write(
     action === 'add' ? `context added to ${target}: ${taskId}\n` : `context cleared for ${taskId}\n`,
   );

@@ -74,7 +74,7 @@ async function ralphChange(
       process.stdout.write(`context cleared for ${options.change}\n`);
     }
     if (options.addContext !== undefined) {
-      await changeContext(layout.state, options.change, options.addContext, systemClock);
+      await changeContext(layout.state, options.change, options.addContext, systemClock, process.env);
       process.stdout.write(`context added for ${options.change}: the next iteration reads it\n`);
     }
     return EXIT.complete;

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { takeContextInbox } from './context-inbox.js';
 import { parsePrd, serializePrd } from './prd.js';
 import type { MemoryStore } from './store.js';
 
@@ -46,6 +47,7 @@ export async function agentFiles(store: MemoryStore, taskId: string, scratch?: s
       context: contextCopy,
       absorb: async () => {
         await store.mirror?.();
+        for (const text of await takeContextInbox(scratch)) await store.addContext(text);
       },
       prdError: () => null,
     };
@@ -92,6 +94,7 @@ async function copiesIn(store: MemoryStore, dir: string, removeAfter: boolean): 
         if (progress.startsWith(progressBefore) && progress.length > progressBefore.length) {
           await store.appendProgress(progress.slice(progressBefore.length).replace(/^\n+/, ''));
         }
+        for (const added of await takeContextInbox(dir)) await store.addContext(added);
       } finally {
         if (removeAfter) await rm(dir, { recursive: true, force: true });
       }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Clock } from '../time/clock.js';
 import { appendContextText } from './context.js';
+import { addToContextInbox, contextInboxFor } from './context-inbox.js';
 import { DiskMemoryStore } from './disk-store.js';
 import { sessionPaths } from './paths.js';
 
@@ -17,8 +18,15 @@ export async function changeContext(
   taskId: string,
   text: string | null,
   clock: Clock,
-): Promise<'session' | 'pending'> {
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<'session' | 'pending' | 'run'> {
   const paths = sessionPaths(join(stateDir, 'sessions'), taskId);
+  // Inside the task's own confined run: to the run's inbox (context-inbox.ts); a clear waits for a person.
+  const inbox = contextInboxFor(env, taskId, paths.context);
+  if (inbox !== null && text !== null) {
+    await addToContextInbox(inbox, text);
+    return 'run';
+  }
   if (existsSync(paths.sessionFile)) {
     const store = new DiskMemoryStore(paths, clock);
     if (text === null) await store.clearContext();
