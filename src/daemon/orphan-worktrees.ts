@@ -1,7 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WiggumConfig } from '../config/config.js';
+import { recoverOrphanRuns } from '../git/sandbox-git.js';
 import { closeOrphanWorktree } from '../git/worktree.js';
+import { taskSandboxFolder } from '../loop/sandbox-run.js';
 import type { Logger } from '../log/logger.js';
 import { withKeptId } from '../memory/kept-id.js';
 import { readTaskFile } from '../task/read.js';
@@ -32,6 +34,12 @@ export async function reclaimOrphanWorktrees(layout: VaultLayout, config: Wiggum
   for (const id of orphanWorktrees(folders, ids)) {
     const path = join(root, id);
     try {
+      for (const cut of await recoverOrphanRuns(path, taskSandboxFolder(layout.state, id)))
+        if (cut.branch.kind === 'moved')
+          logger.info(
+            { event: 'sandbox.git-recovered', taskId: id, from: cut.branch.from, to: cut.branch.to },
+            `a run of ${id} cut off by a kill of wiggum had committed: its branch moved to ${cut.branch.to} before its worktree is closed`,
+          );
       const end = await closeOrphanWorktree(path, config.git.keepWorktree);
       if (end === null) continue;
       if (end.kind === 'remove')

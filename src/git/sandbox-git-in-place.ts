@@ -35,6 +35,7 @@ export async function inPlaceGitPlan(commonDir: string): Promise<GitSandboxPlan>
   ];
   return {
     mounts,
+    recovered: [],
     env: gitSandboxEnv(),
     afterRun: async () => {
       const restored: string[] = [];

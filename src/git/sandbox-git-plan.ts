@@ -115,4 +115,6 @@ export interface GitSandboxPlan {
   env: Record<string, string>;
   /** Once the run's processes are gone, before wiggum reads the worktree: moves the real branch. */
   afterRun(): Promise<GitRunEnd>;
+  /** The ends of earlier runs cut off by a kill of wiggum, done while planning this one. */
+  recovered: GitRunEnd[];
 }

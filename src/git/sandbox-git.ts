@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { cp, mkdir, readFile, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { WiggumError } from '../errors.js';
 import { git, gitOk } from './git.js';
 import { importObjects } from './sandbox-git-import.js';
@@ -14,7 +14,7 @@ import {
 } from './sandbox-git-plan.js';
 import type { GitRunEnd, GitSandboxPaths, GitSandboxPlan } from './sandbox-git-plan.js';
 export type { GitRunEnd, GitSandboxPlan } from './sandbox-git-plan.js';
-import { restoreGitFile } from './worktree-dirs.js';
+import { findWorktreeGitDir, orphanRepository, restoreGitFile } from './worktree-dirs.js';
 import type { WorktreeGitDirs } from './worktree-dirs.js';
 
 /** The task's worktree, as openTaskWorktree returned it (`TaskWorktree` has these fields). */
@@ -38,23 +38,71 @@ export interface SandboxWorktree {
 export async function gitSandboxPlan(worktree: SandboxWorktree, scratchDir: string): Promise<GitSandboxPlan> {
   const { commonDir, gitDir, branch } = worktree;
   if (gitDir === commonDir) return inPlaceGitPlan(commonDir);
+  // Runs of this task cut off before their end (wiggum killed) left their commits in their folders.
+  const recovered = await recoverCutRuns(worktree, dirname(scratchDir));
   const root = join(scratchDir, 'git');
-  const paths: GitSandboxPaths = {
-    commonDir,
-    gitDir,
-    branch,
-    privateObjects: join(root, 'objects'),
-    privateRefs: join(root, 'refs'),
-    privateLogs: join(root, 'logs'),
-  };
+  const paths = privatePaths(worktree, root);
   const before = await tip(commonDir, branch);
   await rm(root, { recursive: true, force: true });
   await prepare(paths);
+  // Written last: a folder with it is a run whose end is still owed (recoverCutRuns).
+  await writeFile(join(root, BEFORE), `${before}\n${branch}\n`);
   return {
     mounts: gitSandboxMounts(paths),
     env: gitSandboxEnv(),
     afterRun: () => afterRun(worktree, paths, before, root),
+    recovered,
   };
+}
+
+/**
+ * Before a task worktree whose task is gone is closed (daemon/orphan-worktrees.ts): the commits of
+ * its runs cut off by a kill of wiggum, moved onto their branch so that closing keeps them. The
+ * branch is the one each run was planned for; the repository, the one the worktree's git lists.
+ */
+export async function recoverOrphanRuns(worktreePath: string, taskFolder: string): Promise<GitRunEnd[]> {
+  const real = await realpath(worktreePath).catch(() => null);
+  const commonDir = real === null ? null : await orphanRepository(real);
+  if (real === null || commonDir === null) return [];
+  const gitDir = await findWorktreeGitDir(commonDir, real);
+  if (gitDir === null) return [];
+  return recoverCutRuns({ path: real, commonDir, gitDir, branch: '' }, taskFolder);
+}
+
+/** In a run's `git/` folder: the branch's tip when the run started, and the branch, a line each. */
+const BEFORE = 'before';
+
+function privatePaths(worktree: SandboxWorktree, root: string): GitSandboxPaths {
+  return {
+    commonDir: worktree.commonDir,
+    gitDir: worktree.gitDir,
+    branch: worktree.branch,
+    privateObjects: join(root, 'objects'),
+    privateRefs: join(root, 'refs'),
+    privateLogs: join(root, 'logs'),
+  };
+}
+
+/**
+ * The ends owed by runs of the task whose wiggum was killed before it moved their commits in
+ * (each run folder under `taskFolder` whose `git/` still holds its `before`): done now, as the
+ * run's own end would have, so a commit made before a kill -9 is not lost. Each folder goes after.
+ */
+async function recoverCutRuns(worktree: SandboxWorktree, taskFolder: string): Promise<GitRunEnd[]> {
+  const ends: GitRunEnd[] = [];
+  for (const run of await readdir(taskFolder).catch(() => [] as string[])) {
+    const root = join(taskFolder, run, 'git');
+    const [before = '', branch = ''] = (await readFile(join(root, BEFORE), 'utf8').catch(() => '')).split('\n');
+    if (before === '') continue;
+    try {
+      // The branch the run was planned for (a worktree's HEAD is the agent's to rewrite).
+      const planned = { ...worktree, branch: branch === '' ? worktree.branch : branch };
+      ends.push(await afterRun(planned, privatePaths(planned, root), before, root));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }
+  return ends;
 }
 
 async function prepare(paths: GitSandboxPaths): Promise<void> {

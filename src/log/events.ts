@@ -165,6 +165,7 @@ export const LOG_EVENTS = [
   'sandbox.egress-refused',
   'sandbox.git-refused',
   'sandbox.git-restored',
+  'sandbox.git-recovered',
   'sandbox.folder-kept',
 ] as const;
 

@@ -5,15 +5,16 @@ import { existsSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
 import { commonDir } from '../git/repo-serial.js';
 import { gitSandboxPlan } from '../git/sandbox-git.js';
-import type { SandboxWorktree } from '../git/sandbox-git.js';
+import type { GitRunEnd, SandboxWorktree } from '../git/sandbox-git.js';
 import type { WiggumError } from '../errors.js';
 import { locateCommand } from '../harness/command-lookup.js';
 import { notStarted } from '../harness/run-process.js';
 import type { ProcessResult, ProcessSpec } from '../harness/run-process.js';
 import { spawnFailure } from '../harness/spawn-error.js';
+import { movedHomes } from '../sandbox/agent-homes.js';
 import { AGENT_DERIVED_FILES } from '../sandbox/agent-settings.js';
 import { sandboxTools } from '../sandbox/availability.js';
-import { AGENT_HOME_VARIABLES, givenPlaces, madeAsFolder } from '../sandbox/given-places.js';
+import { givenPlaces, madeAsFolder } from '../sandbox/given-places.js';
 import { confineRun } from '../sandbox/confine.js';
 import { confinementName, confinementOf } from '../sandbox/decision.js';
 import type { Confinement } from '../sandbox/decision.js';
@@ -84,17 +85,26 @@ export async function extraMounts(
   const worktree = ctx.worktree ?? (await ownCheckout(ctx.workdir, writable));
   if (worktree === null) return { mounts: [], env: {}, afterRun: [] };
   const plan = await gitSandboxPlan(worktree, scratchDir);
-  const afterRun = async (): Promise<void> => {
-    const end = await plan.afterRun();
-    if (end.branch.kind === 'refused')
-      ctx.logger.warn({ event: 'sandbox.git-refused', why: end.branch.why }, end.branch.message);
-    if (end.restored.length > 0)
-      ctx.logger.warn(
-        { event: 'sandbox.git-restored', files: end.restored },
-        `the agent changed its worktree's ${end.restored.join(' and ')}; wiggum put them back`,
+  for (const end of plan.recovered) {
+    if (end.branch.kind === 'moved')
+      ctx.logger.info(
+        { event: 'sandbox.git-recovered', from: end.branch.from, to: end.branch.to },
+        `a run cut off by a kill of wiggum had committed: ${worktree.branch} moved to its commit ${end.branch.to}`,
       );
-  };
+    reportGitEnd(ctx, end);
+  }
+  const afterRun = async (): Promise<void> => reportGitEnd(ctx, await plan.afterRun());
   return { mounts: plan.mounts, env: plan.env, afterRun: [afterRun] };
+}
+
+function reportGitEnd(ctx: IterationContext, end: GitRunEnd): void {
+  if (end.branch.kind === 'refused')
+    ctx.logger.warn({ event: 'sandbox.git-refused', why: end.branch.why }, end.branch.message);
+  if (end.restored.length > 0)
+    ctx.logger.warn(
+      { event: 'sandbox.git-restored', files: end.restored },
+      `the agent changed its worktree's ${end.restored.join(' and ')}; wiggum put them back`,
+    );
 }
 
 /**
@@ -129,7 +139,7 @@ export async function confineSpec(
   if (confinement.kind !== 'bwrap') return { spec, finish: () => Promise.resolve(null) };
   const tools = await sandboxTools(ctx.env);
   const scratch = runFolder(ctx, runner.runName);
-  const given = runner.kind === null ? [] : await placesGiven(ctx, runner.kind, spec.env);
+  const given = runner.kind === null ? [] : await placesGiven(ctx);
   const settings = { ...runner.settings, writable: [...runner.settings.writable, ...given] };
   const extra = await extraMounts(ctx, scratch, settings.writable);
   const confined = await confineRun({
@@ -144,6 +154,7 @@ export async function confineSpec(
     privateHome: join(ctx.places.state, 'homes', runner.homeName),
     homeFiles: runner.kind === null ? runner.settings.homeFiles : homeFilesOf(runner.kind, runner.settings.homeFiles),
     derivedFiles: runner.kind === null ? [] : (AGENT_DERIVED_FILES[runner.kind] ?? []),
+    movedHomes: runner.kind === null ? [] : movedHomes(runner.kind, spec.env, ctx.env['HOME'] ?? null),
     runDir: scratch,
     vault: ctx.places.root,
     state: ctx.places.state,
@@ -171,27 +182,17 @@ export async function confineSpec(
  * The places the person gave this harness's agent (sandbox/given-places.ts), by their real paths;
  * a missing one that names a folder is made, as the agent would have made it unconfined.
  */
-async function placesGiven(
-  ctx: IterationContext,
-  kind: HarnessKind,
-  agentEnv: Record<string, string>,
-): Promise<string[]> {
+async function placesGiven(ctx: IterationContext): Promise<string[]> {
   const real = (path: string): Promise<string> => realpath(path).catch(() => path);
   const home = ctx.env['HOME'] === undefined || ctx.env['HOME'] === '' ? null : await real(ctx.env['HOME']);
   const guards = { home, vault: await real(ctx.places.root), state: await real(ctx.places.state) };
-  const named = givenPlaces({
-    ...guards,
-    configuredEnv: ctx.harness.env,
-    agentEnv,
-    homeVariables: AGENT_HOME_VARIABLES[kind] ?? [],
-  });
+  const named = givenPlaces({ ...guards, configuredEnv: ctx.harness.env });
   const given: string[] = [];
   for (const path of named) {
     if (!existsSync(path) && madeAsFolder(path)) await mkdir(path, { recursive: true, mode: 0o700 }).catch(() => null);
     // A symlink to a guarded place is judged where it leads.
     const resolved = await real(path);
-    if (givenPlaces({ ...guards, configuredEnv: { resolved }, agentEnv: {}, homeVariables: [] }).length > 0)
-      given.push(resolved);
+    if (givenPlaces({ ...guards, configuredEnv: { resolved } }).length > 0) given.push(resolved);
   }
   return given;
 }

@@ -2,6 +2,7 @@ import { copyFile, lstat, mkdir, readFile, realpath, rm, stat, writeFile } from 
 import { dirname, join } from 'node:path';
 import type { HomeFile, SandboxSettings } from '../config/sandbox-settings.js';
 import { locateCommand } from '../harness/command-lookup.js';
+import type { MovedHome } from './agent-homes.js';
 import type { DerivedHomeFile } from './agent-settings.js';
 import type { SandboxTools } from './availability.js';
 import { bwrapArgv } from './bwrap-argv.js';
@@ -32,6 +33,8 @@ export interface ConfineRequest {
   homeFiles: readonly HomeFile[];
   /** Settings files of the private home made from the real ones (sandbox/agent-settings.ts). */
   derivedFiles: readonly DerivedHomeFile[];
+  /** The agent's own folders moved by a variable (agent-homes.ts): each gets a private one beside the private home. */
+  movedHomes: readonly MovedHome[];
   /** This run's own folder (its /tmp is `tmp/` inside, made empty): removed after the run. */
   runDir: string;
   vault: string;
@@ -85,11 +88,13 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
   const privateTmp = await ownFolder(join(request.runDir, 'tmp'));
   const roFiles = await placeHomeFiles(home, privateHome, request.homeFiles);
   await placeDerivedFiles(home, privateHome, request.derivedFiles);
+  const replaced = await placeMovedHomes(request.privateHome, request.movedHomes);
   const env = sandboxEnvironment({ ...request.env, ...egress?.env }, home ?? privateHome);
   const mounts = mountPlan({
     home,
     privateHome: home === null ? null : privateHome,
     privateTmp,
+    replaced,
     vault: await realpath(request.vault),
     state: await realpath(request.state),
     workdir: await realpath(request.cwd),
@@ -202,6 +207,26 @@ async function placeHomeFiles(home: string | null, privateHome: string, files: r
     await copyFile(source, target);
   }
   return shown;
+}
+
+/**
+ * The private folder of each moved agent folder that exists (`<private home>.<VARIABLE>`), its
+ * logins copied and settings derived from the real one: what to show in its place.
+ */
+async function placeMovedHomes(
+  privateHome: string,
+  moved: readonly MovedHome[],
+): Promise<{ source: string; target: string }[]> {
+  const replaced: { source: string; target: string }[] = [];
+  for (const entry of moved) {
+    const target = await realpath(entry.target).catch(() => null);
+    if (target === null || !(await stat(target)).isDirectory()) continue;
+    const source = await ownFolder(`${privateHome}.${entry.variable}`);
+    await placeHomeFiles(target, source, entry.files);
+    await placeDerivedFiles(target, source, entry.derived);
+    replaced.push({ source, target });
+  }
+  return replaced;
 }
 
 /** A settings file larger than this is not an agent's settings: not read, nothing derived. */

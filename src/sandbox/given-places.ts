@@ -1,15 +1,5 @@
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import type { HarnessKind } from '../config/schema.js';
 import { isUnder } from './mount-plan.js';
-
-/**
- * The variables by which a person points a built-in agent's own folder elsewhere (its config,
- * logins and sessions): the agent must write there, as it writes its private home.
- */
-export const AGENT_HOME_VARIABLES: Partial<Record<HarnessKind, readonly string[]>> = {
-  claude: ['CLAUDE_CONFIG_DIR'],
-  codex: ['CODEX_HOME'],
-};
 
 /** What of the home is never given, whatever a variable names (docs/sandbox.md "What is protected"). */
 const NEVER_GIVEN_IN_HOME = ['.ssh', '.aws', '.gnupg', '.config/gh', '.netrc', '.docker', '.kube'];
@@ -17,9 +7,6 @@ const NEVER_GIVEN_IN_HOME = ['.ssh', '.aws', '.gnupg', '.config/gh', '.netrc', '
 export interface GivenPlacesInput {
   /** The harness's `env:` as the person configured it (never the task's). */
   configuredEnv: Readonly<Record<string, string>>;
-  /** The environment that reaches the agent (allow-listed), for its home variables. */
-  agentEnv: Readonly<Record<string, string>>;
-  homeVariables: readonly string[];
   home: string | null;
   vault: string;
   state: string;
@@ -27,16 +14,14 @@ export interface GivenPlacesInput {
 
 /**
  * Pure: the places a person gave an agent by naming them for its harness: every absolute path in
- * the harness's configured `env:` (a folder its program writes, e.g. a log or a channel), and the
- * agent's own folder when a home variable moves it (CODEX_HOME). Shown writable. Never given,
+ * the harness's configured `env:` (a folder its program writes, e.g. a log or a channel). Shown
+ * writable. (An agent's own folder moved by a variable, CODEX_HOME, is a private one:
+ * agent-homes.ts.) Never given,
  * whatever names it: `/`, the home or a folder above it, the vault or anything in or above it,
  * wiggum's folder, and the home's secrets (~/.ssh, ~/.aws, …).
  */
 export function givenPlaces(input: GivenPlacesInput): string[] {
-  const named = [
-    ...Object.values(input.configuredEnv),
-    ...input.homeVariables.map((name) => input.agentEnv[name] ?? ''),
-  ];
+  const named = Object.values(input.configuredEnv);
   const given = new Set<string>();
   for (const value of named) {
     if (!isAbsolute(value) || value.includes(':') || value.includes('\n')) continue;

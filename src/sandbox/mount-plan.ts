@@ -10,6 +10,8 @@ export interface MountPlanInput {
   home: string | null;
   /** The harness's private home, shown at `home` (writable), or hidden home when null. */
   privateHome: string | null;
+  /** Private folders shown in place of an agent's own folder that a variable moved (agent-homes.ts). */
+  replaced: { source: string; target: string }[];
   /** The run's private temp folder, shown at /tmp. */
   privateTmp: string;
   /** The vault: hidden, with the run's own places shown again inside it. */
@@ -55,6 +57,7 @@ export function mountPlan(input: MountPlanInput): Mount[] {
         : { kind: 'rw', source: input.privateHome, target: input.home },
     );
   covers.push({ kind: 'hide', target: input.vault });
+  for (const { source, target } of input.replaced) covers.push({ kind: 'rw', source, target });
   const hidden = [...input.hidden, ...shadowedByWorkdir(input)].map((target): Mount => ({ kind: 'hide', target }));
   const writable: Mount[] = [input.workdir, ...input.memory, ...input.writable].map((path) => rw(path));
   const hiddenRoots = [...covers, ...hidden].map((mount) => mount.target);

@@ -32,14 +32,6 @@ describe('the places a person gives an agent by naming them for its harness', ()
     expect(givenPlaces({ ...BASE, configuredEnv })).toEqual(expected);
   });
 
-  test("an agent's home variable, from the environment that reaches it", () => {
-    const input = { ...BASE, configuredEnv: {}, homeVariables: ['CODEX_HOME'] };
-    expect(givenPlaces({ ...input, agentEnv: { CODEX_HOME: '/srv/codex-home', OTHER: '/srv/other' } })).toEqual([
-      '/srv/codex-home',
-    ]);
-    expect(givenPlaces({ ...input, agentEnv: {} })).toEqual([]);
-  });
-
   test.each([
     ['/srv/agent-logs', true],
     ['/srv/agent.log', false],

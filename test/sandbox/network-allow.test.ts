@@ -116,6 +116,7 @@ describe.runIf(BWRAP_WORKS)('sandbox.network: allow (real bubblewrap, a kind: co
       privateHome: join(root, 'state', 'homes', 'h'),
       homeFiles: [],
       derivedFiles: [],
+      movedHomes: [],
       runDir,
       vault: join(root, 'state'),
       state: join(root, 'state'),

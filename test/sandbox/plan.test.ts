@@ -8,11 +8,13 @@ import type { MountPlanInput } from '../../src/sandbox/mount-plan.js';
 import { withoutNestingMarkers } from '../../src/sandbox/environment.js';
 import { harnessSandbox, sandboxProblem } from '../../src/config/sandbox-settings.js';
 import type { SandboxSettings } from '../../src/config/sandbox-settings.js';
+import { movedHomes } from '../../src/sandbox/agent-homes.js';
 
 const base: MountPlanInput = {
   home: '/home/u',
   privateHome: '/v/.wiggum/homes/claude',
   privateTmp: '/v/.wiggum/sandbox/t/1.0/tmp',
+  replaced: [],
   vault: '/v',
   state: '/v/.wiggum',
   workdir: '/v/.wiggum/worktrees/t',
@@ -37,6 +39,16 @@ describe('mountPlan', () => {
         'rw /v/.wiggum/worktrees/t /v/.wiggum/worktrees/t',
         'rw /v/.wiggum/sandbox/t/memory /v/.wiggum/sandbox/t/memory',
         'ro /home/u/.nvm/versions/node/v22/bin /home/u/.nvm/versions/node/v22/bin',
+      ],
+    ],
+    [
+      "an agent's folder moved by a variable, even onto the vault: its private folder there, the worktree shown again inside",
+      { tools: [], memory: [], replaced: [{ source: '/v/.wiggum/homes/codex.CODEX_HOME', target: '/v' }] },
+      [
+        'rw /v/.wiggum/sandbox/t/1.0/tmp /tmp',
+        'rw /v/.wiggum/homes/codex.CODEX_HOME /v',
+        'rw /v/.wiggum/homes/claude /home/u',
+        'rw /v/.wiggum/worktrees/t /v/.wiggum/worktrees/t',
       ],
     ],
     [
@@ -259,5 +271,19 @@ describe('limits', () => {
     expect(limitHit({ refusedForks: 2, exitCode: 0, signal: null }, settings.limits)).toMatch(/process limit/);
     expect(limitHit({ refusedForks: 0, exitCode: 153, signal: null }, settings.limits)).toMatch(/file size/);
     expect(limitHit({ refusedForks: 0, exitCode: 1, signal: null }, settings.limits)).toBeNull();
+  });
+});
+
+describe("an agent's own folder moved by a variable", () => {
+  test.each([
+    ['CODEX_HOME for codex', 'codex', { CODEX_HOME: '/srv/codex' }, ['/srv/codex']],
+    ['normalized', 'codex', { CODEX_HOME: '/srv/x/../codex/' }, ['/srv/codex']],
+    ['CLAUDE_CONFIG_DIR for claude', 'claude', { CLAUDE_CONFIG_DIR: '/srv/claude' }, ['/srv/claude']],
+    ["another kind's variable: none", 'claude', { CODEX_HOME: '/srv/codex' }, []],
+    ['relative: none', 'codex', { CODEX_HOME: 'codex' }, []],
+    ['the home itself or /: none', 'codex', { CODEX_HOME: '/home/u' }, []],
+    ['unset: none', 'codex', {}, []],
+  ] as const)('%s', (_name, kind, env, expected) => {
+    expect(movedHomes(kind, env, '/home/u').map((moved) => moved.target)).toEqual(expected);
   });
 });
