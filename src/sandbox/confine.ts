@@ -41,7 +41,7 @@ export interface ConfineRequest {
   memory: readonly string[];
   /** Mounts other parts add over the plan (git's of a worktree's shared `.git`). */
   extraMounts: readonly Mount[];
-  /** The run's pids cgroup's name (unique among the runs of this machine). */
+  /** The run's pids cgroup's name, unique among this process's runs (the cgroup is `<pid>-<name>`). */
   cgroupName: string;
   /** For the egress proxy's refusals (`network: allow`). */
   logger: Logger;
