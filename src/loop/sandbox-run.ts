@@ -161,7 +161,7 @@ export async function confineSpec(
     memory,
     // The task file (WIGGUM_TASK_FILE) is the agent's to read, never to write: shown read-only in the hidden vault.
     extraMounts: [...(await taskFileMount(ctx.taskFile)), ...extra.mounts],
-    cgroupName: `${process.pid}-${ctx.taskId}-${runner.runName}`,
+    cgroupName: `${ctx.taskId}-${runner.runName}`,
     logger: ctx.logger,
   });
   return {

@@ -6,6 +6,7 @@ import type { MovedHome } from './agent-homes.js';
 import type { DerivedHomeFile } from './agent-settings.js';
 import type { SandboxTools } from './availability.js';
 import { bwrapArgv } from './bwrap-argv.js';
+import { commandPackage } from './command-package.js';
 import { openRunCgroup } from './cgroup.js';
 import type { RunCgroup } from './cgroup.js';
 import { limitHit, prlimitOptions } from './limits.js';
@@ -44,7 +45,7 @@ export interface ConfineRequest {
   memory: readonly string[];
   /** Mounts other parts add over the plan (git's of a worktree's shared `.git`). */
   extraMounts: readonly Mount[];
-  /** The run's pids cgroup's name (unique among the runs of this machine). */
+  /** The run's pids cgroup's name, unique among this process's runs (the cgroup is `<pid>-<name>`). */
   cgroupName: string;
   /** For the egress proxy's refusals (`network: allow`). */
   logger: Logger;
@@ -253,14 +254,21 @@ async function placeDerivedFiles(
   }
 }
 
-/** The folders the command needs: its PATH, and the real folder of the command itself. */
+/**
+ * The folders the command needs: its PATH, the real folder of the command itself, and the folder
+ * of its package (command-package.ts).
+ */
 async function toolFolders(command: string, env: Record<string, string>): Promise<string[]> {
   const folders = (env['PATH'] ?? '').split(':').filter((dir) => dir.startsWith('/'));
   const found = await locateCommand(command, { pathEnv: env['PATH'], cwd: '/' });
   if (found.status === 'found') {
     folders.push(dirname(found.path));
     const real = await realpath(found.path).catch(() => null);
-    if (real !== null) folders.push(dirname(real));
+    if (real !== null) {
+      folders.push(dirname(real));
+      const installed = await commandPackage(real);
+      if (installed !== null) folders.push(installed);
+    }
   }
   return reals(folders);
 }

@@ -24,7 +24,8 @@ export interface MountPlanInput {
   memory: string[];
   /**
    * Folders the agent's command needs (the PATH entries of its environment, the real folder of its
-   * command): shown again read-only where they lie under a hidden folder, left alone elsewhere.
+   * command, its package's): shown again read-only where they lie under a hidden folder (never the
+   * hidden folder itself), left alone elsewhere.
    */
   tools: string[];
   /** Files of the real home shown read-only at the same place in the private home (`home_files` with mode ro). */
@@ -62,8 +63,10 @@ export function mountPlan(input: MountPlanInput): Mount[] {
   const writable: Mount[] = [input.workdir, ...input.memory, ...input.writable].map((path) => rw(path));
   const hiddenRoots = [...covers, ...hidden].map((mount) => mount.target);
   const shownRoots = writable.map((mount) => mount.target);
+  // A tool folder that is itself a hidden root (the home, the vault: a package.json or a PATH entry
+  // there) is never shown again whole; what it holds of the tool is shown by the deeper folders.
   const tools = unique(input.tools)
-    .filter((path) => underAny(path, hiddenRoots) && !underAny(path, shownRoots))
+    .filter((path) => underAny(path, hiddenRoots) && !hiddenRoots.includes(path) && !underAny(path, shownRoots))
     .map((path) => ro(path));
   const ordered = [
     ...covers,

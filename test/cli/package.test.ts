@@ -4,7 +4,9 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { REPO_ROOT } from '../helpers/child.js';
+import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { BWRAP_WORKS } from '../sandbox/git-bwrap.js';
 
 /**
  * The package as a user gets it: `npm pack` in a copy of the project without dist/ (prepack builds
@@ -111,5 +113,10 @@ describe('the packed package', () => {
     expect(sample).toBeDefined();
     await wiggum(['run', join('Approved', sample ?? ''), '--no-stream'], vault);
     expect(existsSync(join(vault, 'Done', sample ?? ''))).toBe(true);
+    // Confined where bubblewrap works, the demo agent installed under the home (hidden from it)
+    // still has its whole package: its own modules and its dependencies.
+    const history = historyOf(join(vault, '.wiggum', 'sessions'), (sample ?? '').slice(0, -3));
+    expect(history.length).toBeGreaterThan(0);
+    expect(new Set(history.map((record) => record.sandbox))).toEqual(new Set([BWRAP_WORKS ? 'bwrap' : 'unconfined']));
   });
 });

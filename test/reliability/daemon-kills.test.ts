@@ -7,15 +7,19 @@ import { makeVault } from '../helpers/vault.js';
 import { findingsOf, harnessesOf, harnessesStartedBy, problemCount } from '../helpers/vault-findings.js';
 import type { VaultFindings } from '../helpers/vault-findings.js';
 import { NO_TOTAL_BUDGET, waitFor, waitForProgress } from '../helpers/wait.js';
+import { BWRAP_WORKS } from '../sandbox/git-bwrap.js';
 import { printFigures } from './figures.js';
 
 /**
- * kill -9 of the daemon at random moments while it runs many tasks, then a normal start: every
- * task ends in Done/ once with its user bytes intact, history lines whole, no iteration counted
- * twice, no harness left. Every other kill (the first, the third, …) waits until the daemon has an
- * agent running and lands inside that run; the others land at any moment from the start (start-up,
- * reconciliation, the writes and moves between iterations). The moments come from a seeded
- * generator, so a failure can be replayed:
+ * kill -9 of the daemon at random moments while it runs many tasks, then a normal start: every task
+ * ends in Done/ once with its user bytes intact, history lines whole, no iteration counted twice,
+ * no harness left. Two campaigns: confined agents (the default, sandbox.mode: auto, where
+ * bubblewrap works), which die with the daemon (--die-with-parent), so none is left even before the
+ * next start; and unconfined ones (sandbox.mode: off), which outlive it in their own process group
+ * until the next start kills them. Every other kill (the first, the third, …) waits until the
+ * daemon has an agent running and lands inside that run; the others land at any moment from the
+ * start (start-up, reconciliation, the writes and moves between iterations). The moments come from
+ * a seeded generator, so a failure can be replayed:
  * RELIABILITY_SEED=<seed> RELIABILITY_KILLS=<n> npx vitest run test/reliability/daemon-kills.test.ts
  * CI runs 30 kills; `npm run test:reliability` runs 200.
  */
@@ -52,16 +56,28 @@ function taskText(i: number): string {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('kill -9 of the daemon at random moments', () => {
-  let figures: Record<string, unknown> = {};
-  afterAll(() => printFigures('daemon kill -9', figures));
+/** The campaigns: how the agents run, and whether they die with a daemon killed under them. */
+const CAMPAIGNS = [
+  {
+    agents: BWRAP_WORKS ? 'confined (sandbox.mode: auto)' : 'unconfined (sandbox.mode: auto, no bubblewrap)',
+    mode: 'auto',
+    diesWithDaemon: BWRAP_WORKS,
+  },
+  { agents: 'unconfined (sandbox.mode: off)', mode: 'off', diesWithDaemon: false },
+];
 
-  test(
-    `${KILLS} kills (seed ${SEED}) over ${TASKS} tasks: every task in Done/ once, nothing lost, corrupted or counted twice, no orphan`,
-    async () => {
+describe('kill -9 of the daemon at random moments', () => {
+  const figures = new Map<string, Record<string, unknown>>();
+  afterAll(() => {
+    for (const [agents, campaign] of figures) printFigures(`daemon kill -9, agents ${agents}`, campaign);
+  });
+
+  test.each(CAMPAIGNS)(
+    `${KILLS} kills (seed ${SEED}) over ${TASKS} tasks, agents $agents: every task in Done/ once, nothing lost, corrupted or counted twice, no orphan`,
+    async ({ agents, mode, diesWithDaemon }) => {
       const vault = await makeVault({
         fake: { FAKE_STORY_PER_RUN: '1', FAKE_MODE: 'sleep', FAKE_SLEEP_MS: String(AGENT_RUN_MS) },
-        config: { daemon: { concurrency: 2 } },
+        config: { daemon: { concurrency: 2 }, sandbox: { mode } },
       });
       const originals = new Map<string, string>();
       const drop = (i: number): void => {
@@ -72,6 +88,7 @@ describe('kill -9 of the daemon at random moments', () => {
       const random = seeded(SEED);
       let killedMidRun = 0;
       let aimedAtRuns = 0;
+      let leftRunning = 0;
       for (let kill = 1; kill <= KILLS; kill += 1) {
         drop(FIRST_TASKS + 2 * kill - 1);
         drop(FIRST_TASKS + 2 * kill);
@@ -98,6 +115,9 @@ describe('kill -9 of the daemon at random moments', () => {
         if (running()) killedMidRun += 1;
         daemon.kill('SIGKILL');
         expect(await daemon.exited, `daemon ${kill}: ${daemon.stderr}`).toEqual({ code: null, signal: 'SIGKILL' });
+        // Confined, the agents go with the daemon; unconfined, the next start finds and kills them.
+        if (diesWithDaemon) await waitFor(() => harnessesOf(vault.root).length === 0, `daemon ${kill}'s agents gone`);
+        else if (harnessesOf(vault.root).length > 0) leftRunning += 1;
       }
 
       const daemon = DaemonProcess.start(vault.root);
@@ -115,11 +135,12 @@ describe('kill -9 of the daemon at random moments', () => {
 
       // A kill costs at most the iteration it cut: no task takes more iterations than it has stories.
       const findings: VaultFindings = findingsOf(vault.root, originals, { oneStoryPerIteration: true });
-      figures = {
+      const campaign = {
         seed: SEED,
         kills: KILLS,
         'kills aimed at a run': aimedAtRuns,
         'kills with a harness running': killedMidRun,
+        'kills that left a harness running': leftRunning,
         tasks: TASKS,
         'tasks lost': findings.notDone.length,
         'ran twice (duplicated)': findings.duplicated.length,
@@ -129,9 +150,10 @@ describe('kill -9 of the daemon at random moments', () => {
         'temp files left': findings.tempsLeft.length,
         orphans: findings.orphans.length,
       };
+      figures.set(agents, campaign);
       if (problemCount(findings) > 0) {
         // Keep the evidence (task files, sessions with their history and logs) beyond the temp folder.
-        const evidence = join(tmpdir(), `wiggum-kill-evidence-${SEED}-${process.pid}`);
+        const evidence = join(tmpdir(), `wiggum-kill-evidence-${SEED}-${mode}-${process.pid}`);
         cpSync(vault.root, evidence, { recursive: true });
         console.log(`reliability: the vault of the failed campaign is kept in ${evidence}`);
       }

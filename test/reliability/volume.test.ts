@@ -1,9 +1,9 @@
-import { readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DaemonProcess } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
-import { makeVault } from '../helpers/vault.js';
+import { fakeRuns, makeVault } from '../helpers/vault.js';
 import type { TestVault } from '../helpers/vault.js';
 import { findingsOf } from '../helpers/vault-findings.js';
 import { NO_TOTAL_BUDGET, waitForProgress } from '../helpers/wait.js';
@@ -69,6 +69,12 @@ function expectEachOnce(vault: TestVault, originals: Map<string, string>): void 
     (name) => historyOf(vault.layout.sessions, name.slice(0, -3)).length !== 1,
   );
   expect(ranTwice).toEqual([]);
+  // The agent's own count (its marks: a confined run's session folder is a copy), and no run's
+  // folder left behind once its task is done (.wiggum/sandbox/<task>/: the memory copies).
+  const runs = fakeRuns(vault);
+  expect([...originals.keys()].filter((name) => runs.get(name.slice(0, -3)) !== 1)).toEqual([]);
+  const sandbox = join(vault.root, '.wiggum', 'sandbox');
+  expect(existsSync(sandbox) ? readdirSync(sandbox) : []).toEqual([]);
 }
 
 describe('volume', () => {

@@ -122,7 +122,7 @@ describe.runIf(BWRAP_WORKS)('sandbox.network: allow (real bubblewrap, a kind: co
       state: join(root, 'state'),
       memory: [],
       extraMounts: [],
-      cgroupName: `allow-test-${process.pid}`,
+      cgroupName: `allow-test`,
       logger: captureLogger().logger,
     });
     // The proxy's socket gone: what a proxy that died looks like from inside.

@@ -95,6 +95,17 @@ describe('mountPlan', () => {
       ],
     ],
     [
+      'a tool folder that is the home or the vault itself (a package.json there, a PATH entry) is not shown again: only what lies under it',
+      { tools: ['/home/u', '/home/u/bin', '/v'], memory: [] },
+      [
+        'rw /v/.wiggum/sandbox/t/1.0/tmp /tmp',
+        'hide /v',
+        'rw /v/.wiggum/homes/claude /home/u',
+        'ro /home/u/bin /home/u/bin',
+        'rw /v/.wiggum/worktrees/t /v/.wiggum/worktrees/t',
+      ],
+    ],
+    [
       'extra mounts (git) come after all the rest, in their order; a hidden workdir stays hidden',
       {
         tools: [],
