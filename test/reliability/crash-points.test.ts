@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { REPO_ROOT } from '../helpers/child.js';
 import { DaemonProcess } from '../helpers/daemon.js';
+import { historyOf } from '../helpers/history.js';
 import { isEvent } from '../helpers/log-events.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import { findingsOf, harnessesOf, problemCount } from '../helpers/vault-findings.js';
 import type { VaultFindings } from '../helpers/vault-findings.js';
 import { NO_TOTAL_BUDGET, waitFor } from '../helpers/wait.js';
+import { BWRAP_WORKS } from '../sandbox/git-bwrap.js';
 import { printFigures } from './figures.js';
 
 /**
@@ -138,6 +140,10 @@ describe('a crash at every file mutation of a task’s life', () => {
         miscounted: [],
       });
       expect(total).toBeGreaterThan(20);
+      // The agent runs confined where bubblewrap works (the default, sandbox.mode: auto): each crash
+      // takes it down with the daemon.
+      const ranAs = historyOf(counted.layout.sessions, 'crash').map((record) => record.sandbox);
+      expect(new Set(ranAs)).toEqual(new Set([BWRAP_WORKS ? 'bwrap' : 'unconfined']));
 
       // Two at a time: each point is two daemon start-ups and a few agent runs.
       const points = Array.from({ length: total }, (_, index) => index + 1);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DaemonProcess } from '../helpers/daemon.js';
+import { historyOf } from '../helpers/history.js';
 import { makeVault } from '../helpers/vault.js';
 import { findingsOf, harnessesOf, harnessesStartedBy, problemCount } from '../helpers/vault-findings.js';
 import type { VaultFindings } from '../helpers/vault-findings.js';
@@ -61,9 +62,10 @@ const CAMPAIGNS = [
   {
     agents: BWRAP_WORKS ? 'confined (sandbox.mode: auto)' : 'unconfined (sandbox.mode: auto, no bubblewrap)',
     mode: 'auto',
+    ranAs: BWRAP_WORKS ? 'bwrap' : 'unconfined',
     diesWithDaemon: BWRAP_WORKS,
   },
-  { agents: 'unconfined (sandbox.mode: off)', mode: 'off', diesWithDaemon: false },
+  { agents: 'unconfined (sandbox.mode: off)', mode: 'off', ranAs: 'off', diesWithDaemon: false },
 ];
 
 describe('kill -9 of the daemon at random moments', () => {
@@ -74,7 +76,7 @@ describe('kill -9 of the daemon at random moments', () => {
 
   test.each(CAMPAIGNS)(
     `${KILLS} kills (seed ${SEED}) over ${TASKS} tasks, agents $agents: every task in Done/ once, nothing lost, corrupted or counted twice, no orphan`,
-    async ({ agents, mode, diesWithDaemon }) => {
+    async ({ agents, mode, ranAs, diesWithDaemon }) => {
       const vault = await makeVault({
         fake: { FAKE_STORY_PER_RUN: '1', FAKE_MODE: 'sleep', FAKE_SLEEP_MS: String(AGENT_RUN_MS) },
         config: { daemon: { concurrency: 2 }, sandbox: { mode } },
@@ -167,6 +169,11 @@ describe('kill -9 of the daemon at random moments', () => {
         orphans: [],
       });
       expect(problemCount(findings)).toBe(0);
+      // Every iteration ran as the campaign says (its history line's `sandbox`).
+      const ranAsEach = [...originals.keys()].flatMap((name) =>
+        historyOf(vault.layout.sessions, name.slice(0, -3)).map((record) => record.sandbox),
+      );
+      expect(new Set(ranAsEach)).toEqual(new Set([ranAs]));
       // The campaign must have hit running work, not only start-ups: every aimed kill did.
       expect(killedMidRun).toBeGreaterThanOrEqual(aimedAtRuns);
       expect(killedMidRun).toBeGreaterThan(KILLS / 3);
