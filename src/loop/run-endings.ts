@@ -14,7 +14,7 @@ import type { LoopRun } from './loop-run.js';
 import type { IterationOutcome, StopReason } from './outcome.js';
 import type { AskedText } from './question.js';
 import { isAgentReported } from './reports.js';
-import { taskSandboxFolder } from './sandbox-run.js';
+import { confineCheck, taskSandboxFolder } from './sandbox-run.js';
 import { runVerifyCheck } from './verify.js';
 
 // How a run ends its task, through its host's endings (run-host.ts RunReports): each waits for the
@@ -68,6 +68,9 @@ async function verifyMerged(run: LoopRun, dir: string): Promise<VerifyResult> {
   const check = run.prepared.verify;
   if (check === null) return { passed: true };
   const { request, deps } = run;
+  // Confined as the iteration's check is (the merged result holds the agent's code, which a check
+  // such as a test suite runs): in the landing's scratch worktree, whose git it has read-only.
+  const merged = { ...run.ctx, workdir: dir, git: false, worktree: null };
   const result = await runVerifyCheck(
     check,
     dir,
@@ -75,6 +78,7 @@ async function verifyMerged(run: LoopRun, dir: string): Promise<VerifyResult> {
     deps.config,
     { signal: request.signal, ...(request.kill === undefined ? {} : { kill: request.kill }) },
     run.ctx.processes,
+    confineCheck(merged, check.name),
   );
   run.log.info(
     { event: 'iteration.verified', check: check.name, exitCode: result.exitCode, passed: result.passed },

@@ -133,7 +133,8 @@ describe('landing conflicts and crashes (the daemon, real repositories)', () => 
     const vault = await landVault(
       repo,
       { LAND_GATE: '1' },
-      { checks: { gated: { command: 'sh', args: ['-c', script] } } },
+      // The check is confined: its gate folder is declared writable.
+      { checks: { gated: { command: 'sh', args: ['-c', script] } }, sandbox: { writable: [gate] } },
     );
     const first = await started(vault);
     vault.task('k', landTask(repo, 'land: merge\nverify: gated\n'));

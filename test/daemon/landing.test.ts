@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DaemonProcess, drainedAfterEach } from '../helpers/daemon.js';
 import { git, gitRepo } from '../helpers/git-repo.js';
@@ -134,7 +134,12 @@ describe('landing a complete task (the daemon, real repositories)', () => {
     const runs = join(tempDir('wiggum-check-'), 'runs');
     // Fails only where the file the user adds to main is present: on the merged result.
     const check = { command: 'sh', args: ['-c', `pwd -P >> '${runs}'; test ! -e user-added.txt`] };
-    const vault = await landVault(repo, { LAND_GATE: '1' }, { checks: { nouser: check }, git: { land_attempts: 2 } });
+    // The check is confined (both runs): the file it appends to is declared writable.
+    const vault = await landVault(
+      repo,
+      { LAND_GATE: '1' },
+      { checks: { nouser: check }, git: { land_attempts: 2 }, sandbox: { writable: [dirname(runs)] } },
+    );
     const daemon = await started(vault);
     vault.task('vc', landTask(repo, 'land: merge\nverify: nouser\n'));
     await vault.started('vc');
