@@ -11,6 +11,8 @@ export interface SandboxTools {
   prlimit: string | null;
   /** Where run cgroups are made, or null: processes are limited by RLIMIT_NPROC only. */
   cgroup: CgroupRoot | null;
+  /** `env` that takes `--default-signal` (coreutils 8.31), or null: bubblewrap is not shielded from stops (confine.ts). */
+  defaultSignals: string | null;
 }
 
 /** How long the probe may take: a start of bubblewrap takes about 10 ms. */
@@ -36,18 +38,32 @@ export async function sandboxTools(env: NodeJS.ProcessEnv): Promise<SandboxTools
 
 async function probeTools(env: NodeJS.ProcessEnv): Promise<SandboxTools> {
   const places = { pathEnv: env['PATH'], cwd: '/' };
-  const [bwrap, prlimit, truePath, cgroup] = await Promise.all([
+  const [bwrap, prlimit, truePath, envPath, cgroup] = await Promise.all([
     locateCommand('bwrap', places),
     locateCommand('prlimit', places),
     locateCommand('true', places),
+    locateCommand('env', places),
     findCgroupRoot(),
   ]);
-  const tools = { prlimit: prlimit.status === 'found' ? prlimit.path : null, cgroup };
+  const defaultSignals =
+    envPath.status === 'found' && truePath.status === 'found'
+      ? await takesDefaultSignal(envPath.path, truePath.path, env)
+      : null;
+  const tools = { prlimit: prlimit.status === 'found' ? prlimit.path : null, cgroup, defaultSignals };
   if (bwrap.status !== 'found')
     return { ...tools, availability: { kind: 'none', why: `bwrap is not on the PATH of wiggum (${bwrap.status})` } };
   const trivial = truePath.status === 'found' ? truePath.path : '/bin/true';
   const tried = await tryBwrap(bwrap.path, trivial, env);
   return { ...tools, availability: tried };
+}
+
+async function takesDefaultSignal(envPath: string, trivial: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  const run = await runCaptured(envPath, ['--default-signal=TERM', trivial], {
+    cwd: '/',
+    env,
+    timeoutMs: PROBE_TIMEOUT_MS,
+  }).catch(() => null);
+  return run?.exitCode === 0 ? envPath : null;
 }
 
 async function tryBwrap(bwrap: string, trivial: string, env: NodeJS.ProcessEnv): Promise<SandboxAvailability> {

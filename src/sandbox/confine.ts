@@ -1,9 +1,10 @@
-import { copyFile, lstat, mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { realpath, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { HomeFile, SandboxSettings } from '../config/sandbox-settings.js';
 import { locateCommand } from '../harness/command-lookup.js';
 import type { MovedHome } from './agent-homes.js';
 import type { DerivedHomeFile } from './agent-settings.js';
+import { ownFolder, placeDerivedFiles, placeHomeFiles, placeMovedHomes } from './private-home.js';
 import type { SandboxTools } from './availability.js';
 import { bwrapArgv } from './bwrap-argv.js';
 import { commandPackage } from './command-package.js';
@@ -64,6 +65,15 @@ export interface ConfinedRun {
 const JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"';
 
 /**
+ * bubblewrap's outer process is in the run's process group, so a stop's SIGTERM to the group would
+ * kill it at once, and with it (--die-with-parent) the agent, before its stop grace: bubblewrap
+ * starts with the stop signals ignored (inherited across exec), and the command inside gets them
+ * back by `env --default-signal` (coreutils 8.31). A SIGKILL after the grace still ends them all.
+ */
+const IGNORE_STOPS = 'trap "" TERM INT HUP; ';
+const STOP_SIGNALS = '--default-signal=TERM,INT,HUP';
+
+/**
  * Prepares the places of one confined run (its private home and temp, the home files, its
  * cgroup) and returns its command line: `[sh -c JOIN cgroup.procs] [prlimit LIMITS --] bwrap … --
  * COMMAND ARGS`, every step an exec, so the process wiggum started stays the run's leader.
@@ -118,8 +128,7 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
     mounts,
     cwd: request.cwd,
     network: request.settings.network === 'on' ? 'on' : 'off',
-    command: egress?.command ?? request.command,
-    args: egress?.args ?? request.args,
+    ...insideCommand(request.tools.defaultSignals, egress?.command ?? request.command, egress?.args ?? request.args),
   });
   const { limits } = request.settings;
   const cgroup =
@@ -129,8 +138,11 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
   const options = prlimitOptions(limits, cgroup !== null);
   if (request.tools.prlimit !== null && options.length > 0)
     line = { command: request.tools.prlimit, args: [...options, '--', line.command, ...line.args] };
+  const ignoring = request.tools.defaultSignals === null ? '' : IGNORE_STOPS;
   if (cgroup !== null)
-    line = { command: '/bin/sh', args: ['-c', JOIN_CGROUP, cgroup.procs, line.command, ...line.args] };
+    line = { command: '/bin/sh', args: ['-c', ignoring + JOIN_CGROUP, cgroup.procs, line.command, ...line.args] };
+  else if (ignoring !== '')
+    line = { command: '/bin/sh', args: ['-c', `${ignoring}exec "$@"`, 'sh', line.command, ...line.args] };
   return {
     ...line,
     env,
@@ -139,6 +151,15 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
       return finishRun(request, cgroup, ended);
     },
   };
+}
+
+/** The command bubblewrap starts: through `env --default-signal` where that works (the stop signals back to their defaults). */
+function insideCommand(
+  env: string | null,
+  command: string,
+  args: readonly string[],
+): { command: string; args: readonly string[] } {
+  return env === null ? { command, args } : { command: env, args: [STOP_SIGNALS, command, ...args] };
 }
 
 async function finishRun(
@@ -177,80 +198,6 @@ async function usableHome(home: string | undefined): Promise<string | null> {
     return real !== '/' && (await stat(real)).isDirectory() ? real : null;
   } catch {
     return null;
-  }
-}
-
-async function ownFolder(path: string): Promise<string> {
-  await mkdir(path, { recursive: true, mode: 0o700 });
-  return realpath(path);
-}
-
-/**
- * Copies each `copy` home file into the private home when the real one is newer (a token the agent
- * refreshed inside is kept until the person logs in again outside); returns the `ro` ones to show.
- */
-async function placeHomeFiles(home: string | null, privateHome: string, files: readonly HomeFile[]): Promise<string[]> {
-  if (home === null) return [];
-  const shown: string[] = [];
-  for (const file of files) {
-    const source = join(home, file.path);
-    const real = await stat(source).catch(() => null);
-    if (real === null || !real.isFile()) continue;
-    if (file.mode === 'ro') {
-      shown.push(source);
-      continue;
-    }
-    const target = join(privateHome, file.path);
-    const copy = await lstat(target).catch(() => null);
-    if (copy !== null && copy.mtimeMs >= real.mtimeMs) continue;
-    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-    await rm(target, { force: true });
-    await copyFile(source, target);
-  }
-  return shown;
-}
-
-/**
- * The private folder of each moved agent folder that exists (`<private home>.<VARIABLE>`), its
- * logins copied and settings derived from the real one: what to show in its place.
- */
-async function placeMovedHomes(
-  privateHome: string,
-  moved: readonly MovedHome[],
-): Promise<{ source: string; target: string }[]> {
-  const replaced: { source: string; target: string }[] = [];
-  for (const entry of moved) {
-    const target = await realpath(entry.target).catch(() => null);
-    if (target === null || !(await stat(target)).isDirectory()) continue;
-    const source = await ownFolder(`${privateHome}.${entry.variable}`);
-    await placeHomeFiles(target, source, entry.files);
-    await placeDerivedFiles(target, source, entry.derived);
-    replaced.push({ source, target });
-  }
-  return replaced;
-}
-
-/** A settings file larger than this is not an agent's settings: not read, nothing derived. */
-const SETTINGS_READ_LIMIT = 1024 * 1024;
-
-/** Writes each derived settings file into the private home when its text changed (none when the real one is absent). */
-async function placeDerivedFiles(
-  home: string | null,
-  privateHome: string,
-  files: readonly DerivedHomeFile[],
-): Promise<void> {
-  if (home === null) return;
-  for (const file of files) {
-    const source = join(home, file.from);
-    const real = await stat(source).catch(() => null);
-    if (real === null || !real.isFile() || real.size > SETTINGS_READ_LIMIT) continue;
-    const text = file.derive(await readFile(source, 'utf8'));
-    if (text === null) continue;
-    const target = join(privateHome, file.to);
-    if ((await readFile(target, 'utf8').catch(() => null)) === text) continue;
-    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-    await rm(target, { force: true });
-    await writeFile(target, text, { mode: 0o600 });
   }
 }
 

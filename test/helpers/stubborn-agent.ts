@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DaemonProcess } from './daemon.js';
 import { tempDir } from './temp-dir.js';
@@ -38,7 +38,33 @@ export async function stubbornPids(pidFile: string): Promise<number[]> {
     () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2,
     'the agent and its child to run',
   );
-  return readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+  const recorded = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+  return hostPids(recorded, `FAKE_PIDFILE=${pidFile}`);
+}
+
+/**
+ * The host pids of processes that recorded themselves as `recorded`: a confined agent writes its
+ * pid namespace's pid (2, 3, …; on the host a kernel thread or anyone's process), so each is found
+ * by its marker in its environment and the last pid of its NSpid line (the host pid when unconfined).
+ */
+function hostPids(recorded: number[], marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(marker)) continue;
+      const nspid = /^NSpid:\s+(.+)$/m
+        .exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]
+        ?.trim()
+        .split(/\s+/);
+      if (recorded.includes(Number(nspid?.at(-1)))) found.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  if (found.length !== recorded.length)
+    throw new Error(`found ${found.length} of the agent's ${recorded.length} processes (${recorded.join(', ')})`);
+  return found;
 }
 
 export async function startStubbornTask(
