@@ -21,10 +21,10 @@ export interface TestVault {
   task(name: string, text: string): string;
 }
 
-/** How many times the fake agent ran for each task (its `runs.log` in the marks, one id a line). */
-export function fakeRuns(vault: Pick<TestVault, 'marks'>): Map<string, number> {
+/** How many times the fake agent ran for each task (its `runs.log` in FAKE_RUNS_DIR, one id a line). */
+export function fakeRuns(vault: Pick<TestVault, 'root'>): Map<string, number> {
   const counts = new Map<string, number>();
-  const file = join(vault.marks, 'runs.log');
+  const file = join(vault.root, 'fake-runs', 'runs.log');
   if (!existsSync(file)) return counts;
   for (const id of readFileSync(file, 'utf8').split('\n').filter(Boolean)) counts.set(id, (counts.get(id) ?? 0) + 1);
   return counts;
@@ -50,6 +50,9 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
   for (const folder of ['Approved', 'Done', 'Rejected', '.wiggum']) mkdirSync(join(root, folder), { recursive: true });
   const marks = join(root, 'marks');
   mkdirSync(marks);
+  // Beside the marks, so that a test listing the marks sees run-N files alone.
+  const runs = join(root, 'fake-runs');
+  mkdirSync(runs);
   const config = {
     persistence_loop: {
       retry: { base_delay: '10ms', max_delay: '80ms' },
@@ -58,7 +61,11 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
     },
     harness: { default: 'fake', stop_grace: '500ms', ...(options.config?.harness as object | undefined) },
     harnesses: {
-      fake: { kind: 'command', command: options.agent ?? FAKE_AGENT, env: { FAKE_MARK_DIR: marks, ...options.fake } },
+      fake: {
+        kind: 'command',
+        command: options.agent ?? FAKE_AGENT,
+        env: { FAKE_MARK_DIR: marks, FAKE_RUNS_DIR: runs, ...options.fake },
+      },
       ...(options.config?.harnesses as object | undefined),
     },
     // The fake agent's markers, gates, pid and state files are the test's channels to it, across
@@ -67,6 +74,7 @@ export async function makeVault(options: TestVaultOptions = {}): Promise<TestVau
       ...(options.config?.sandbox as object | undefined),
       writable: [
         ...channelsOf(marks, options.fake, options.config?.harnesses),
+        runs,
         ...((options.config?.sandbox as { writable?: string[] } | undefined)?.writable ?? []),
       ],
     },
