@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { HarnessKind } from '../config/schema.js';
 import type { SandboxSettings } from '../config/sandbox-settings.js';
 import { existsSync } from 'node:fs';
-import { mkdir, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { commonDir } from '../git/repo-serial.js';
 import { gitSandboxPlan } from '../git/sandbox-git.js';
 import type { GitRunEnd, SandboxWorktree } from '../git/sandbox-git.js';
@@ -14,7 +14,7 @@ import { spawnFailure } from '../harness/spawn-error.js';
 import { movedHomes } from '../sandbox/agent-homes.js';
 import { AGENT_DERIVED_FILES } from '../sandbox/agent-settings.js';
 import { sandboxTools } from '../sandbox/availability.js';
-import { givenPlaces, madeAsFolder } from '../sandbox/given-places.js';
+import { folderToMakeIn, givenPlaces } from '../sandbox/given-places.js';
 import { confineRun } from '../sandbox/confine.js';
 import { confinementName, confinementOf } from '../sandbox/decision.js';
 import type { Confinement } from '../sandbox/decision.js';
@@ -180,18 +180,18 @@ export async function confineSpec(
 
 /**
  * The places the person gave this harness's agent (sandbox/given-places.ts), by their real paths;
- * a missing one that names a folder is made, as the agent would have made it unconfined.
+ * for one that does not exist yet, its folder (folderToMakeIn), judged by the same guards.
  */
 async function placesGiven(ctx: IterationContext): Promise<string[]> {
   const real = (path: string): Promise<string> => realpath(path).catch(() => path);
   const home = ctx.env['HOME'] === undefined || ctx.env['HOME'] === '' ? null : await real(ctx.env['HOME']);
   const guards = { home, vault: await real(ctx.places.root), state: await real(ctx.places.state) };
-  const named = givenPlaces({ ...guards, configuredEnv: ctx.harness.env });
   const given: string[] = [];
-  for (const path of named) {
-    if (!existsSync(path) && madeAsFolder(path)) await mkdir(path, { recursive: true, mode: 0o700 }).catch(() => null);
+  for (const named of givenPlaces({ ...guards, configuredEnv: ctx.harness.env })) {
+    const place = existsSync(named) ? named : folderToMakeIn(named);
+    if (place === null || !existsSync(place)) continue;
     // A symlink to a guarded place is judged where it leads.
-    const resolved = await real(path);
+    const resolved = await real(place);
     if (givenPlaces({ ...guards, configuredEnv: { resolved } }).length > 0) given.push(resolved);
   }
   return given;

@@ -43,7 +43,12 @@ function isGivable(path: string, input: GivenPlacesInput): boolean {
   return true;
 }
 
-/** Pure: whether a missing given path is taken for a folder to make (no dot in its last name) rather than a file. */
-export function madeAsFolder(path: string): boolean {
-  return !path.slice(dirname(path).length + 1).includes('.');
+/**
+ * Pure: what is given for a named path that does not exist yet: its folder, so that the agent can
+ * make it (a file or a folder, wiggum cannot tell which), unless that folder is a top-level one
+ * (`/tmp`, `/var`): null then, nothing.
+ */
+export function folderToMakeIn(path: string): string | null {
+  const parent = dirname(path);
+  return parent.split('/').filter(Boolean).length >= 2 ? parent : null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { givenPlaces, madeAsFolder } from '../../src/sandbox/given-places.js';
+import { folderToMakeIn, givenPlaces } from '../../src/sandbox/given-places.js';
 
 const BASE = {
   agentEnv: {},
@@ -33,10 +33,11 @@ describe('the places a person gives an agent by naming them for its harness', ()
   });
 
   test.each([
-    ['/srv/agent-logs', true],
-    ['/srv/agent.log', false],
-    ['/srv/.hidden', false],
-  ])('a missing %s is made as a folder: %s', (path, folder) => {
-    expect(madeAsFolder(path)).toBe(folder);
+    ['/srv/agent/logs', '/srv/agent'],
+    ['/tmp/run-1/state', '/tmp/run-1'],
+    ['/tmp/agent.log', null],
+    ['/srv', null],
+  ])('a missing %s: its folder %s is given, for the agent to make it', (path, folder) => {
+    expect(folderToMakeIn(path)).toBe(folder);
   });
 });
