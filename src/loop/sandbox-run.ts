@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { HarnessKind } from '../config/schema.js';
 import type { SandboxSettings } from '../config/sandbox-settings.js';
 import { existsSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import { commonDir } from '../git/repo-serial.js';
 import { gitSandboxPlan } from '../git/sandbox-git.js';
 import type { GitRunEnd, SandboxWorktree } from '../git/sandbox-git.js';
@@ -14,7 +14,7 @@ import { spawnFailure } from '../harness/spawn-error.js';
 import { movedHomes } from '../sandbox/agent-homes.js';
 import { AGENT_DERIVED_FILES } from '../sandbox/agent-settings.js';
 import { sandboxTools } from '../sandbox/availability.js';
-import { folderToMakeIn, givenPlaces } from '../sandbox/given-places.js';
+import { folderToMakeIn, givenPlaces, madeAsFolder } from '../sandbox/given-places.js';
 import { confineRun } from '../sandbox/confine.js';
 import { confinementName, confinementOf } from '../sandbox/decision.js';
 import type { Confinement } from '../sandbox/decision.js';
@@ -186,13 +186,33 @@ async function placesGiven(ctx: IterationContext): Promise<string[]> {
   const real = (path: string): Promise<string> => realpath(path).catch(() => path);
   const home = ctx.env['HOME'] === undefined || ctx.env['HOME'] === '' ? null : await real(ctx.env['HOME']);
   const guards = { home, vault: await real(ctx.places.root), state: await real(ctx.places.state) };
+  // A symlink to a guarded place is judged where it leads.
+  const givable = async (path: string): Promise<string | null> => {
+    const resolved = await real(path);
+    return givenPlaces({ ...guards, configuredEnv: { resolved } }).length > 0 ? resolved : null;
+  };
   const given: string[] = [];
   for (const named of givenPlaces({ ...guards, configuredEnv: ctx.harness.env })) {
-    const place = existsSync(named) ? named : folderToMakeIn(named);
-    if (place === null || !existsSync(place)) continue;
-    // A symlink to a guarded place is judged where it leads.
-    const resolved = await real(place);
-    if (givenPlaces({ ...guards, configuredEnv: { resolved } }).length > 0) given.push(resolved);
+    if (existsSync(named)) {
+      const place = await givable(named);
+      if (place !== null) given.push(place);
+      continue;
+    }
+    // Not there yet: its folder, for the agent to make it in; else (that folder is above the vault,
+    // say) a name that reads as a folder's is made one.
+    const folder = folderToMakeIn(named);
+    const holder = folder !== null && existsSync(folder) ? await givable(folder) : null;
+    if (holder !== null) given.push(holder);
+    else if (
+      madeAsFolder(named) &&
+      (await mkdir(named, { recursive: true, mode: 0o700 }).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      const place = await givable(named);
+      if (place !== null) given.push(place);
+    }
   }
   return given;
 }

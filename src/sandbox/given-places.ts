@@ -52,3 +52,8 @@ export function folderToMakeIn(path: string): string | null {
   const parent = dirname(path);
   return parent.split('/').filter(Boolean).length >= 2 ? parent : null;
 }
+
+/** Pure: whether a missing named path that no given folder can hold is made as a folder (no dot in its last name) rather than skipped. */
+export function madeAsFolder(path: string): boolean {
+  return !path.slice(dirname(path).length + 1).includes('.');
+}

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { folderToMakeIn, givenPlaces } from '../../src/sandbox/given-places.js';
+import { folderToMakeIn, givenPlaces, madeAsFolder } from '../../src/sandbox/given-places.js';
 
 const BASE = {
   agentEnv: {},
@@ -39,5 +39,13 @@ describe('the places a person gives an agent by naming them for its harness', ()
     ['/srv', null],
   ])('a missing %s: its folder %s is given, for the agent to make it', (path, folder) => {
     expect(folderToMakeIn(path)).toBe(folder);
+  });
+
+  test.each([
+    ['/srv/agent-logs', true],
+    ['/srv/agent.log', false],
+    ['/srv/.hidden', false],
+  ])('a missing %s no given folder holds is made as a folder: %s', (path, folder) => {
+    expect(madeAsFolder(path)).toBe(folder);
   });
 });
