@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { createServer, request } from 'node:http';
-import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { onTestFinished, describe, expect, test } from 'vitest';
 import { startEgressProxy } from '../../src/sandbox/egress-proxy.js';
@@ -10,22 +9,9 @@ import { forwarderPort, proxyEnvironment } from '../../src/sandbox/proxy-env.js'
 import { REPO_ROOT } from '../helpers/child.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { listener } from '../helpers/listener.js';
 
 const FORWARDER = join(REPO_ROOT, 'dist', 'harness', 'egress-forwarder.js');
-
-/** A listener on 127.0.0.1 that answers every request with its own name and counts them. */
-async function listener(name: string): Promise<{ port: number; hits: () => number }> {
-  let hits = 0;
-  const server: Server = createServer((_req, res) => {
-    hits += 1;
-    res.end(`hello from ${name}\n`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, hits: () => hits };
-}
 
 function endpoint(text: string): AllowedEndpoint {
   const parsed = parseAllowEntry(text);

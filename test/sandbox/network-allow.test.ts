@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { SandboxSettings } from '../../src/config/sandbox-settings.js';
 import { sandboxTools } from '../../src/sandbox/availability.js';
 import { confineRun } from '../../src/sandbox/confine.js';
@@ -13,20 +11,7 @@ import { captureLogger } from '../helpers/capture-logger.js';
 import { historyOf } from '../helpers/history.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { BWRAP_WORKS } from './git-bwrap.js';
-
-/** A listener on 127.0.0.1 that answers every request with its own name and counts them. */
-async function listener(name: string): Promise<{ port: number; hits: () => number }> {
-  let hits = 0;
-  const server: Server = createServer((_req, res) => {
-    hits += 1;
-    res.end(`hello from ${name}\n`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return { port: address.port, hits: () => hits };
-}
+import { listener } from '../helpers/listener.js';
 
 const SETTINGS: SandboxSettings = {
   mode: 'bwrap',
