@@ -27,9 +27,11 @@ function deps(vault: TestVault, processes: ProcessHost): RunTaskDeps {
 
 describe('the loop starts and stops processes through deps.processes', () => {
   test('the harness and the verify check are both spawned through it', async () => {
+    // Unconfined: the commands the host is asked to start are the harness's and the check's own,
+    // not the sandbox's wrapper chain (test/sandbox covers that).
     const vault = await makeVault({
       fake: { FAKE_COMPLETE_AFTER: '1' },
-      config: { checks: { tests: { command: '/bin/sh', args: ['-c', 'exit 0'] } } },
+      config: { checks: { tests: { command: '/bin/sh', args: ['-c', 'exit 0'] } }, sandbox: { mode: 'off' } },
     });
     const commands: string[] = [];
     const recording: ProcessHost = {
@@ -48,7 +50,8 @@ describe('the loop starts and stops processes through deps.processes', () => {
   });
 
   test('a stop while the harness runs is SIGTERM to its group through the host: no real process, no sleeping', async () => {
-    const vault = await makeVault();
+    // A fake process host runs nothing, so nothing to confine: unconfined.
+    const vault = await makeVault({ config: { sandbox: { mode: 'off' } } });
     const agent = createFakeProcess('exit');
     const host = fakeHost(agent);
     const stop = new AbortController();
