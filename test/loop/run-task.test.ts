@@ -19,7 +19,7 @@ import type { LogLine } from '../helpers/capture-logger.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 import { historyOf } from '../helpers/history.js';
-import { makeVault } from '../helpers/vault.js';
+import { fakeRuns, makeVault } from '../helpers/vault.js';
 import { waitForFile } from '../helpers/wait.js';
 import type { TestVault, TestVaultOptions } from '../helpers/vault.js';
 import { vaultRunHost } from '../../src/vault/run-host.js';
@@ -455,7 +455,7 @@ describe('input and endings', () => {
     // after the same words as the first run's (quoted in the summary the prompt shows) and was believed.
     expect(second.history).toHaveLength(3);
     expect(second.history.at(-1)).toMatchObject({ completionFound: true, storiesPassing: 2 });
-    expect(readdirSync(vault.marks)).toHaveLength(3);
+    expect(fakeRuns(vault).get('again')).toBe(3);
   });
 
   test('a task rejected by a run, then moved back into Approved/ by hand, runs again with its memory instead of being re-rejected', async () => {
