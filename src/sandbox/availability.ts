@@ -1,6 +1,7 @@
 import { locateCommand } from '../harness/command-lookup.js';
 import { runCaptured } from '../harness/run-captured.js';
 import { findCgroupRoot } from './cgroup.js';
+import { HOST_PID_VARIABLE, LAUNCHER_CAPABILITIES, launchedCommand } from './host-pid.js';
 import type { SandboxAvailability } from './decision.js';
 import type { CgroupRoot } from './limits.js';
 
@@ -13,6 +14,8 @@ export interface SandboxTools {
   cgroup: CgroupRoot | null;
   /** `env` that takes `--default-signal` (coreutils 8.31), or null: bubblewrap is not shielded from stops (confine.ts). */
   defaultSignals: string | null;
+  /** `setpriv` (util-linux) when the agent can run under its run's host pid (host-pid.ts), or null: it keeps a small pid. */
+  hostPids: string | null;
 }
 
 /** How long the probe may take: a start of bubblewrap takes about 10 ms. */
@@ -38,11 +41,12 @@ export async function sandboxTools(env: NodeJS.ProcessEnv): Promise<SandboxTools
 
 async function probeTools(env: NodeJS.ProcessEnv): Promise<SandboxTools> {
   const places = { pathEnv: env['PATH'], cwd: '/' };
-  const [bwrap, prlimit, truePath, envPath, cgroup] = await Promise.all([
+  const [bwrap, prlimit, truePath, envPath, setpriv, cgroup] = await Promise.all([
     locateCommand('bwrap', places),
     locateCommand('prlimit', places),
     locateCommand('true', places),
     locateCommand('env', places),
+    locateCommand('setpriv', places),
     findCgroupRoot(),
   ]);
   const defaultSignals =
@@ -51,10 +55,32 @@ async function probeTools(env: NodeJS.ProcessEnv): Promise<SandboxTools> {
       : null;
   const tools = { prlimit: prlimit.status === 'found' ? prlimit.path : null, cgroup, defaultSignals };
   if (bwrap.status !== 'found')
-    return { ...tools, availability: { kind: 'none', why: `bwrap is not on the PATH of wiggum (${bwrap.status})` } };
+    return {
+      ...tools,
+      hostPids: null,
+      availability: { kind: 'none', why: `bwrap is not on the PATH of wiggum (${bwrap.status})` },
+    };
   const trivial = truePath.status === 'found' ? truePath.path : '/bin/true';
-  const tried = await tryBwrap(bwrap.path, trivial, env);
-  return { ...tools, availability: tried };
+  const tried = await tryBwrap(bwrap.path, [trivial], [], env);
+  const hostPids =
+    tried.kind === 'bwrap' && setpriv.status === 'found' && (await takesHostPid(bwrap.path, setpriv.path, env))
+      ? setpriv.path
+      : null;
+  return { ...tools, hostPids, availability: tried };
+}
+
+/** The pid a launched command gets in the probe (any pid above the namespace's first few). */
+const PROBE_PID = 4242;
+
+/** Whether the launcher gives a command the pid it is handed, with no capability left (host-pid.ts). */
+async function takesHostPid(bwrap: string, setpriv: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  const check = `[ "$$" = ${PROBE_PID} ] && grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status`;
+  const launched = launchedCommand(setpriv, '/bin/sh', ['-c', check]);
+  const tried = await tryBwrap(bwrap, [launched.command, ...launched.args], LAUNCHER_CAPABILITIES, {
+    ...env,
+    [HOST_PID_VARIABLE]: String(PROBE_PID),
+  });
+  return tried.kind === 'bwrap';
 }
 
 async function takesDefaultSignal(envPath: string, trivial: string, env: NodeJS.ProcessEnv): Promise<string | null> {
@@ -66,7 +92,12 @@ async function takesDefaultSignal(envPath: string, trivial: string, env: NodeJS.
   return run?.exitCode === 0 ? envPath : null;
 }
 
-async function tryBwrap(bwrap: string, trivial: string, env: NodeJS.ProcessEnv): Promise<SandboxAvailability> {
+async function tryBwrap(
+  bwrap: string,
+  command: readonly string[],
+  capabilities: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<SandboxAvailability> {
   try {
     const version = await runCaptured(bwrap, ['--version'], { cwd: '/', env, timeoutMs: PROBE_TIMEOUT_MS });
     const run = await runCaptured(
@@ -76,6 +107,7 @@ async function tryBwrap(bwrap: string, trivial: string, env: NodeJS.ProcessEnv):
         '--unshare-pid',
         '--cap-drop',
         'ALL',
+        ...capabilities.flatMap((capability) => ['--cap-add', capability]),
         '--ro-bind',
         '/',
         '/',
@@ -84,7 +116,7 @@ async function tryBwrap(bwrap: string, trivial: string, env: NodeJS.ProcessEnv):
         '--proc',
         '/proc',
         '--',
-        trivial,
+        ...command,
       ],
       { cwd: '/', env, timeoutMs: PROBE_TIMEOUT_MS },
     );

@@ -11,6 +11,8 @@ export interface BwrapInput {
   network: Exclude<NetworkMode, 'allow'>;
   command: string;
   args: readonly string[];
+  /** Capabilities the command starts with after all are dropped (host-pid.ts: the launcher's, which it drops itself). */
+  capabilities?: readonly string[];
 }
 
 /**
@@ -21,7 +23,8 @@ export interface BwrapInput {
  *   2, under bubblewrap's reaper) exits, the kernel kills everything it left in the namespace.
  * - `--die-with-parent`: nothing of the run outlives wiggum.
  * - `--cap-drop ALL`: bubblewrap run as root keeps every capability unless told, and with them an
- *   agent could remount what is read-only.
+ *   agent could remount what is read-only. Only `capabilities` are added back, for a launcher
+ *   that drops them before the agent starts (host-pid.ts).
  * - `--unshare-net` for network off: an empty namespace, not even loopback to the host.
  * - No `--new-session`: wiggum starts bubblewrap with setsid already (a new session without a
  *   terminal, the group wiggum signals); a second session would take the agent out of that group.
@@ -33,6 +36,7 @@ export interface BwrapInput {
  */
 export function bwrapArgv(input: BwrapInput): { command: string; args: string[] } {
   const args = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--cap-drop', 'ALL'];
+  for (const capability of input.capabilities ?? []) args.push('--cap-add', capability);
   if (input.network === 'off') args.push('--unshare-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
   for (const mount of input.mounts) args.push(...mountArgs(mount));

@@ -7,6 +7,7 @@ import type { DerivedHomeFile } from './agent-settings.js';
 import { ownFolder, placeDerivedFiles, placeHomeFiles, placeMovedHomes } from './private-home.js';
 import type { SandboxTools } from './availability.js';
 import { bwrapArgv } from './bwrap-argv.js';
+import { LAUNCHER_CAPABILITIES, exportHostPid, launchedCommand } from './host-pid.js';
 import { commandPackage } from './command-package.js';
 import { openRunCgroup } from './cgroup.js';
 import type { RunCgroup } from './cgroup.js';
@@ -76,7 +77,8 @@ const STOP_SIGNALS = '--default-signal=TERM,INT,HUP';
 /**
  * Prepares the places of one confined run (its private home and temp, the home files, its
  * cgroup) and returns its command line: `[sh -c JOIN cgroup.procs] [prlimit LIMITS --] bwrap … --
- * COMMAND ARGS`, every step an exec, so the process wiggum started stays the run's leader.
+ * [LAUNCHER] [env --default-signal] COMMAND ARGS`, every step outside an exec, so the process
+ * wiggum started stays the run's leader, and its pid is the agent's inside (host-pid.ts).
  */
 export async function confineRun(request: ConfineRequest): Promise<ConfinedRun> {
   const egress =
@@ -121,6 +123,13 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
     hidden: await reals(expandHome(request.settings.hidden, home)),
     extra: [...request.extraMounts],
   });
+  const { hostPids: setpriv } = request.tools;
+  const signalled = insideCommand(
+    request.tools.defaultSignals,
+    egress?.command ?? request.command,
+    egress?.args ?? request.args,
+  );
+  const launched = launchedCommand(setpriv, signalled.command, signalled.args);
   // network: allow is an empty namespace too: the forwarder inside carries the agent's connections
   // to wiggum's proxy through the socket's folder.
   let line = bwrapArgv({
@@ -128,7 +137,8 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
     mounts,
     cwd: request.cwd,
     network: request.settings.network === 'on' ? 'on' : 'off',
-    ...insideCommand(request.tools.defaultSignals, egress?.command ?? request.command, egress?.args ?? request.args),
+    capabilities: setpriv === null ? [] : LAUNCHER_CAPABILITIES,
+    ...launched,
   });
   const { limits } = request.settings;
   const cgroup =
@@ -138,11 +148,11 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
   const options = prlimitOptions(limits, cgroup !== null);
   if (request.tools.prlimit !== null && options.length > 0)
     line = { command: request.tools.prlimit, args: [...options, '--', line.command, ...line.args] };
-  const ignoring = request.tools.defaultSignals === null ? '' : IGNORE_STOPS;
+  const outer = (request.tools.defaultSignals === null ? '' : IGNORE_STOPS) + exportHostPid(setpriv);
   if (cgroup !== null)
-    line = { command: '/bin/sh', args: ['-c', ignoring + JOIN_CGROUP, cgroup.procs, line.command, ...line.args] };
-  else if (ignoring !== '')
-    line = { command: '/bin/sh', args: ['-c', `${ignoring}exec "$@"`, 'sh', line.command, ...line.args] };
+    line = { command: '/bin/sh', args: ['-c', outer + JOIN_CGROUP, cgroup.procs, line.command, ...line.args] };
+  else if (outer !== '')
+    line = { command: '/bin/sh', args: ['-c', `${outer}exec "$@"`, 'sh', line.command, ...line.args] };
   return {
     ...line,
     env,
