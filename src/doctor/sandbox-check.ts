@@ -45,9 +45,6 @@ function limitsText(settings: SandboxSettings, tools: SandboxTools, root: boolea
       : tools.cgroup !== null
         ? `at most ${limits.processes} processes (a pids cgroup, v${tools.cgroup.version})`
         : `at most ${limits.processes} processes by RLIMIT_NPROC only (no writable pids cgroup${root ? ': it binds nothing for root' : ''})`;
-  const files =
-    tools.prlimit === null
-      ? 'no open-file or file-size limit (prlimit, util-linux, is not on PATH)'
-      : `open files ${limits.openFiles || 'unlimited'}, file size ${limits.fileSizeBytes || 'unlimited'} bytes`;
+  const files = `open files ${limits.openFiles || 'unlimited'}, file size ${limits.fileSizeBytes || 'unlimited'} bytes`;
   return `${processes}, ${files}`;
 }

@@ -8,7 +8,7 @@ import type { CgroupRoot } from './limits.js';
 /** What this machine offers to confine a run: bubblewrap, `prlimit`, and where pids cgroups go. */
 export interface SandboxTools {
   availability: SandboxAvailability;
-  /** `prlimit` (util-linux) on PATH, or null: no open-file or file-size limit. */
+  /** `prlimit` (util-linux) on PATH, or null: no process limit where there is no pids cgroup (outer-shell.ts). */
   prlimit: string | null;
   /** Where run cgroups are made, or null: processes are limited by RLIMIT_NPROC only. */
   cgroup: CgroupRoot | null;

@@ -7,11 +7,12 @@ import type { DerivedHomeFile } from './agent-settings.js';
 import { ownFolder, placeDerivedFiles, placeHomeFiles, placeMovedHomes } from './private-home.js';
 import type { SandboxTools } from './availability.js';
 import { bwrapArgv } from './bwrap-argv.js';
-import { LAUNCHER_CAPABILITIES, exportHostPid, launchedCommand } from './host-pid.js';
+import { LAUNCHER_CAPABILITIES, launchedCommand } from './host-pid.js';
 import { commandPackage } from './command-package.js';
 import { openRunCgroup } from './cgroup.js';
 import type { RunCgroup } from './cgroup.js';
-import { limitHit, prlimitOptions } from './limits.js';
+import { limitHit } from './limits.js';
+import { limitsLeftToPrlimit, outerShell } from './outer-shell.js';
 import type { Mount } from './mount.js';
 import { mountPlan } from './mount-plan.js';
 import { startEgressRun } from './egress-run.js';
@@ -62,23 +63,14 @@ export interface ConfinedRun {
   finish(ended: { exitCode: number | null; signal: string | null }): Promise<string | null>;
 }
 
-/** The shell line that puts the wrapper into the run's cgroup before it becomes prlimit and bubblewrap. */
-const JOIN_CGROUP = 'echo $$ > "$0" && exec "$@"';
-
-/**
- * bubblewrap's outer process is in the run's process group, so a stop's SIGTERM to the group would
- * kill it at once, and with it (--die-with-parent) the agent, before its stop grace: bubblewrap
- * starts with the stop signals ignored (inherited across exec), and the command inside gets them
- * back by `env --default-signal` (coreutils 8.31). A SIGKILL after the grace still ends them all.
- */
-const IGNORE_STOPS = 'trap "" TERM INT HUP; ';
+/** The stop signals back to their defaults for the command inside (outer-shell.ts says why they were ignored). */
 const STOP_SIGNALS = '--default-signal=TERM,INT,HUP';
 
 /**
  * Prepares the places of one confined run (its private home and temp, the home files, its
- * cgroup) and returns its command line: `[sh -c JOIN cgroup.procs] [prlimit LIMITS --] bwrap … --
- * [LAUNCHER] [env --default-signal] COMMAND ARGS`, every step outside an exec, so the process
- * wiggum started stays the run's leader, and its pid is the agent's inside (host-pid.ts).
+ * cgroup) and returns its command line: `sh -c OUTER [prlimit NPROC --] bwrap … -- [LAUNCHER]
+ * [env --default-signal] COMMAND ARGS` (outer-shell.ts), every step outside an exec, so the
+ * process wiggum started stays the run's leader, and its pid is the agent's inside (host-pid.ts).
  */
 export async function confineRun(request: ConfineRequest): Promise<ConfinedRun> {
   const egress =
@@ -145,14 +137,19 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
     request.tools.cgroup !== null && limits.processes > 0
       ? await openRunCgroup(request.tools.cgroup, request.cgroupName, limits.processes)
       : null;
-  const options = prlimitOptions(limits, cgroup !== null);
-  if (request.tools.prlimit !== null && options.length > 0)
-    line = { command: request.tools.prlimit, args: [...options, '--', line.command, ...line.args] };
-  const outer = (request.tools.defaultSignals === null ? '' : IGNORE_STOPS) + exportHostPid(setpriv);
-  if (cgroup !== null)
-    line = { command: '/bin/sh', args: ['-c', outer + JOIN_CGROUP, cgroup.procs, line.command, ...line.args] };
-  else if (outer !== '')
-    line = { command: '/bin/sh', args: ['-c', `${outer}exec "$@"`, 'sh', line.command, ...line.args] };
+  const nproc = limitsLeftToPrlimit(limits, cgroup !== null);
+  if (request.tools.prlimit !== null && nproc.length > 0)
+    line = { command: request.tools.prlimit, args: [...nproc, '--', line.command, ...line.args] };
+  line = outerShell(
+    {
+      ignoreStops: request.tools.defaultSignals !== null,
+      hostPids: setpriv,
+      limits,
+      cgroupProcs: cgroup?.procs ?? null,
+    },
+    line.command,
+    line.args,
+  );
   return {
     ...line,
     env,

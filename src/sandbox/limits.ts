@@ -47,19 +47,6 @@ export function cgroupRoot(facts: {
   return null;
 }
 
-/**
- * Pure: the `prlimit` options of a run's limits: open files and file size always, processes only
- * when no cgroup counts them (RLIMIT_NPROC counts every process of the user, and binds nothing for
- * root). Soft and hard alike, so the agent cannot raise them.
- */
-export function prlimitOptions(limits: SandboxLimits, withCgroup: boolean): string[] {
-  const options: string[] = [];
-  if (limits.openFiles > 0) options.push(`--nofile=${limits.openFiles}:${limits.openFiles}`);
-  if (limits.fileSizeBytes > 0) options.push(`--fsize=${limits.fileSizeBytes}:${limits.fileSizeBytes}`);
-  if (!withCgroup && limits.processes > 0) options.push(`--nproc=${limits.processes}:${limits.processes}`);
-  return options;
-}
-
 /** Pure: how many times a pids cgroup refused a fork, from its `pids.events` ("max 3"). */
 export function pidsRefused(events: string): number {
   const match = /^max (\d+)$/m.exec(events);

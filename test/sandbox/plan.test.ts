@@ -2,7 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { bwrapArgv } from '../../src/sandbox/bwrap-argv.js';
 import { confinementName, confinementOf, sandboxStatusOf } from '../../src/sandbox/decision.js';
 import { homeFilesOf } from '../../src/sandbox/home-files.js';
-import { cgroupMounts, cgroupRoot, limitHit, pidsRefused, prlimitOptions } from '../../src/sandbox/limits.js';
+import { cgroupMounts, cgroupRoot, limitHit, pidsRefused } from '../../src/sandbox/limits.js';
+import { limitsLeftToPrlimit, outerShell, ulimitLine } from '../../src/sandbox/outer-shell.js';
 import { mountPlan } from '../../src/sandbox/mount-plan.js';
 import type { MountPlanInput } from '../../src/sandbox/mount-plan.js';
 import { withoutNestingMarkers } from '../../src/sandbox/environment.js';
@@ -273,9 +274,35 @@ describe('limits', () => {
     ['cgroup2 without pids', { pidsV1: null, v2: '/c', v2Controllers: ['cpu'], writable: () => true }, null],
     ['nothing writable', { pidsV1: '/p', v2: '/c', v2Controllers: ['pids'], writable: () => false }, null],
   ])('%s', (_, facts, expected) => expect(cgroupRoot(facts)).toEqual(expected));
-  test('prlimit: processes only without a cgroup; soft and hard alike', () => {
-    expect(prlimitOptions(settings.limits, true)).toEqual(['--nofile=64:64', '--fsize=1024:1024']);
-    expect(prlimitOptions(settings.limits, false)).toContain('--nproc=100:100');
+  test.each([
+    [
+      'open files and file size in 512-byte blocks',
+      { processes: 100, openFiles: 64, fileSizeBytes: 1024 },
+      'ulimit -n 64 && ulimit -f 2 && ',
+    ],
+    ['a size under one block is one block', { processes: 0, openFiles: 0, fileSizeBytes: 100 }, 'ulimit -f 1 && '],
+    ['no limits: nothing', { processes: 0, openFiles: 0, fileSizeBytes: 0 }, ''],
+  ])('ulimitLine: %s', (_, limits, expected) => expect(ulimitLine(limits)).toBe(expected));
+  test('prlimit is left only the processes, and only without a cgroup', () => {
+    expect(limitsLeftToPrlimit(settings.limits, true)).toEqual([]);
+    expect(limitsLeftToPrlimit(settings.limits, false)).toEqual(['--nproc=100:100']);
+  });
+  test.each([
+    [
+      'everything: stops ignored, pid handed on, limits, the cgroup joined, then exec',
+      { ignoreStops: true, hostPids: '/usr/bin/setpriv', cgroupProcs: '/cg/cgroup.procs' },
+      'trap "" TERM INT HUP; export WIGGUM_SANDBOX_HOST_PID=$$; ulimit -n 64 && ulimit -f 2 && echo $$ > "$0" && exec "$@"',
+      '/cg/cgroup.procs',
+    ],
+    [
+      'nothing but the limits',
+      { ignoreStops: false, hostPids: null, cgroupProcs: null },
+      'ulimit -n 64 && ulimit -f 2 && exec "$@"',
+      'sh',
+    ],
+  ])('outerShell: %s', (_, over, script, zero) => {
+    const line = outerShell({ ...over, limits: settings.limits }, '/usr/bin/bwrap', ['--x', '$y']);
+    expect(line).toEqual({ command: '/bin/sh', args: ['-c', script, zero, '/usr/bin/bwrap', '--x', '$y'] });
   });
   test('a refused fork or SIGXFSZ is a limit hit, whatever the exit', () => {
     expect(pidsRefused('max 3\n')).toBe(3);
