@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { tempDir } from './temp-dir.js';
 
@@ -46,7 +46,8 @@ export function fingerprint(dir: string): string {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) {
         if (path !== join(dir, '.git')) walk(path);
-      } else files.push(`${relative(dir, path)} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`);
+      } else if (entry.isSymbolicLink()) files.push(`${relative(dir, path)} -> ${readlinkSync(path)}`);
+      else files.push(`${relative(dir, path)} ${createHash('sha256').update(readFileSync(path)).digest('hex')}`);
     }
   };
   walk(dir);
