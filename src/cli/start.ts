@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import type { WiggumConfig } from '../config/config.js';
+import { liveSecretMask } from '../config/secret-values.js';
 import { startDaemon } from '../daemon/daemon.js';
 import type { RunningDaemon } from '../daemon/surface.js';
 import { LiveLine } from '../log/live-line.js';
@@ -84,13 +86,7 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
         surface.config.daemon.http.listen === null
           ? null
           : (await import('../http/start-api.js')).startHttpApi(surface),
-      createLogger: (config) =>
-        (logger = createLogger({
-          level: options.logLevel ?? config.log.level,
-          fd: 1,
-          relativeTo: vault,
-          ...(liveLine === null ? {} : { liveLine }),
-        })),
+      createLogger: (config) => (logger = daemonLogger(config, vault, options.logLevel, liveLine)),
     });
     const stopShowing = liveLine === null ? null : showRunningTasks(daemon, liveLine);
     void daemon.stopped.then(() => stopShowing?.());
@@ -107,4 +103,20 @@ export async function startCommand(options: StartOptions): Promise<ExitCode> {
     await removeStopSignals();
     process.off('SIGHUP', onHup);
   }
+}
+
+/** The daemon's log on stdout, every line masked with its secrets (config/secret-values.ts). */
+function daemonLogger(
+  config: WiggumConfig,
+  vault: string,
+  level: LogLevel | undefined,
+  liveLine: LiveLine | null,
+): Logger {
+  return createLogger({
+    level: level ?? config.log.level,
+    fd: 1,
+    relativeTo: vault,
+    mask: liveSecretMask(config, process.env, join(vault, '.wiggum')),
+    ...(liveLine === null ? {} : { liveLine }),
+  });
 }

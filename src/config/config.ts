@@ -13,6 +13,7 @@ export interface HarnessDefinition {
   command: string;
   args: string[];
   env: Record<string, string>;
+  secretEnv?: string[];
   /** The account a usage limit pauses, when the config names one; `accountOf` gives the default. */
   account?: string;
   /** How its runs are confined: the vault's `sandbox:` with the harness's own over it. */
@@ -112,6 +113,7 @@ export interface WiggumConfig {
     logMaxBytes: number;
     tailBytes: number;
     envAllowlist: string[];
+    secretEnv: string[];
   };
   harnesses: Record<string, HarnessDefinition>;
   checks: Record<string, CheckDefinition>;
@@ -184,8 +186,20 @@ function compileHarness(name: string, h: RawConfig['harnesses'][string], sandbox
     command,
     args,
     env,
+    ...(h.secret_env.length === 0 ? {} : { secretEnv: h.secret_env }),
     ...(account === undefined ? {} : { account }),
     sandbox: harnessSandbox(sandbox, h.sandbox),
+  };
+}
+
+function compileHarnessSettings(harness: RawConfig['harness']): WiggumConfig['harness'] {
+  return {
+    defaultName: harness.default === '' ? null : harness.default,
+    stopGraceMs: harness.stop_grace,
+    logMaxBytes: harness.log_max_bytes,
+    tailBytes: harness.tail_bytes,
+    envAllowlist: harness.env_allowlist,
+    secretEnv: harness.secret_env,
   };
 }
 
@@ -232,13 +246,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
         maxDurationMs: loop.budget.max_duration,
       },
     },
-    harness: {
-      defaultName: raw.harness.default === '' ? null : raw.harness.default,
-      stopGraceMs: raw.harness.stop_grace,
-      logMaxBytes: raw.harness.log_max_bytes,
-      tailBytes: raw.harness.tail_bytes,
-      envAllowlist: raw.harness.env_allowlist,
-    },
+    harness: compileHarnessSettings(raw.harness),
     harnesses: Object.fromEntries(
       Object.entries(raw.harnesses).map(([name, h]) => [name, compileHarness(name, h, sandbox)]),
     ),

@@ -44,6 +44,7 @@ const name = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, { message: 'names use letters, digits, "_" and "-"' });
 const folder = z.string().regex(/^[^/\\.][^/\\]*$/, { message: 'a folder name inside the vault, without slashes' });
+const variableName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'not a valid variable name' });
 const envMap = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: 'not a valid variable name' }), z.string())
   .default({});
@@ -55,6 +56,8 @@ const harness = z.strictObject({
   // Appended to `args`: a layer adds flags (a --model) to a built-in harness without restating its args.
   extra_args: z.array(z.string()).default([]),
   env: envMap,
+  // More variables whose values are masked in what wiggum writes (over harness.secret_env).
+  secret_env: z.array(variableName).default([]),
   // The account a usage limit pauses (on every worker); absent: the harness's own name.
   account: name.optional(),
   // Over the vault-wide `sandbox:` (sandbox-settings.ts harnessSandbox).
@@ -137,7 +140,10 @@ export const rawConfigSchema = z
       stop_grace: duration,
       log_max_bytes: size,
       tail_bytes: size,
-      env_allowlist: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)),
+      env_allowlist: z.array(variableName),
+      // Variables whose values are masked as `[redacted]` in everything wiggum writes, beside the
+      // credential-like names it finds itself (src/config/secret-values.ts).
+      secret_env: z.array(variableName).default([]),
     }),
     harnesses: z.record(name, harness),
     checks: z

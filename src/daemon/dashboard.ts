@@ -1,4 +1,5 @@
 import { basename, extname } from 'node:path';
+import { inertLine } from '../task/inert-text.js';
 import type { WiggumConfig } from '../config/config.js';
 import { countText, describeIterations } from '../task/iteration-count.js';
 import { describeNotifier } from '../notify/describe.js';
@@ -126,7 +127,7 @@ function listDetail(task: PictureTask, nowMs: number): string {
   const at = task.endedAtMs === undefined ? '' : `, at ${localTime(task.endedAtMs, nowMs)}`;
   switch (task.state) {
     case 'blocked':
-      return `${after}: ${task.question === undefined || task.question === '' ? '(no question in the file)' : task.question}`;
+      return `${after}: ${task.question === undefined || task.question === '' ? '(no question in the file)' : oneLine(task.question)}`;
     case 'rejected':
       return `${after}${task.reason === undefined ? '' : `: ${oneLine(task.reason)}`}${at}`;
     case 'done':
@@ -249,7 +250,7 @@ export function elapsed(ms: number): string {
   return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
 }
 
+/** Agent or harness text on one line of the Dashboard: cut and escaped, so none of it renders (task/inert-text.ts). */
 function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ');
-  return flat.length > 160 ? `${flat.slice(0, 157)}…` : flat;
+  return inertLine(text, 160);
 }

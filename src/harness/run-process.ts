@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { WiggumError } from '../errors.js';
+import type { SecretMask } from '../secret-mask.js';
 import { CappedLog } from './output-log.js';
-import { OutputTail } from './output-tail.js';
+import { OutputSink } from './output-sink.js';
 import { killProcessGroup } from './process-group.js';
 import { systemProcessHost } from './process-host.js';
 import type { HostChild, ProcessHost } from './process-host.js';
@@ -65,7 +66,9 @@ export interface ProcessSpec {
   logMaxBytes: number;
   /** How much of the end of each stream is kept in memory for the result. */
   tailBytes: number;
-  /** Every chunk as it arrives, for live streaming and output parsers. Must not throw. */
+  /** Values hidden from the log, the tails and `onOutput`, even when cut across two chunks (output-sink.ts). */
+  mask?: SecretMask;
+  /** Every chunk as it arrives (masked), for live streaming and output parsers. Must not throw. */
   onOutput?: (chunk: Buffer, stream: 'stdout' | 'stderr') => void;
   /**
    * The run's marker just before spawn, synchronously: recorded then, it finds the harness even
@@ -197,39 +200,29 @@ async function supervise(
   log: CappedLog | null,
   host: ProcessHost,
 ): Promise<Partial<Outcome>> {
-  const tails = { stdout: new OutputTail(spec.tailBytes), stderr: new OutputTail(spec.tailBytes) };
   const state = {
     outputBytes: 0,
     lastOutputAt: host.monotonicNow(),
     leaderExited: false,
     stopReason: null as StopReason | null,
     stopping: null as Promise<boolean> | null,
-    waitingForLog: false,
   };
   const streams = [child.stdout, child.stderr];
   const outputClosed = Promise.all(
     streams.map((stream) => new Promise<void>((resolve) => stream.once('close', () => resolve()))),
   );
-
+  const sink = new OutputSink(streams, log, spec.tailBytes, spec.mask, spec.onOutput);
   const onData =
     (name: 'stdout' | 'stderr') =>
     (chunk: Buffer): void => {
       state.outputBytes += chunk.length;
       state.lastOutputAt = host.monotonicNow();
-      tails[name].push(chunk);
-      if (log !== null && !log.write(chunk) && !state.waitingForLog) {
-        // Backpressure: stop reading until the log catches up, so a flood cannot pile up in memory.
-        state.waitingForLog = true;
-        for (const stream of streams) stream.pause();
-        void log.drained().then(() => {
-          state.waitingForLog = false;
-          for (const stream of streams) stream.resume();
-        });
-      }
-      spec.onOutput?.(chunk, name);
+      sink.push(name, chunk);
     };
   child.stdout.on('data', onData('stdout'));
   child.stderr.on('data', onData('stderr'));
+  child.stdout.once('end', () => sink.end('stdout'));
+  child.stderr.once('end', () => sink.end('stderr'));
   // A read error ends the stream and 'close' follows, which is all we wait for.
   for (const stream of streams) stream.on('error', () => undefined);
   // EPIPE: the child exited or closed stdin before reading its whole prompt; its exit tells the story.
@@ -298,6 +291,8 @@ async function supervise(
   // The group is empty: this last sample holds only the strays, and is the first look for them.
   const straysKilled = await killStrays(marker, graceMs(), host, meter.sample(), run);
   await drainOutput(streams, outputClosed, host);
+  sink.end('stdout');
+  sink.end('stderr');
   // Kept until here: a kill while leftovers of the group wait out their grace ends them too.
   spec.kill?.removeEventListener('abort', onKill);
   child.stdin.destroy();
@@ -309,8 +304,8 @@ async function supervise(
     timedOut: state.stopReason === 'timeout',
     idleTimedOut: state.stopReason === 'idle',
     stopped: state.stopReason === 'abort',
-    stdoutTail: tails.stdout.text(),
-    stderrTail: tails.stderr.text(),
+    stdoutTail: sink.tails.stdout.text(),
+    stderrTail: sink.tails.stderr.text(),
     outputBytes: state.outputBytes,
     leftoverKilled,
     straysKilled,

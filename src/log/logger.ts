@@ -1,5 +1,6 @@
 import { pino } from 'pino';
 import type { DestinationStream, LogFn, Logger as PinoLogger } from 'pino';
+import type { SecretMask } from '../secret-mask.js';
 import { compactStream } from './compact-line.js';
 import type { LiveLine } from './live-line.js';
 import type { LogEvent } from './events.js';
@@ -47,6 +48,11 @@ export interface LoggerOptions {
   /** The vault: in human lines, paths inside it are shown relative to it. JSON lines keep them absolute. */
   relativeTo?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The secret values every line is masked with as it is written (the daemon's, from its config and
+   * environment: config/secret-values.ts); asked for each line, so that a reload's new set applies.
+   */
+  mask?: () => SecretMask;
 }
 
 /**
@@ -64,7 +70,10 @@ export function createLogger(options: LoggerOptions): Logger {
     level: options.level,
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
-    hooks: { logMethod: logOnce },
+    hooks: {
+      logMethod: logOnce,
+      ...(options.mask === undefined ? {} : { streamWrite: maskWith(options.mask) }),
+    },
   };
   const destination = pino.destination({ fd: options.fd, sync: true });
   if (pretty) {
@@ -88,6 +97,11 @@ export function createLogger(options: LoggerOptions): Logger {
   }
   if (env.JOURNAL_STREAM !== undefined && env.JOURNAL_STREAM !== '') return pino(base, withSyslogPriority(destination));
   return pino(base, destination);
+}
+
+/** A line masked as a whole: a value in any field or the message is `[redacted]`, and the JSON stays valid. */
+function maskWith(mask: () => SecretMask): (line: string) => string {
+  return (line) => mask().text(line);
 }
 
 /** The keys pino writes on every line itself (`pid` from `base`). */

@@ -3,7 +3,6 @@ import { lstat, readFile, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { WiggumError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
-import type { Logger } from '../log/logger.js';
 import { formatProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
@@ -13,13 +12,13 @@ import { appendSection } from '../task/render.js';
 import { questionSection } from '../task/question-section.js';
 import type { QuestionFacts } from '../task/question-section.js';
 import type { TaskFileWrite } from '../task/update-file.js';
-import type { Clock } from '../time/clock.js';
 import type { TaskRunResult } from './events.js';
 import type { StopReason } from './outcome.js';
 import type { Ended } from './resume-plan.js';
 import type { EndKind, RunPlaces, TaskFileHome } from './run-places.js';
 import { completionSummary, failureReport, invalidTaskReport } from './reports.js';
 import { writeCheckpoint } from './write-checkpoint.js';
+import type { CheckpointDeps } from './write-checkpoint.js';
 import { findMovedTaskFile } from './follow-file.js';
 import type { FailureFacts, LoopFacts } from './reports.js';
 import { plural } from '../plural.js';
@@ -31,12 +30,10 @@ import { plural } from '../plural.js';
  * file, and says what happened as a TaskRunResult.
  */
 
-export interface EndingDeps {
+export interface EndingDeps extends CheckpointDeps {
   places: RunPlaces;
   /** Where the file goes when it ends (the host's port: run-host.ts). */
   taskFile: TaskFileHome;
-  logger: Logger;
-  clock: Clock;
 }
 
 /** The task file as the loop last wrote it: its path and text (the base for merging user edits). */

@@ -1,12 +1,9 @@
+import { SecretMask } from '../secret-mask.js';
 import { isWiggumError } from '../errors.js';
 
 /** How many causes are followed, and how many frames of each are kept: enough to find the bug, not a wall. */
 const MAX_DEPTH = 6;
 const MAX_FRAMES = 15;
-/** A value shorter than this is too likely to occur by chance in a path or message to be worth hiding. */
-const MIN_SECRET_LENGTH = 6;
-/** Variable names whose values are credentials (API keys, tokens, passwords). */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION/i;
 
 /**
  * An error and its `cause`s, each with its message and stack frames, as plain text for a report:
@@ -58,21 +55,9 @@ function stackFrames(error: Error): string[] {
     .map((line) => `    ${line.trim()}`);
 }
 
-/** The values of variables named like credentials, longest first (so a longer one is hidden whole). */
-export function secretValues(...envs: readonly (Readonly<Record<string, string | undefined>> | undefined)[]): string[] {
-  const values = new Set<string>();
-  for (const env of envs) {
-    for (const [name, value] of Object.entries(env ?? {})) {
-      if (typeof value === 'string' && value.length >= MIN_SECRET_LENGTH && SECRET_NAME.test(name)) values.add(value);
-    }
-  }
-  return [...values].sort((a, b) => b.length - a.length);
-}
-
+/** `text` with every value of `secrets` (8 characters or more) replaced by `[redacted]` (secret-mask.ts). */
 export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= MIN_SECRET_LENGTH) out = out.split(secret).join('[redacted]');
-  return out;
+  return new SecretMask(secrets).text(text);
 }
 
 function safeJson(value: unknown): string {

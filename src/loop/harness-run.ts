@@ -82,6 +82,7 @@ export async function runHarness(ctx: IterationContext, state: LoopState, input:
       logMaxBytes: ctx.config.harness.logMaxBytes,
       tailBytes: ctx.config.harness.tailBytes,
       configKey: `harnesses.${ctx.harness.name}.command`,
+      mask: ctx.mask,
       signal: giveUp.signal,
       ...(ctx.kill === undefined ? {} : { kill: ctx.kill }),
       onSpawn: ctx.onSpawn,
@@ -185,7 +186,7 @@ function harnessVariables(ctx: IterationContext, state: LoopState, input: Iterat
 
 /** The question file, read before the memory is absorbed: a store without a folder of its own removes the scratch folder there. */
 async function readAfterRun(ctx: IterationContext, input: IterationInput): Promise<AskedText | null> {
-  const question = await readQuestionFile(input.questionFile).catch((error: unknown) => {
+  const question = await readQuestionFile(input.questionFile, ctx.mask).catch((error: unknown) => {
     ctx.logger.warn(
       { event: 'iteration.question-unread', file: input.questionFile, err: error },
       `could not read the agent's question file ${input.questionFile}; the run counts as one without a question`,

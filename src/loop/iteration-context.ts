@@ -1,6 +1,7 @@
 import { recordHarness, recordHarnessMarker } from '../harness/pid-record.js';
 import { systemProcessHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
+import type { SecretMask } from '../secret-mask.js';
 import type { Task } from '../task/parse.js';
 import type { Writable } from 'node:stream';
 import type { Budget, CheckDefinition, HarnessDefinition, WiggumConfig } from '../config/config.js';
@@ -14,6 +15,7 @@ import type { Clock } from '../time/clock.js';
 import type { IterationOutcome } from './outcome.js';
 import type { PreparedTask, PreparedWorktree } from './prepare.js';
 import type { RunPlaces } from './run-places.js';
+import { runMask } from './request.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 
 /** Everything about a task that stays fixed while its loop runs. */
@@ -44,6 +46,8 @@ export interface IterationContext {
   processes: ProcessHost;
   logger: Logger;
   env: NodeJS.ProcessEnv;
+  /** Secret values hidden from the harness's output and everything derived from it. */
+  mask: SecretMask;
   /** Live output goes here (`--no-stream`: null). */
   stream: Writable | null;
   /** Aborted with a StopReason to stop the harness at once. */
@@ -101,6 +105,7 @@ export function iterationContext(
     processes: deps.processes ?? systemProcessHost,
     logger,
     env: deps.env,
+    mask: runMask(deps),
     stream: request.stream,
     signal: request.signal,
     ...(request.kill === undefined ? {} : { kill: request.kill }),

@@ -25,6 +25,7 @@ import type { StopReason } from './outcome.js';
 import { stopReasonOf } from './outcome.js';
 import type { PreparedTask } from './prepare.js';
 import type { LoopFacts } from './reports.js';
+import { runMask } from './request.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 import type { ResumePlan } from './resume-plan.js';
 import type { PauseBoard } from './run-host.js';
@@ -140,7 +141,7 @@ export class LoopRun {
 
   endingDeps(): EndingDeps {
     const { places, taskFile } = this.deps.host;
-    return { places, taskFile, logger: this.log, clock: this.deps.clock };
+    return { places, taskFile, logger: this.log, clock: this.deps.clock, mask: runMask(this.deps) };
   }
 
   target(): LoopFile {

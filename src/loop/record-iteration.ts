@@ -1,4 +1,5 @@
 import type { IterationRecord } from '../memory/history.js';
+import { runMask } from './request.js';
 import { addRun } from '../memory/spent.js';
 import { checkpointData } from './checkpoint.js';
 import { decide, describeNextAction } from './decide.js';
@@ -34,12 +35,14 @@ export async function recordIteration(run: LoopRun, ran: IterationRun): Promise<
           activeMs: decision.state.activeMs + ran.record.durationMs,
           spent: addRun(decision.state.spent, ran.record),
         };
-  const entry: IterationRecord = {
+  // Masked as it is made: history.jsonl, the checkpoint's last error, the reports and the
+  // iteration events all read this record.
+  const entry: IterationRecord = runMask(run.deps).json({
     ...ran.record,
     ...(run.answer === null ? {} : { answer: run.answer }),
     action: decision.action.kind,
     nextState: describeNextAction(decision.action, run.review),
-  };
+  });
   run.answer = null;
   run.history.push(entry);
   // A record that cannot be kept (the disk full, the folder unwritable) ends this run before

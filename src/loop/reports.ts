@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors.js';
+import { inertBlock, inertLine } from '../task/inert-text.js';
 import type { IterationRecord } from '../memory/history.js';
 import { describeSpent } from '../memory/spent.js';
 import type { Spent } from '../memory/spent.js';
@@ -102,7 +103,7 @@ export function failureReport(facts: FailureFacts): string {
   const lines = [
     '## Failure report',
     '',
-    `- Reason: ${facts.reason} (${facts.code}).`,
+    `- Reason: ${inertLine(facts.reason)} (${facts.code}).`,
     whenLine(facts),
     `- Harness: ${facts.harness}.`,
     `- Used: ${describeSpent(facts.spent)}.`,
@@ -260,7 +261,7 @@ function nextStep(code: ErrorCode, taskId: string): string {
 function storyLine(stories: LoopFacts['stories']): string {
   if (stories.length === 0) return 'none.';
   const passing = stories.filter((story) => story.passes).length;
-  return `${passing} of ${stories.length} passing (${stories.map((story) => `${story.passes ? '✓' : '✗'} ${story.id} ${story.title}`).join('; ')}).`;
+  return `${passing} of ${stories.length} passing (${stories.map((story) => `${story.passes ? '✓' : '✗'} ${inertLine(story.id, 100)} ${inertLine(story.title, 200)}`).join('; ')}).`;
 }
 
 function memoryLine(sessionDir: string | null, noMemoryYet = false): string {
@@ -286,13 +287,12 @@ function foldedStack(chain: string): string {
 
 /** A fenced block whose fence is longer than any run of backticks inside, so the text cannot break out. */
 export function fence(text: string): string {
-  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length));
-  const marker = '`'.repeat(longest + 1);
-  return `${marker}text\n${text}\n${marker}`;
+  return inertBlock(text);
 }
 
+/** A table cell of agent text: one line, cut, every active character (`|` included) escaped. */
 function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 200);
+  return inertLine(text, 200);
 }
 
 function seconds(ms: number): string {

@@ -2,6 +2,8 @@ import type { Writable } from 'node:stream';
 import type { WiggumConfig } from '../config/config.js';
 import type { ProcessHost } from '../harness/process-host.js';
 import type { Logger } from '../log/logger.js';
+import type { SecretMask } from '../secret-mask.js';
+import { secretMaskOf } from '../config/secret-values.js';
 import type { Clock } from '../time/clock.js';
 import type { WiggumError } from '../errors.js';
 import type { Task } from '../task/parse.js';
@@ -19,6 +21,12 @@ export interface RunTaskDeps {
   logger: Logger;
   /** wiggum's own environment, filtered for the harness. */
   env: NodeJS.ProcessEnv;
+  /**
+   * The secret values hidden in everything the run derives from its agent and writes for people
+   * (output, log, reports, frontmatter, history); absent: built from `config` and `env` when the
+   * run starts (config/secret-values.ts), the HTTP token included.
+   */
+  mask?: SecretMask;
   /** Spawning, signals and the waits around them, beside the clock; the real ones by default. */
   processes?: ProcessHost;
   /** Work in the task's workdir itself rather than in a worktree of its own (`wiggum ralph`). */
@@ -29,6 +37,11 @@ export interface RunTaskDeps {
    * cannot start.
    */
   engine?: TaskEngine;
+}
+
+/** The run's secret mask: the one it was given, else one built from its config and environment. */
+export function runMask(deps: RunTaskDeps): SecretMask {
+  return deps.mask ?? secretMaskOf(deps.config, deps.env, deps.host.places.state);
 }
 
 export type TaskEngine = (

@@ -6,7 +6,8 @@ import type { IterationRecord } from '../memory/history.js';
 import { throughRunLink } from '../memory/run-link.js';
 import { checkpointData } from './checkpoint.js';
 import type { NextAction } from './decide.js';
-import { describeErrorChain, secretValues } from './error-chain.js';
+import { describeErrorChain } from './error-chain.js';
+import { runMask } from './request.js';
 import type { TaskRunResult } from './events.js';
 import { landingFiles } from './land-task.js';
 import { landCompleteTask } from './landing-loop.js';
@@ -129,9 +130,7 @@ export async function reject(
       reason,
       failedIteration,
       errorDetail: run.lastStderr.split('\n').slice(-30).join('\n') || reason,
-      errorChain: isAgentReported(code)
-        ? null
-        : describeErrorChain(error, secretValues(run.deps.env, run.prepared.harness.env)),
+      errorChain: isAgentReported(code) ? null : describeErrorChain(error, runMask(run.deps).values),
       checkpoint: {
         completed_steps: completedSteps,
         current_step: currentStep,

@@ -1,5 +1,5 @@
 import { WiggumError, isWiggumError } from '../errors.js';
-import { describeErrorChain, secretValues } from './error-chain.js';
+import { describeErrorChain } from './error-chain.js';
 import { formatProblem } from '../problem.js';
 import { basename } from 'node:path';
 import { checkTaskAgainstConfig } from '../task/check.js';
@@ -21,6 +21,7 @@ import { closeEndedWorktree } from './close-worktree.js';
 import { prepareTask } from './prepare.js';
 import { sandboxRefusal } from './sandbox-gate.js';
 import type { PreparedTask } from './prepare.js';
+import { runMask } from './request.js';
 import type { RunTaskDeps, RunTaskRequest } from './request.js';
 import { isAgentReported } from './reports.js';
 import { lockTask } from './task-lock.js';
@@ -33,7 +34,9 @@ import { runTaskLoop } from './task-loop.js';
  * same file resumes from the checkpoint. A task another process is running is refused with
  * E_LOCKED (thrown: nothing about the task changes).
  */
-export async function runTask(request: RunTaskRequest, deps: RunTaskDeps): Promise<TaskRunResult> {
+export async function runTask(request: RunTaskRequest, given: RunTaskDeps): Promise<TaskRunResult> {
+  // One secret set for the whole run: built here when the caller has none (config/secret-values.ts).
+  const deps = given.mask === undefined ? { ...given, mask: runMask(given) } : given;
   const result = await runTaskFile(request, deps);
   request.onEvent?.({ type: 'ended', taskId: result.taskId, result });
   return result;
@@ -119,7 +122,7 @@ async function runParsedTask(parsed: Task, request: RunTaskRequest, deps: RunTas
 
 /** What the endings of a run need: its host's places and task file home, its log and clock. */
 export function endingDepsOf(deps: RunTaskDeps, logger: RunTaskDeps['logger']): EndingDeps {
-  return { places: deps.host.places, taskFile: deps.host.taskFile, logger, clock: deps.clock };
+  return { places: deps.host.places, taskFile: deps.host.taskFile, logger, clock: deps.clock, mask: runMask(deps) };
 }
 
 /**
@@ -189,7 +192,7 @@ function rejectBeforeStart(
       reason: error.message,
       failedIteration: (loop?.iteration ?? 0) + 1,
       errorDetail: error.message,
-      errorChain: isAgentReported(error.code) ? null : describeErrorChain(error, secretValues(deps.env)),
+      errorChain: isAgentReported(error.code) ? null : describeErrorChain(error, runMask(deps).values),
       checkpoint: { completed_steps: [], current_step: null },
       logFile: null,
     },

@@ -4,6 +4,7 @@ import { formatProblem } from '../problem.js';
 import { updateTaskFile } from '../task/update-file.js';
 import type { TaskFileWrite } from '../task/update-file.js';
 import type { Clock } from '../time/clock.js';
+import type { SecretMask } from '../secret-mask.js';
 
 /** How long a checkpoint waits for a user's edit that does not parse yet to be finished. */
 const CONFLICT_WAIT_MS = 1000;
@@ -11,6 +12,8 @@ const CONFLICT_WAIT_MS = 1000;
 export interface CheckpointDeps {
   logger: Logger;
   clock: Clock;
+  /** Secret values hidden from the keys and the section written (what the agent's text put there). */
+  mask?: SecretMask;
 }
 
 /**
@@ -24,9 +27,18 @@ export async function writeCheckpoint(
   deps: CheckpointDeps,
   retries = 0,
 ): Promise<string | null> {
+  const mask = deps.mask;
+  const masked: TaskFileWrite =
+    mask === undefined || mask.empty
+      ? write
+      : {
+          ...write,
+          keys: mask.json(write.keys),
+          ...(write.section === undefined ? {} : { section: mask.text(write.section) }),
+        };
   for (let attempt = 0; ; attempt += 1) {
     try {
-      const written = await updateTaskFile(file, lastText, write);
+      const written = await updateTaskFile(file, lastText, masked);
       if (written.replacedUnreadKeys.length > 0) {
         deps.logger.warn(
           { event: 'checkpoint.keys-rewritten', file, problems: written.replacedUnreadKeys.map(formatProblem) },

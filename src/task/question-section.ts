@@ -6,6 +6,8 @@
  * `<promise>` tag) is never read back as a heading of the file or as a tag of the protocol.
  */
 
+import { inertBlock, unfenced } from './inert-text.js';
+
 export const QUESTION_HEADING = '## Question';
 export const ANSWER_HEADING = '## Answer';
 
@@ -21,7 +23,9 @@ export interface QuestionFacts {
 
 /** The section appended below everything the user wrote. */
 export function questionSection(facts: QuestionFacts): string {
-  const quoted = facts.text
+  // Fenced inside the quote: whatever the agent wrote (HTML, images, embeds, links, a callout) shows
+  // as the text it is (inert-text.ts); `quotedText` takes the fence off again.
+  const quoted = inertBlock(facts.text)
     .split('\n')
     .map((line) => (line === '' ? '>' : `> ${line}`))
     .join('\n');
@@ -96,11 +100,12 @@ const isAnswer = (section: Section): boolean => section.level === 2 && section.h
 const looksLikeAnswer = (section: Section): boolean => /^answer\s*:?$/i.test(section.heading) && !isAnswer(section);
 
 function quotedText(section: Section): string {
-  return section.lines
+  const quoted = section.lines
     .filter((line) => line.startsWith('>'))
     .map((line) => line.replace(/^> ?/, ''))
     .join('\n')
     .trim();
+  return unfenced(quoted).trim();
 }
 
 function plainText(section: Section): string {

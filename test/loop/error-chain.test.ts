@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { WiggumError } from '../../src/errors.js';
-import { describeErrorChain, redact, secretValues } from '../../src/loop/error-chain.js';
+import { describeErrorChain, redact } from '../../src/loop/error-chain.js';
 
 const FRAME = /^ {4}at .+:\d+:\d+\)?$/;
 const heads = (text: string): string[] => text.split('\n').filter((line) => !line.startsWith('    '));
@@ -48,15 +48,8 @@ describe('describeErrorChain', () => {
     expect(describeErrorChain(error)).toContain('Caused by: {"odd":1} (thrown as a object, so no stack)');
   });
 
-  test('values of variables named like credentials are redacted wherever they appear', () => {
-    const env = {
-      OPENAI_API_KEY: 'sk-live-123456',
-      GITHUB_TOKEN: 'ghp_abcdef',
-      HOME: '/home/someone',
-      SHORT_KEY: 'abc',
-    };
-    const secrets = secretValues(env, { DB_PASSWORD: 'hunter2-long' });
-    expect(secrets).toEqual(['sk-live-123456', 'hunter2-long', 'ghp_abcdef']);
+  test('the secret values are redacted wherever they appear', () => {
+    const secrets = ['sk-live-123456', 'hunter2-long', 'ghp_abcdef'];
     const error = new WiggumError('E_HARNESS_SPAWN', 'the answer quoted sk-live-123456 and hunter2-long', {
       cause: new Error('token ghp_abcdef in /home/someone'),
     });
