@@ -119,6 +119,8 @@ export interface WiggumConfig {
     backend: 'disk' | 'memory';
     /** A task in a git repository keeps prd.json and progress.txt in its workdir (`.ralph/<task id>/`), committed with the code. */
     inWorkdir: boolean;
+    /** The largest prd.json, progress.txt and context.md read after an agent ran (memory/limits.ts). */
+    limits: { prdBytes: number; progressBytes: number; contextBytes: number };
   };
   git: {
     enabled: boolean;
@@ -248,7 +250,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
         { name, command: c.command, args: c.args, env: c.env, timeoutMs: c.timeout },
       ]),
     ),
-    memory: { backend: raw.memory.backend, inWorkdir: raw.memory.in_workdir },
+    memory: compileMemory(raw.memory),
     git: {
       enabled: raw.git.enabled,
       autoCommit: raw.git.auto_commit,
@@ -289,4 +291,9 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
     },
     sandbox,
   };
+}
+
+function compileMemory({ backend, in_workdir, limits }: RawConfig['memory']): WiggumConfig['memory'] {
+  const { prd: prdBytes, progress: progressBytes, context: contextBytes } = limits;
+  return { backend, inWorkdir: in_workdir, limits: { prdBytes, progressBytes, contextBytes } };
 }
