@@ -33,7 +33,8 @@ export function foldReports(text: string, eol: string): string {
 /** Pure: `section` cut to at most `room` bytes (whole lines, the cut said), or '' when not even the note fits. */
 export function cutSection(section: string, room: number, eol: string): string {
   if (bytes(section) <= room) return section;
-  const budget = room - bytes(CUT) - 2 * bytes(eol);
+  // Room is kept for a fence closed after the cut (its marker and a line break).
+  const budget = room - bytes(CUT) - 3 * bytes(eol) - 32;
   if (budget <= 0) return '';
   let kept = Buffer.from(section, 'utf8').subarray(0, budget).toString('utf8');
   // A partly decoded last character, and the partial last line, go.
