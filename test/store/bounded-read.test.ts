@@ -12,7 +12,8 @@ const MiB = 1024 * 1024;
 async function bigFile(path: string, mib: number): Promise<void> {
   const out = createWriteStream(path);
   const chunk = Buffer.alloc(MiB, 'x');
-  for (let i = 0; i < mib; i += 1) if (!out.write(chunk)) await new Promise((ok) => out.once('drain', ok));
+  for (let i = 0; i < mib; i += 1)
+    if (!out.write(chunk)) await new Promise<void>((ok) => out.once('drain', () => ok()));
   out.end();
   await finished(out);
 }
@@ -20,7 +21,11 @@ async function bigFile(path: string, mib: number): Promise<void> {
 describe('a bounded read', () => {
   test.each([
     ['async', readBounded],
-    ['sync', async (path: string, limit: number, options?: { noFollow?: boolean }) => readBoundedSync(path, limit, options)],
+    [
+      'sync',
+      (path: string, limit: number, options?: { noFollow?: boolean }) =>
+        new Promise((ok) => ok(readBoundedSync(path, limit, options))),
+    ],
   ])('%s: text within the limit, missing, over the limit by its size, a FIFO, a link refused', async (_name, read) => {
     const dir = tempDir();
     writeFileSync(join(dir, 'small.txt'), 'hello');
