@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'E_CHECKPOINT_CONFLICT'
   | 'E_MEMORY_CORRUPT'
   | 'E_MEMORY_UNAVAILABLE'
+  /** A memory file the agent wrote is over its limit (memory.limits) or not a regular file: not read. */
+  | 'E_MEMORY_TOO_LARGE'
   | 'E_LOCKED'
   // harness
   | 'E_HARNESS_UNKNOWN'

@@ -51,6 +51,7 @@ export function exitCodeFor(error: unknown): ExitCode {
       case 'E_LAND_FAILED':
       case 'E_MAX_ITERATIONS':
       case 'E_MEMORY_CORRUPT':
+      case 'E_MEMORY_TOO_LARGE':
       case 'E_MEMORY_UNAVAILABLE':
       case 'E_NO_PROGRESS':
       case 'E_QUEUE_FENCED':

@@ -3,6 +3,8 @@ import { compileNotifier } from './notifier.js';
 import type { NotifierDefinition } from './notifier.js';
 import { parseListen } from './http-listen.js';
 import type { ListenAddress } from './http-listen.js';
+import { compileMemory } from './memory-settings.js';
+import type { MemorySettings } from './memory-settings.js';
 import { compileSandbox, harnessSandbox } from './sandbox-settings.js';
 import type { SandboxSettings } from './sandbox-settings.js';
 
@@ -117,11 +119,7 @@ export interface WiggumConfig {
   };
   harnesses: Record<string, HarnessDefinition>;
   checks: Record<string, CheckDefinition>;
-  memory: {
-    backend: 'disk' | 'memory';
-    /** A task in a git repository keeps prd.json and progress.txt in its workdir (`.ralph/<task id>/`), committed with the code. */
-    inWorkdir: boolean;
-  };
+  memory: MemorySettings;
   git: {
     enabled: boolean;
     autoCommit: boolean;
@@ -256,7 +254,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
         { name, command: c.command, args: c.args, env: c.env, timeoutMs: c.timeout },
       ]),
     ),
-    memory: { backend: raw.memory.backend, inWorkdir: raw.memory.in_workdir },
+    memory: compileMemory(raw.memory),
     git: {
       enabled: raw.git.enabled,
       autoCommit: raw.git.auto_commit,

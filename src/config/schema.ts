@@ -150,7 +150,11 @@ export const rawConfigSchema = z
       .record(name, check)
       .nullable()
       .transform((value) => value ?? {}),
-    memory: z.strictObject({ backend: z.enum(['disk', 'memory']), in_workdir: z.boolean() }),
+    memory: z.strictObject({
+      backend: z.enum(['disk', 'memory']),
+      in_workdir: z.boolean(),
+      limits: z.strictObject({ prd: size, progress: size, context: size }),
+    }),
     git: z.strictObject({
       enabled: z.boolean(),
       auto_commit: z.boolean(),

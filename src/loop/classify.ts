@@ -1,4 +1,4 @@
-import { WiggumError } from '../errors.js';
+import { WiggumError, isWiggumError } from '../errors.js';
 import type { HarnessFailure } from '../harness/drivers/driver.js';
 import type { ProcessResult } from '../harness/run-process.js';
 import type { DeadlineCause } from './iteration-deadline.js';
@@ -38,6 +38,9 @@ export function classify(
   facts: RunFacts,
 ): IterationOutcome | { kind: 'claim'; progressed: boolean; exitCode: number | null } {
   const { result, progressed } = facts;
+  // A memory file over its limit was not read: the attempt failed, and it is retried (decide.ts).
+  if (isWiggumError(facts.prdError, 'E_MEMORY_TOO_LARGE'))
+    return { kind: 'transient', code: 'E_MEMORY_TOO_LARGE', message: facts.prdError.message };
   if (facts.prdError !== null)
     return { kind: 'hard', code: 'E_MEMORY_CORRUPT', message: facts.prdError.message, error: facts.prdError };
   if (result.timedOut && facts.deadline === 'total') return totalTimeout(facts.totalTimeoutMs, facts.iteration);

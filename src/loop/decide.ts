@@ -119,7 +119,7 @@ export function decide(
       if (attempt > policy.retry.maxAttempts) {
         return reject(
           state,
-          'E_RETRIES_EXHAUSTED',
+          outcome.code === 'E_MEMORY_TOO_LARGE' ? outcome.code : 'E_RETRIES_EXHAUSTED',
           `${outcome.message}; still failing after ${plural(policy.retry.maxAttempts, 'retry', 'retries')}`,
         );
       }

@@ -19,6 +19,8 @@ export interface IterationInput {
   storiesBefore: ReturnType<typeof storySummary>;
   /** A hash of progress.txt before the run: a changed one is progress. */
   progressBefore: string;
+  /** Its length in bytes: an agent's progress.txt over its limit is cut back to it (memory-bounds.ts). */
+  progressBytesBefore: number;
   /** The agent's memory files (null: none could be made for it). */
   files: AgentFiles | null;
   prompt: string;
@@ -40,8 +42,9 @@ export async function iterationInput(ctx: IterationContext, state: LoopState, bo
   const confinement = await runConfinement(ctx, ctx.harness.sandbox);
   // A confined agent writes copies of its memory, never wiggum's own records (agent-files.ts).
   const scratch = confinement.confinement.kind === 'bwrap' ? runFolder(ctx, 'memory') : undefined;
-  const files = await agentFiles(ctx.store, ctx.taskId, scratch);
-  const progressBefore = hash(await ctx.store.loadProgress());
+  const files = await agentFiles(ctx.store, ctx.taskId, scratch, ctx.config.memory.limits);
+  const progressText = await ctx.store.loadProgress();
+  const progressBefore = hash(progressText);
   const prompt = buildPrompt({
     iteration,
     maxIterations: state.maxIterations,
@@ -74,6 +77,7 @@ export async function iterationInput(ctx: IterationContext, state: LoopState, bo
     prdBefore,
     storiesBefore,
     progressBefore,
+    progressBytesBefore: Buffer.byteLength(progressText),
     files,
     prompt,
     values,

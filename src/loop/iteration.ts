@@ -1,4 +1,3 @@
-import { isWiggumError } from '../errors.js';
 import { changesSince, gitState } from '../git/changes.js';
 import type { GitState } from '../git/changes.js';
 import { commitLeftovers } from '../git/git.js';
@@ -13,6 +12,7 @@ import type { HarnessRun } from './harness-run.js';
 import { hash, iterationInput } from './iteration-input.js';
 import type { IterationInput } from './iteration-input.js';
 import { iterationRecord } from './iteration-record.js';
+import { loadBoundedMemory } from './memory-bounds.js';
 import type { IterationOutcome } from './outcome.js';
 import { stopReasonOf } from './outcome.js';
 import { containsPromise } from './promise.js';
@@ -88,23 +88,17 @@ interface MemoryAfter {
   progressed: boolean;
 }
 
-/** The agent's memory after its run: a prd.json that no longer parses is kept as the error it is. */
+/** The agent's memory after its run: a prd.json that no longer parses, or a file over its limit, is kept as the error it is. */
 async function memoryAfter(ctx: IterationContext, input: IterationInput): Promise<MemoryAfter> {
-  let prd = input.prdBefore;
-  let prdError: Error | null = input.files?.prdError() ?? null;
-  if (prdError === null)
-    try {
-      prd = await ctx.store.loadPrd();
-    } catch (error) {
-      if (!isWiggumError(error)) throw error;
-      prdError = error;
-    }
+  const before = { prd: input.prdBefore, progressBytes: input.progressBytesBefore };
+  const read = await loadBoundedMemory(ctx, before, input.files?.prdError() ?? null);
+  const prd = read.prd ?? input.prdBefore;
   const stories = storySummary(prd);
   const progressed =
     stories.passing > input.storiesBefore.passing ||
     JSON.stringify(prd) !== JSON.stringify(input.prdBefore) ||
-    hash(await ctx.store.loadProgress()) !== input.progressBefore;
-  return { prd, prdError, stories, progressed };
+    (read.progress !== null && hash(read.progress) !== input.progressBefore);
+  return { prd, prdError: read.error, stories, progressed };
 }
 
 function completionFoundIn(ctx: IterationContext, run: HarnessRun): boolean {

@@ -16,7 +16,7 @@ import { memoryPlace, workdirMemoryDir, workdirMemoryKey } from '../memory/memor
 import { buildPrd, parsePrd } from '../memory/prd.js';
 import type { Prd } from '../memory/prd.js';
 import { openSession } from '../memory/session.js';
-import type { OpenedSession } from '../memory/session.js';
+import type { OpenSessionOptions, OpenedSession } from '../memory/session.js';
 import { openWorkdirMemory } from '../memory/workdir-store.js';
 import type { Task } from '../task/parse.js';
 import { prdFileOf } from '../task/prd-file.js';
@@ -95,7 +95,7 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
   const { session, branch } = await openTaskMemory(task, settings.branch, {
     places,
     clock: deps.clock,
-    backend: config.memory.backend,
+    ...config.memory, // its backend and limits
     logger,
   });
 
@@ -167,7 +167,7 @@ export async function prepareTask(task: Task, overrides: RunOverrides, deps: Pre
 export async function openTaskMemory(
   task: Task,
   branchSetting: string | null,
-  deps: { places: RunPlaces; clock: Clock; backend: WiggumConfig['memory']['backend']; logger: Logger },
+  deps: MemoryDeps & { logger: Logger },
 ): Promise<{ session: OpenedSession; branch: string | null }> {
   const prdFile = prdFileOf(task);
   const userPrd = prdFile === null ? null : await readUserPrd(prdFile);
@@ -182,6 +182,8 @@ export async function openTaskMemory(
   return { session, branch };
 }
 
+type MemoryDeps = { places: RunPlaces; clock: Clock } & Pick<OpenSessionOptions, 'backend' | 'limits'>;
+
 /**
  * Opens the task's session memory: the one its checkpoint names, or a new one whose prd.json is the
  * user's own (`prd:`) or built from the task.
@@ -190,7 +192,7 @@ function openTaskSession(
   task: Task,
   branch: string | null,
   userPrd: Prd | null,
-  deps: { places: RunPlaces; clock: Clock; backend: WiggumConfig['memory']['backend'] },
+  deps: MemoryDeps,
 ): Promise<OpenedSession> {
   return openSession({
     sessionsRoot: deps.places.sessions,
@@ -211,6 +213,7 @@ function openTaskSession(
       }),
     backend: deps.backend,
     clock: deps.clock,
+    limits: deps.limits,
   });
 }
 
@@ -240,7 +243,7 @@ async function placeMemory(
   }
   let opened;
   try {
-    opened = await openWorkdirMemory(paths, workdir, taskId, session.created, deps.clock);
+    opened = await openWorkdirMemory(paths, workdir, taskId, session.created, deps.clock, config.memory.limits);
   } catch (error) {
     if (isWiggumError(error)) throw error;
     throw new WiggumError(

@@ -7,6 +7,7 @@ import { formatProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
 import { plural } from '../plural.js';
 import { ordinal } from '../task/iteration-count.js';
+import { storyLine } from './report-bounds.js';
 
 /** What both reports say about how the loop went. */
 export interface LoopFacts {
@@ -213,6 +214,7 @@ function nextStep(code: ErrorCode, taskId: string): string {
     case 'E_LAND_FAILED':
       return `Fix what the push or the pull-request command reported (the remote, credentials, \`git.pr\` in the config); the branch and its commits are kept, ${retry}`;
     case 'E_MEMORY_CORRUPT':
+    case 'E_MEMORY_TOO_LARGE':
       // Without --fresh the task resumes the same memory, so a file that was only deleted fails again.
       return `Repair the file the error names, then send the task back with \`wiggum retry ${taskId}\`; or start over with \`wiggum retry ${taskId} --fresh\` (the broken session is archived, not deleted).`;
     // Every other code: the error's own words say what to fix. Named so that a new code gets its
@@ -256,12 +258,6 @@ function nextStep(code: ErrorCode, taskId: string): string {
     default:
       return `Fix the cause above, ${retry}`;
   }
-}
-
-function storyLine(stories: LoopFacts['stories']): string {
-  if (stories.length === 0) return 'none.';
-  const passing = stories.filter((story) => story.passes).length;
-  return `${passing} of ${stories.length} passing (${stories.map((story) => `${story.passes ? '✓' : '✗'} ${inertLine(story.id, 100)} ${inertLine(story.title, 200)}`).join('; ')}).`;
 }
 
 function memoryLine(sessionDir: string | null, noMemoryYet = false): string {

@@ -171,7 +171,8 @@ async function iterate(run: LoopRun): Promise<IterationRun | TaskRunResult> {
   try {
     ran = await runIteration(run.ctx, run.state, run.body, run.gitState);
   } catch (error) {
-    if (isWiggumError(error, 'E_MEMORY_CORRUPT')) return reject(run, error);
+    if (isWiggumError(error, 'E_MEMORY_CORRUPT') || isWiggumError(error, 'E_MEMORY_TOO_LARGE'))
+      return reject(run, error);
     throw error;
   } finally {
     if (run.prepared.harnessRecord !== null) emptyHarnessRecord(run.prepared.harnessRecord);

@@ -1,7 +1,11 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isWiggumError, toError } from '../errors.js';
+import { readBounded } from '../store/bounded-read.js';
 import { takeContextInbox } from './context-inbox.js';
+import { DEFAULT_MEMORY_LIMITS, limitOf, memoryTooLarge } from './limits.js';
+import type { MemoryFileKind, MemoryLimits } from './limits.js';
 import { parsePrd, serializePrd } from './prd.js';
 import type { MemoryStore } from './store.js';
 
@@ -13,7 +17,10 @@ export interface AgentFiles {
   context: string;
   /** After the run: takes the agent's edits back into a non-durable store, and cleans up. */
   absorb(): Promise<void>;
-  /** A copy of prd.json that no longer parsed when absorbed (it was not taken back), else null. */
+  /**
+   * A copy that was not taken back when absorbed, else null: prd.json that no longer parsed, or a
+   * copy over its limit (E_MEMORY_TOO_LARGE, never read).
+   */
   prdError(): Error | null;
 }
 
@@ -31,7 +38,12 @@ export interface AgentFiles {
  * store before each run. prd.json and progress.txt that live in the workdir (`memory.in_workdir`)
  * stay there: the agent writes them in place.
  */
-export async function agentFiles(store: MemoryStore, taskId: string, scratch?: string): Promise<AgentFiles | null> {
+export async function agentFiles(
+  store: MemoryStore,
+  taskId: string,
+  scratch?: string,
+  limits: MemoryLimits = DEFAULT_MEMORY_LIMITS,
+): Promise<AgentFiles | null> {
   if (store.paths !== null && (scratch === undefined || store.mirror !== undefined)) {
     const { dir, prd, progress, context } = store.paths;
     if (scratch === undefined)
@@ -62,11 +74,16 @@ export async function agentFiles(store: MemoryStore, taskId: string, scratch?: s
   } catch {
     return null;
   }
-  return copiesIn(store, dir, scratch === undefined);
+  return copiesIn(store, dir, scratch === undefined, limits);
 }
 
 /** prd.json, progress.txt and context.md copied into `dir`; absorbing takes prd.json and what was appended to progress back. */
-async function copiesIn(store: MemoryStore, dir: string, removeAfter: boolean): Promise<AgentFiles> {
+async function copiesIn(
+  store: MemoryStore,
+  dir: string,
+  removeAfter: boolean,
+  limits: MemoryLimits,
+): Promise<AgentFiles> {
   const files = {
     dir,
     prd: join(dir, 'prd.json'),
@@ -83,15 +100,23 @@ async function copiesIn(store: MemoryStore, dir: string, removeAfter: boolean): 
     prdError: () => prdError,
     absorb: async () => {
       try {
-        const text = await readFile(files.prd, 'utf8');
+        // Each copy is checked by its size before it is read: an agent's file over its limit is
+        // left where it is, and the run reads as a failed attempt (E_MEMORY_TOO_LARGE).
         try {
-          await store.savePrd(parsePrd(text, files.prd));
+          const text = await readCopy(files.prd, 'prd', limits);
+          if (text !== null) await store.savePrd(parsePrd(text, files.prd));
         } catch (error) {
           // Kept as the error it is: the iteration reads it as a prd.json that no longer parses.
-          prdError = error instanceof Error ? error : new Error(String(error));
+          prdError = toError(error);
         }
-        const progress = await readFile(files.progress, 'utf8');
-        if (progress.startsWith(progressBefore) && progress.length > progressBefore.length) {
+        let progress: string | null = null;
+        try {
+          progress = await readCopy(files.progress, 'progress', limits);
+        } catch (error) {
+          if (!isWiggumError(error, 'E_MEMORY_TOO_LARGE')) throw error;
+          prdError ??= error;
+        }
+        if (progress !== null && progress.startsWith(progressBefore) && progress.length > progressBefore.length) {
           await store.appendProgress(progress.slice(progressBefore.length).replace(/^\n+/, ''));
         }
         for (const added of await takeContextInbox(dir)) await store.addContext(added);
@@ -100,4 +125,16 @@ async function copiesIn(store: MemoryStore, dir: string, removeAfter: boolean): 
       }
     },
   };
+}
+
+/** A copy the agent wrote, read within its limit; a link, a FIFO or a device in its place is not read. */
+async function readCopy(path: string, kind: MemoryFileKind, limits: MemoryLimits): Promise<string | null> {
+  const limit = limitOf(limits, kind);
+  const read = await readBounded(path, limit, { noFollow: true }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return { kind: 'not-a-file' as const };
+    throw error;
+  });
+  if (read.kind === 'text') return read.text;
+  if (read.kind === 'missing') return null;
+  throw memoryTooLarge(path, kind, read.kind === 'too-large' ? read.size : null, limit);
 }

@@ -1,5 +1,6 @@
-import { appendFile, readFile, rm, stat } from 'node:fs/promises';
+import { appendFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { readBounded } from '../store/bounded-read.js';
 
 /**
  * Context added from inside a task's own run. A confined agent sees copies of its memory, not the
@@ -35,12 +36,12 @@ export async function addToContextInbox(inbox: string, text: string): Promise<vo
 /** After the run: the texts left in `dir`'s inbox, oldest first, and the inbox removed. */
 export async function takeContextInbox(dir: string): Promise<string[]> {
   const inbox = join(dir, INBOX);
-  const size = await stat(inbox).then(
-    (s) => s.size,
-    () => null,
-  );
-  if (size === null) return [];
-  const text = size > INBOX_READ_LIMIT ? '' : await readFile(inbox, 'utf8');
+  // Its size on the opened file first; a link, a FIFO or a device in its place is not read either.
+  const read = await readBounded(inbox, INBOX_READ_LIMIT, { noFollow: true }).catch(() => ({
+    kind: 'refused' as const,
+  }));
+  if (read.kind === 'missing') return [];
+  const text = read.kind === 'text' ? read.text : '';
   await rm(inbox, { force: true });
   return parseInbox(text);
 }

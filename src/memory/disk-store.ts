@@ -4,6 +4,8 @@ import { appendJsonLine } from '../store/json-lines.js';
 import type { Clock } from '../time/clock.js';
 import { appendContextText } from './context.js';
 import type { IterationRecord } from './history.js';
+import { DEFAULT_MEMORY_LIMITS, limitOf } from './limits.js';
+import type { MemoryFileKind, MemoryLimits } from './limits.js';
 import { checkRecordForWrite, readHistoryFile } from './history.js';
 import { checkSchema } from './json-text.js';
 import type { SessionPaths } from './paths.js';
@@ -24,7 +26,13 @@ export class DiskMemoryStore implements MemoryStore {
   constructor(
     readonly paths: SessionPaths,
     private readonly clock: Clock,
+    readonly limits: MemoryLimits = DEFAULT_MEMORY_LIMITS,
   ) {}
+
+  /** A memory file's text, checked against its limit before it is read (limits.ts). */
+  protected read(path: string, kind: MemoryFileKind): string | null {
+    return readMemoryText(path, { kind, bytes: limitOf(this.limits, kind) });
+  }
 
   /**
    * prd.json as last parsed: read twice an iteration, and unchanged by most runs. Still read from
@@ -35,7 +43,7 @@ export class DiskMemoryStore implements MemoryStore {
   // Reads are synchronous (small files; see readMemoryText) behind the store's async interface.
   loadPrd(): Promise<Prd> {
     return settled(() => {
-      const text = readMemoryText(this.paths.prd);
+      const text = this.read(this.paths.prd, 'prd');
       if (text === null) throw missingFile(this.paths.prd, 'the story list of this session');
       if (this.lastPrd?.text === text) return this.lastPrd.prd;
       const prd = parsePrd(text, this.paths.prd);
@@ -50,7 +58,7 @@ export class DiskMemoryStore implements MemoryStore {
   }
 
   loadProgress(): Promise<string> {
-    return settled(() => readMemoryText(this.paths.progress) ?? '');
+    return settled(() => this.read(this.paths.progress, 'progress') ?? '');
   }
 
   async appendProgress(section: string): Promise<void> {
@@ -59,7 +67,7 @@ export class DiskMemoryStore implements MemoryStore {
   }
 
   loadContext(): Promise<string> {
-    return settled(() => readMemoryText(this.paths.context) ?? '');
+    return settled(() => this.read(this.paths.context, 'context') ?? '');
   }
 
   async addContext(text: string): Promise<void> {

@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, rmdir } from 'node:fs/promises';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Clock } from '../time/clock.js';
 import { appendContextText } from './context.js';
 import { addToContextInbox, contextInboxFor } from './context-inbox.js';
 import { DiskMemoryStore } from './disk-store.js';
+import { DEFAULT_MEMORY_LIMITS } from './limits.js';
 import { sessionPaths } from './paths.js';
+import { readMemoryText } from './session-meta.js';
 
 /**
  * Adds (or with `text === null` clears) a task's mid-loop context; returns where it went. Before
@@ -38,7 +40,7 @@ export async function changeContext(
     await rmdir(paths.dir).catch(() => undefined);
   } else {
     await mkdir(paths.dir, { recursive: true });
-    const before = await readFile(paths.context, 'utf8').catch(() => '');
+    const before = readMemoryText(paths.context, { kind: 'context', bytes: DEFAULT_MEMORY_LIMITS.contextBytes }) ?? '';
     await writeFileAtomic(paths.context, appendContextText(before, text, clock.now()));
   }
   return 'pending';

@@ -16,6 +16,7 @@ import type { Prd } from './prd.js';
 import { prdSchema, serializePrd } from './prd.js';
 import { progressHeader } from './progress.js';
 import type { SessionMeta } from './session-meta.js';
+import type { MemoryLimits } from './limits.js';
 import { missingFile, parseSessionMeta, readMemoryText, serializeSessionMeta } from './session-meta.js';
 import type { MemoryStore } from './store.js';
 
@@ -35,6 +36,7 @@ export interface OpenSessionOptions {
   initialPrd: () => Promise<Prd> | Prd;
   backend: 'disk' | 'memory';
   clock: Clock;
+  limits?: MemoryLimits | undefined; // memory.limits; the defaults when not given
 }
 
 export interface OpenedSession {
@@ -117,7 +119,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     return fallbackOr(error, options, `${paths.dir} cannot be written`, archivedTo, prd);
   }
   return {
-    store: new DiskMemoryStore(paths, options.clock),
+    store: new DiskMemoryStore(paths, options.clock, options.limits),
     sessionId: options.newSessionId,
     created: true,
     archivedTo,
@@ -168,7 +170,7 @@ async function inspect(paths: SessionPaths): Promise<Existing> {
 
 /** Resumes a session: validates what is there, changes nothing, and checks the folder can still be written. */
 async function resume(paths: SessionPaths, sessionId: string, options: OpenSessionOptions): Promise<OpenedSession> {
-  const disk = new DiskMemoryStore(paths, options.clock);
+  const disk = new DiskMemoryStore(paths, options.clock, options.limits);
   const prd = await disk.loadPrd();
   const history = await disk.loadHistory();
   try {
@@ -272,14 +274,8 @@ async function freshInMemory(
 ): Promise<OpenedSession> {
   const initial = prd ?? checkSchema(prdSchema, await options.initialPrd(), 'prd.json (initial)');
   const store = new InMemoryStore({ prd: initial, progress: progressHeader(options.clock.now()) }, options.clock);
-  return {
-    store,
-    sessionId: options.newSessionId,
-    created: true,
-    archivedTo,
-    runDir: null,
-    warning: notDurable(options.taskId, reason, fix),
-  };
+  const warning = notDurable(options.taskId, reason, fix);
+  return { store, sessionId: options.newSessionId, created: true, archivedTo, runDir: null, warning };
 }
 
 function notDurable(taskId: string, reason: string, fix: string): string {

@@ -7,6 +7,7 @@ import type { Clock } from '../time/clock.js';
 import { DiskMemoryStore } from './disk-store.js';
 import { seedFrom, workdirMemoryDir } from './memory-place.js';
 import type { SessionPaths } from './paths.js';
+import type { MemoryLimits } from './limits.js';
 import type { Prd } from './prd.js';
 import { parsePrd } from './prd.js';
 import { missingFile, readMemoryText } from './session-meta.js';
@@ -24,8 +25,9 @@ export class WorkdirMemoryStore extends DiskMemoryStore {
     private readonly session: SessionPaths,
     workdirPaths: SessionPaths,
     clock: Clock,
+    limits?: MemoryLimits,
   ) {
-    super(workdirPaths, clock);
+    super(workdirPaths, clock, limits);
   }
 
   override async savePrd(prd: Prd): Promise<void> {
@@ -44,11 +46,11 @@ export class WorkdirMemoryStore extends DiskMemoryStore {
    * keeps the last good list for the report.
    */
   async mirror(): Promise<void> {
-    const prd = readMemoryText(this.paths.prd);
-    if (prd !== null && prd !== readMemoryText(this.session.prd) && parses(prd, this.paths.prd))
+    const prd = this.read(this.paths.prd, 'prd');
+    if (prd !== null && prd !== this.read(this.session.prd, 'prd') && parses(prd, this.paths.prd))
       await writeFileAtomic(this.session.prd, prd);
-    const progress = readMemoryText(this.paths.progress);
-    if (progress !== null && progress !== readMemoryText(this.session.progress))
+    const progress = this.read(this.paths.progress, 'progress');
+    if (progress !== null && progress !== this.read(this.session.progress, 'progress'))
       await writeFileAtomic(this.session.progress, progress);
   }
 }
@@ -73,6 +75,7 @@ export async function openWorkdirMemory(
   taskId: string,
   sessionCreated: boolean,
   clock: Clock,
+  limits?: MemoryLimits,
 ): Promise<OpenedWorkdirMemory> {
   const dir = join(workdir, workdirMemoryDir(taskId));
   await mkdir(dir, { recursive: true });
@@ -89,7 +92,7 @@ export async function openWorkdirMemory(
     prd: await seed(session.prd, paths.prd, true),
     progress: await seed(session.progress, paths.progress, false),
   };
-  const store = new WorkdirMemoryStore(session, paths, clock);
+  const store = new WorkdirMemoryStore(session, paths, clock, limits);
   await store.mirror();
   return { store, dir, seeded };
 }

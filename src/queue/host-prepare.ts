@@ -80,6 +80,7 @@ export async function prepareOnHost(task: Task, request: RunTaskRequest, deps: R
     places: layout,
     clock,
     backend: 'disk',
+    limits: config.memory.limits,
     logger: deps.logger,
   });
   const { session } = memory;

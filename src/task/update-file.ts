@@ -7,7 +7,9 @@ import { formatProblem } from '../problem.js';
 import type { Problem } from '../problem.js';
 import { readTaskFileSync } from './read.js';
 import type { FileIdentity } from './read-text.js';
-import { appendSection, withOwnedKeys } from './render.js';
+import { TASK_LIMITS } from './limits.js';
+import { appendWithin, foldReports } from './note-room.js';
+import { withOwnedKeys } from './render.js';
 import { tickChecklistLines } from './stories.js';
 import type { OwnedKeys } from './render.js';
 import { RenameRefused, writeFileAtomic } from '../store/atomic-write.js';
@@ -74,10 +76,13 @@ export async function updateTaskFile(file: string, lastText: string, write: Task
       const lines = current.stories.filter((story) => ids.has(story.id) && !story.checked).map((story) => story.line);
       next = next.slice(0, bodyStart) + tickChecklistLines(next.slice(bodyStart), lines);
     }
-    if (write.section !== undefined) next = appendSection(next, write.section, current.layout.eol);
-    // A checkpoint alone (no tick, no section) changes only wiggum's keys: its parse is derived.
-    const spliced =
-      write.tick === undefined && write.section === undefined ? splicedTask(current, write.keys, next) : null;
+    // Within the task-size limit, so the file is read again (retry): earlier reports fold first.
+    const fold = write.section === undefined && Buffer.byteLength(next) > TASK_LIMITS.maxBytes;
+    if (write.section !== undefined) next = appendWithin(next, write.section, current.layout.eol);
+    else if (fold) next = foldReports(next, current.layout.eol);
+    // A checkpoint alone (no tick, no section, nothing folded) changes only wiggum's keys: its parse is derived.
+    const keysOnly = write.tick === undefined && write.section === undefined && !fold;
+    const spliced = keysOnly ? splicedTask(current, write.keys, next) : null;
     if (spliced !== null) rememberParse(spliced);
     const reparsed = spliced === null ? parseTask(file, next) : { ok: true as const, task: spliced };
     if (!reparsed.ok) {
