@@ -182,6 +182,8 @@ describe.each(CLIS)('the real $name CLI, told to escape its sandbox', (cli) => {
       const rc = (name: string): string | undefined => new RegExp(`ATTEMPT ${name} rc=(\\d+)`).exec(log)?.[1];
       for (const refused of ['ssh', 'link', 'other', 'environ', 'kill', 'hook', 'fsmonitor'])
         expect(rc(refused), `${refused} in ${log}`).toMatch(/^[1-9]\d*$/);
+      // The hook was aimed at the real shared .git, and refused there.
+      expect(log).toContain(`${t.repo}/.git/hooks/post-commit: Read-only file system`);
       expect(log).not.toContain(KEY_TEXT);
       expect(log).not.toContain(VICTIM_SECRET);
       // Contained: the home and the vault the agent wrote into were its own private copies.
@@ -207,6 +209,7 @@ function plant(paths: SandboxPaths, victim: number): Targets {
     vault: '',
     victim,
     marks: join(base, 'marks'),
+    repo: paths.repo,
   };
   mkdirSync(join(paths.home, '.ssh'), { recursive: true });
   writeFileSync(join(paths.home, '.ssh', 'id_rsa'), `${KEY_TEXT}\n`);
