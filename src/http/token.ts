@@ -18,9 +18,7 @@ export function newToken(): string {
 export async function writeToken(stateDir: string): Promise<string> {
   const token = newToken();
   const file = tokenFile(stateDir);
-  await writeFileAtomic(file, `${token}\n`, { mode: 0o600 });
-  // An existing file keeps its mode through the replace: owner-only whatever it was.
-  await chmod(file, 0o600);
+  await writeFileAtomic(file, `${token}\n`, { ownerOnly: true });
   return token;
 }
 
