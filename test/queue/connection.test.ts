@@ -43,7 +43,7 @@ test('a Redis with a password (requirepass): the URL with it connects and runs a
   for (const refused of [none, wrong]) refused.redis.on('error', () => undefined);
   const queue = new Queue('auth-probe', { connection: redis });
   const workerConnection = openQueueConnection(address, 'wiggum-test-worker');
-  const worker = new Worker('auth-probe', (job) => Promise.resolve(`ran ${String(job.data.n)}`), {
+  const worker = new Worker<{ n: number }>('auth-probe', (job) => Promise.resolve(`ran ${job.data.n}`), {
     connection: workerConnection.redis,
   });
   try {
