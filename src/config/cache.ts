@@ -8,7 +8,7 @@ import { DEFAULT_CONFIG_FILE } from './sources.js';
 import type { ConfigSources } from './sources.js';
 
 /** Bumped when the compiled configuration changes shape, so no older cache is taken for a newer one. */
-const FORMAT = 1;
+const FORMAT = 2; // 2: written 0600 (an older cache, maybe 0644, is written anew)
 
 interface CacheFile {
   key: string;
@@ -37,10 +37,12 @@ export async function loadConfigCached(sources: ConfigSources): Promise<WiggumCo
   const { loadConfig } = await import('./load.js');
   const config = await loadConfig(sources);
   if (file !== null && key !== null && existsSync(join(file, '..'))) {
-    // Not fsynced: losing it costs one slow start, nothing else.
-    await writeFileAtomic(file, JSON.stringify({ key, config } satisfies CacheFile), { durable: false }).catch(
-      () => undefined,
-    );
+    // Not fsynced: losing it costs one slow start, nothing else. Owner-only: it holds the notifiers'
+    // URLs (keys in their paths) and the harnesses' env values.
+    await writeFileAtomic(file, JSON.stringify({ key, config } satisfies CacheFile), {
+      durable: false,
+      ownerOnly: true,
+    }).catch(() => undefined);
   }
   return config;
 }

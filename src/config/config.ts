@@ -1,8 +1,8 @@
 import type { HarnessKind, LandMode, RawConfig } from './schema.js';
 import { compileNotifier } from './notifier.js';
 import type { NotifierDefinition } from './notifier.js';
-import { parseListen } from './http-listen.js';
-import type { ListenAddress } from './http-listen.js';
+import { compileHttp } from './http-listen.js';
+import type { HttpConfig } from './http-listen.js';
 import { compileMemory } from './memory-settings.js';
 import type { MemorySettings } from './memory-settings.js';
 import { compileSandbox, harnessSandbox } from './sandbox-settings.js';
@@ -168,13 +168,6 @@ export interface WiggumConfig {
   sandbox: SandboxSettings;
 }
 
-export interface HttpConfig {
-  listen: ListenAddress | null;
-  insecure: boolean;
-  /** PEM files, relative to the vault unless absolute; null: plain HTTP. */
-  tls: { cert: string; key: string } | null;
-}
-
 function compileHarness(name: string, h: RawConfig['harnesses'][string], sandbox: SandboxSettings): HarnessDefinition {
   const { kind, command, env, account } = h;
   const args = [...h.args, ...h.extra_args];
@@ -275,11 +268,7 @@ export function compileConfig(raw: RawConfig, sources: string[]): WiggumConfig {
       dashboardDebounceMs: raw.daemon.dashboard_debounce,
       failedRetryMs: raw.daemon.failed_retry,
       defaultPriority: raw.daemon.default_priority,
-      http: {
-        listen: raw.daemon.http.listen === '' ? null : parseListen(raw.daemon.http.listen),
-        insecure: raw.daemon.http.insecure,
-        tls: raw.daemon.http.tls.cert === '' ? null : { cert: raw.daemon.http.tls.cert, key: raw.daemon.http.tls.key },
-      },
+      http: compileHttp(raw.daemon.http),
     },
     review: {
       required: raw.review.required,

@@ -49,3 +49,59 @@ export function exposureProblem(listen: string, how: { tls: boolean; insecure: b
     'if the network is trusted (a reverse proxy, a VPN), or listen on 127.0.0.1'
   );
 }
+
+/** A host the API answers to: a name (lower case, an IPv6 address in brackets) and a port, or any port. */
+export interface AllowedHost {
+  name: string;
+  port: number | null;
+}
+
+const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/;
+
+/** `name[:port]` as a header or a config entry writes it, or null when it is neither. */
+export function parseHost(text: string): AllowedHost | null {
+  const match = HOST.exec(text.trim().toLowerCase());
+  if (match === null) return null;
+  const port = match[2] === undefined ? null : Number(match[2]);
+  if (port !== null && port > 65_535) return null;
+  return { name: match[1]!, port };
+}
+
+/** A problem with a `daemon.http.hosts` entry, or null. */
+export function hostEntryProblem(text: string): string | null {
+  return parseHost(text) === null
+    ? `hosts: "${text.slice(0, 80)}" is not a host name or HOST:PORT (such as wiggum.example.com or 127.0.0.1:8377)`
+    : null;
+}
+
+export interface HttpConfig {
+  listen: ListenAddress | null;
+  insecure: boolean;
+  /** PEM files, relative to the vault unless absolute; null: plain HTTP. */
+  tls: { cert: string; key: string } | null;
+  /** More `Host:` names the API answers to (`name` or `name:port`), beside the loopback names. */
+  hosts: string[];
+  /** Open connections at most; more are closed as they come. */
+  maxConnections: number;
+  /** A request whose headers have not all come within this is answered 408 and closed. */
+  headerTimeoutMs: number;
+}
+
+/** `daemon.http` as the schema checked it, compiled. */
+export function compileHttp(http: {
+  listen: string;
+  insecure: boolean;
+  tls: { cert: string; key: string };
+  hosts: string[];
+  max_connections: number;
+  header_timeout: number;
+}): HttpConfig {
+  return {
+    listen: http.listen === '' ? null : parseListen(http.listen),
+    insecure: http.insecure,
+    tls: http.tls.cert === '' ? null : { cert: http.tls.cert, key: http.tls.key },
+    hosts: http.hosts,
+    maxConnections: http.max_connections,
+    headerTimeoutMs: http.header_timeout,
+  };
+}

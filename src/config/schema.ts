@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { duration } from './duration.js';
 import { sizeBytes } from './units.js';
 import { notifyListSchema } from './notify-schema.js';
-import { exposureProblem, listenProblem } from './http-listen.js';
+import { exposureProblem, hostEntryProblem, listenProblem } from './http-listen.js';
 import { harnessSandboxSchema, sandboxSchema } from './sandbox-schema.js';
 import { compileSandbox, harnessSandbox, sandboxProblem } from './sandbox-settings.js';
 
@@ -193,6 +193,15 @@ export const rawConfigSchema = z
           }),
           insecure: z.boolean(),
           tls: z.strictObject({ cert: z.string(), key: z.string() }),
+          hosts: z.array(
+            z.string().refine((text) => hostEntryProblem(text) === null, {
+              error: (issue) => hostEntryProblem(String(issue.input)) ?? 'not a host name',
+            }),
+          ),
+          max_connections: z.int().min(1).max(100_000),
+          header_timeout: duration.refine((ms) => ms >= 100 && ms <= 600_000, {
+            message: 'header_timeout must be between 100ms and 10m',
+          }),
         })
         .superRefine((http, context) => {
           const problem = exposureProblem(http.listen, {

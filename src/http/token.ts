@@ -18,9 +18,7 @@ export function newToken(): string {
 export async function writeToken(stateDir: string): Promise<string> {
   const token = newToken();
   const file = tokenFile(stateDir);
-  await writeFileAtomic(file, `${token}\n`, { mode: 0o600 });
-  // An existing file keeps its mode through the replace: owner-only whatever it was.
-  await chmod(file, 0o600);
+  await writeFileAtomic(file, `${token}\n`, { ownerOnly: true });
   return token;
 }
 
@@ -56,7 +54,8 @@ const RECHECK_MS = 1_000;
  */
 export class TokenGate {
   private digest: Buffer;
-  private changedAtMs = 0;
+  /** The file's inode and change time when last read: a rotation replaces the inode (a rename). */
+  private version = '';
   private checkedAtMs = 0;
 
   private constructor(
@@ -69,7 +68,7 @@ export class TokenGate {
 
   static async open(stateDir: string, now: () => number): Promise<TokenGate> {
     const gate = new TokenGate(stateDir, await ensureToken(stateDir), now);
-    gate.changedAtMs = (await stat(tokenFile(stateDir))).ctimeMs;
+    gate.version = versionOf(await stat(tokenFile(stateDir)));
     gate.checkedAtMs = now();
     return gate;
   }
@@ -84,16 +83,17 @@ export class TokenGate {
     const now = this.now();
     if (now - this.checkedAtMs < RECHECK_MS) return;
     this.checkedAtMs = now;
-    const changedAtMs = await stat(tokenFile(this.stateDir)).then(
-      (s) => s.ctimeMs,
-      () => null,
-    );
-    if ((changedAtMs ?? -1) === this.changedAtMs) return;
-    const token = changedAtMs === null ? null : await readToken(this.stateDir).catch(() => null);
+    const version = await stat(tokenFile(this.stateDir)).then(versionOf, () => null);
+    if ((version ?? 'none') === this.version) return;
+    const token = version === null ? null : await readToken(this.stateDir).catch(() => null);
     // A file removed or emptied admits nobody until a token is there again: never an open door.
     this.digest = digestOf(token ?? newToken());
-    this.changedAtMs = changedAtMs ?? -1;
+    this.version = version ?? 'none';
   }
+}
+
+function versionOf(stats: { ino: number; ctimeMs: number }): string {
+  return `${stats.ino}:${stats.ctimeMs}`;
 }
 
 function digestOf(token: string): Buffer {

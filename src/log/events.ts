@@ -143,6 +143,7 @@ export const LOG_EVENTS = [
   'worker.stop-asked',
   'worker.watch-failed',
   'worker.fenced',
+  'worker.harness-missing',
   'worker.job-failed',
   'queue.opened',
   'queue.dispatched',

@@ -2,7 +2,7 @@ import type { NotifierDefinition } from '../config/notifier.js';
 import { toError } from '../errors.js';
 import { runCaptured } from '../harness/run-captured.js';
 import type { OutboxEntry } from './outbox.js';
-import { SIGNATURE_HEADER, signBody } from './signature.js';
+import { SIGNATURE_HEADER, signBody, standardHeaders } from './signature.js';
 
 export type DeliveryResult = { ok: true } | { ok: false; error: string };
 
@@ -13,6 +13,8 @@ export interface DeliveryContext {
   cwd: string;
   /** Aborted when the daemon stops: a delivery under way ends, and its entry stays for the next start. */
   signal: AbortSignal;
+  /** Now, by the daemon's clock: each attempt is signed with its own timestamp. */
+  nowMs: number;
 }
 
 /** One attempt to deliver `entry`; never throws, and no error it returns holds a webhook's URL. */
@@ -44,6 +46,7 @@ async function postWebhook(
         'content-type': 'application/json',
         'user-agent': 'wiggum',
         [SIGNATURE_HEADER]: signBody(secret, entry.body),
+        ...standardHeaders(secret, entry.id, context.nowMs, entry.body),
         'X-Wiggum-Event': entry.event,
         'X-Wiggum-Event-Id': entry.id,
       },

@@ -24,14 +24,15 @@ export function entryFile(dir: string, entry: Pick<OutboxEntry, 'id' | 'notifier
 }
 
 export async function writeEntry(dir: string, entry: OutboxEntry): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  await writeFileAtomic(entryFile(dir, entry), `${JSON.stringify(entry)}\n`);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // Owner-only: an event holds what a task said, and the notifier's own key names the URL it goes to.
+  await writeFileAtomic(entryFile(dir, entry), `${JSON.stringify(entry)}\n`, { ownerOnly: true });
 }
 
 /** The same as {@link writeEntry}, for the last writes of a process that is crashing. */
 export function writeEntrySync(dir: string, entry: OutboxEntry): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileAtomicSync(entryFile(dir, entry), `${JSON.stringify(entry)}\n`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileAtomicSync(entryFile(dir, entry), `${JSON.stringify(entry)}\n`, { ownerOnly: true });
 }
 
 export async function removeEntry(dir: string, entry: OutboxEntry): Promise<void> {

@@ -257,11 +257,8 @@ export class NotifySender {
         this.options.onChange();
         continue;
       }
-      const result: DeliveryResult = await deliver(lane.notifier, entry, {
-        env: this.options.env,
-        cwd: this.options.vault,
-        signal,
-      });
+      const { env, vault: cwd } = this.options;
+      const result: DeliveryResult = await deliver(lane.notifier, entry, { env, cwd, signal, nowMs: clock.now() });
       if (signal.aborted && !result.ok) return;
       this.record(lane, entry, result);
     }

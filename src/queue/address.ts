@@ -1,9 +1,9 @@
 import { WiggumError } from '../errors.js';
 
 /**
- * Where the queue's Redis is, read from `redis://[USER[:PASSWORD]@]HOST:PORT[/DB]` (`--queue`,
- * `queue:` in config). Kept apart from the connection so that reading an address loads no Redis
- * client.
+ * Where the queue's Redis is, read from `redis://[USER[:PASSWORD]@]HOST:PORT[/DB]`, or `rediss://…`
+ * for TLS (`--queue`, `queue:` in config). Kept apart from the connection so that reading an
+ * address loads no Redis client.
  */
 export interface QueueAddress {
   readonly host: string;
@@ -12,6 +12,8 @@ export interface QueueAddress {
   readonly db: number;
   readonly username?: string;
   readonly password?: string;
+  /** `rediss://`: over TLS, the server's certificate checked against the system's CAs (and NODE_EXTRA_CA_CERTS). */
+  readonly tls: boolean;
   /** The address as it may be printed or logged: a password is replaced by `***`. */
   readonly shown: string;
 }
@@ -29,7 +31,7 @@ export function parseQueueUrl(text: string): QueueAddress {
   const refuse = (why: string): never => {
     throw new WiggumError(
       'E_QUEUE_URL',
-      `queue address ${shownInput} ${why}; write it as redis://HOST:PORT or redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379)`,
+      `queue address ${shownInput} ${why}; write it as redis://HOST:PORT or redis://HOST:PORT/DB (e.g. redis://127.0.0.1:6379), rediss://… for TLS`,
       { details: { url: shownInput } },
     );
   };
@@ -39,7 +41,9 @@ export function parseQueueUrl(text: string): QueueAddress {
   } catch {
     return refuse('is not a URL');
   }
-  if (url.protocol !== 'redis:') return refuse(`has the scheme ${url.protocol.replace(/:$/, '')}, not redis`);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    return refuse(`has the scheme ${url.protocol.replace(/:$/, '')}, not redis or rediss`);
+  const tls = url.protocol === 'rediss:';
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (host === '') return refuse('names no host');
   if (url.port === '') return refuse('names no port');
@@ -61,7 +65,8 @@ export function parseQueueUrl(text: string): QueueAddress {
     db,
     ...(username === '' ? {} : { username }),
     ...(password === '' ? {} : { password }),
-    shown: `redis://${userInfo}${hostShown}:${port}${db === 0 ? '' : `/${db}`}`,
+    tls,
+    shown: `${tls ? 'rediss' : 'redis'}://${userInfo}${hostShown}:${port}${db === 0 ? '' : `/${db}`}`,
   };
 }
 

@@ -22,6 +22,8 @@ export function openQueueConnection(address: QueueAddress, name: string): QueueC
     db: address.db,
     ...(address.username === undefined ? {} : { username: address.username }),
     ...(address.password === undefined ? {} : { password: address.password }),
+    // The certificate is checked (Node's default): a rediss:// Redis that cannot prove its name is refused.
+    ...(address.tls ? { tls: { servername: address.host } } : {}),
     connectionName: name,
     // BullMQ's workers block on Redis (BZPOPMIN) and must keep retrying through a Redis restart rather
     // than fail a command after ioredis's default 20 retries: BullMQ refuses a worker connection

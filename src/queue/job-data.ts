@@ -10,10 +10,13 @@ import type { CodePlace } from './code-place.js';
 import { MEMORY_CAP_BYTES, checkMemorySize, memoryFilesSchema } from './memory-files.js';
 import type { MemoryFiles } from './memory-files.js';
 import { settingsDataSchema, settingsToData } from './settings-data.js';
-import type { SettingsData } from './settings-data.js';
+import type { JobSettings, SettingsData } from './settings-data.js';
 
-/** The version of the job data and progress messages this wiggum sends and reads. */
-export const PROTOCOL_VERSION = 1;
+/**
+ * The version of the job data and progress messages this wiggum sends and reads. 2: the harness and
+ * the check by name only, never a command.
+ */
+export const PROTOCOL_VERSION = 2;
 
 /**
  * A job is one run of one task, not one iteration: the workdir stays on one worker for the whole
@@ -99,7 +102,7 @@ const jobDataSchema = z.strictObject({
 
 /** A job's data as a worker reads it: the settings with their patterns compiled. */
 export type ParsedJobData = Omit<JobData, 'settings' | 'checkpoint'> & {
-  settings: TaskSettings;
+  settings: JobSettings;
   checkpoint: z.output<typeof persistenceLoopSchema> | null;
 };
 

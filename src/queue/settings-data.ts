@@ -1,16 +1,22 @@
 import { z } from 'zod';
-import { HARNESS_KINDS, LAND_MODES } from '../config/schema.js';
-import { NETWORK_MODES, SANDBOX_MODES } from '../config/sandbox-schema.js';
+import { LAND_MODES } from '../config/schema.js';
 import type { TaskSettings } from '../loop/task-settings.js';
 
 /**
  * A task's resolved settings (what `taskSettings` yields on the vault host) as JSON can carry them.
  * The host resolves them once, from the task and its own config, so that every worker runs the task
- * with the same harness, limits and budgets whatever its own config says. The only part of
- * TaskSettings that is not plain data is the retriable patterns (RegExp): they travel as source and
- * flags and are compiled again when parsed.
+ * with the same limits and budgets whatever its own config says. The harness and the verify check
+ * travel by name only: a job never carries a command line, so whoever can write to the queue's
+ * Redis cannot make a worker run a program; the worker runs the harness of that name in its own
+ * config (own-harness.ts). The retriable patterns (RegExp) travel as source and flags and are
+ * compiled again when parsed.
  */
-export type SettingsData = Omit<TaskSettings, 'loop'> & {
+export type JobSettings = Omit<TaskSettings, 'harness' | 'verify'> & {
+  harness: { name: string };
+  verify: { name: string } | null;
+};
+
+export type SettingsData = Omit<JobSettings, 'loop'> & {
   loop: Omit<TaskSettings['loop'], 'retry'> & {
     retry: Omit<TaskSettings['loop']['retry'], 'retriable'> & {
       retriable: { exitCodes: number[]; patterns: { source: string; flags: string }[] };
@@ -22,6 +28,8 @@ export function settingsToData(settings: TaskSettings): SettingsData {
   const { retriable } = settings.loop.retry;
   return {
     ...settings,
+    harness: { name: settings.harness.name },
+    verify: settings.verify === null ? null : { name: settings.verify.name },
     loop: {
       ...settings.loop,
       retry: {
@@ -37,7 +45,6 @@ export function settingsToData(settings: TaskSettings): SettingsData {
 
 const count = z.int().min(0);
 const ms = z.number().min(0);
-const env = z.record(z.string(), z.string());
 const origin = z.enum(['flag', 'task', 'config']);
 const taskOrConfig = z.enum(['task', 'config']);
 
@@ -54,35 +61,9 @@ const pattern = z
   });
 
 export const settingsDataSchema = z.strictObject({
-  harness: z.strictObject({
-    name: z.string().min(1),
-    kind: z.enum(HARNESS_KINDS),
-    command: z.string().min(1),
-    args: z.array(z.string()),
-    env,
-    account: z.string().min(1).exactOptional(),
-    // The host's sandbox travels with the harness: a worker's own config cannot loosen it.
-    sandbox: z.strictObject({
-      mode: z.enum(SANDBOX_MODES),
-      required: z.boolean(),
-      network: z.enum(NETWORK_MODES),
-      allow: z.array(z.string()),
-      readOnly: z.array(z.string()),
-      writable: z.array(z.string()),
-      hidden: z.array(z.string()),
-      homeFiles: z.array(z.strictObject({ path: z.string().min(1), mode: z.enum(['copy', 'ro']) })),
-      limits: z.strictObject({ processes: count, openFiles: count, fileSizeBytes: count }),
-    }),
-  }),
-  verify: z
-    .strictObject({
-      name: z.string().min(1),
-      command: z.string().min(1),
-      args: z.array(z.string()),
-      env,
-      timeoutMs: ms,
-    })
-    .nullable(),
+  // By name only: a harness or check with a command (an older host's job, or one forged) is refused.
+  harness: z.strictObject({ name: z.string().min(1) }),
+  verify: z.strictObject({ name: z.string().min(1) }).nullable(),
   workdir: z.string().nullable(),
   branch: z.string().nullable(),
   base: z.strictObject({ ref: z.string().min(1), from: taskOrConfig }).nullable(),
@@ -122,6 +103,6 @@ export const settingsDataSchema = z.strictObject({
   }),
 });
 
-// Keeps the schema and TaskSettings in step: a field added to one and not the other fails to compile.
-const _schemaMatches: (parsed: z.output<typeof settingsDataSchema>) => TaskSettings = (parsed) => parsed;
+// Keeps the schema and JobSettings in step: a field added to one and not the other fails to compile.
+const _schemaMatches: (parsed: z.output<typeof settingsDataSchema>) => JobSettings = (parsed) => parsed;
 void _schemaMatches;

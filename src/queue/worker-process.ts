@@ -79,6 +79,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
     redis: keys.redis,
     worker: ref,
     harnesses: options.harnesses,
+    missing: new Set<string>(),
     clock,
     random: options.random,
     logger,

@@ -14,6 +14,7 @@ import { isoSeconds } from '../time/clock.js';
 import { FENCE_REASON_TEXT, fenceDecision } from './fencing.js';
 import type { FenceReason } from './fencing.js';
 import { PROTOCOL_VERSION, parseJobData } from './job-data.js';
+import { missingDefinition, runConfigOf } from './own-harness.js';
 import type { ParsedJobData } from './job-data.js';
 import { checkMemorySize } from './memory-files.js';
 import { HOLD_KEY, accountPauseKey, ackKey, jobKey, jobLockKey, stopKey } from './names.js';
@@ -37,8 +38,10 @@ export interface WorkerRunContext {
   /** A connection for plain keys (stop, hold, ack, account pauses), apart from BullMQ's blocking one. */
   redis: Redis;
   worker: WorkerRef;
-  /** Harnesses this worker runs (`--harnesses`); null: any. */
+  /** Harnesses this worker runs (`--harnesses`); null: any of its config. */
   harnesses: readonly string[] | null;
+  /** The jobs whose harness or check this worker's config lacks, said once each. */
+  missing: Set<string>;
   clock: Clock;
   random: () => number;
   logger: Logger;
@@ -73,7 +76,15 @@ const READ_ATTEMPTS = 20;
 export async function runJob(job: Job, token: string, ctx: WorkerRunContext): Promise<RunReturn> {
   const data = parseJobData(job.data);
   const harness = data.settings.harness.name;
-  if (ctx.harnesses !== null && !ctx.harnesses.includes(harness)) {
+  const missing = missingDefinition(data.settings, ctx.config);
+  if ((ctx.harnesses !== null && !ctx.harnesses.includes(harness)) || missing !== null) {
+    if (missing !== null && !ctx.missing.has(`${data.taskId}\0${missing}`)) {
+      ctx.missing.add(`${data.taskId}\0${missing}`);
+      ctx.logger.warn(
+        { event: 'worker.harness-missing', taskId: data.taskId, harness },
+        `task ${data.taskId}: ${missing}`,
+      );
+    }
     await job.moveToDelayed(ctx.clock.now() + NOT_MINE_DELAY_MS, token);
     throw new DelayedError(`task ${data.taskId} runs on harness ${harness}, which this worker does not run`);
   }
@@ -189,7 +200,7 @@ class WorkerRun {
           onEvent: (event) => this.onLoopEvent(event),
         },
         {
-          config: this.runConfig(),
+          config: runConfigOf(ctx.config, data.settings, join(ctx.root, 'runs')),
           host: this.runHost(shadow.layout, clone, code),
           clock: ctx.clock,
           random: ctx.random,
@@ -235,7 +246,6 @@ class WorkerRun {
     return { version: PROTOCOL_VERSION, taskId: data.taskId, generation: this.generation, ending: this.ending };
   }
 
-  /** The worker's config for this run: the task's harness, check and limits as the host resolved them. */
   /** The private copy is a vault for the loop; the hold and the pauses are the queue's. */
   private runHost(layout: VaultLayout, clone: WorkerClone, code: ParsedJobData['code']): RunHost {
     return vaultRunHost(layout, {
@@ -246,20 +256,6 @@ class WorkerRun {
         iterationRecorded: (finished) => this.afterIteration(finished, clone, code, layout),
       },
     });
-  }
-
-  private runConfig(): WiggumConfig {
-    const { config, root } = this.ctx;
-    const { settings } = this.data;
-    return {
-      ...config,
-      allowedWorkdirs: [join(root, 'runs')],
-      harnesses: { ...config.harnesses, [settings.harness.name]: settings.harness },
-      checks: settings.verify === null ? config.checks : { ...config.checks, [settings.verify.name]: settings.verify },
-      loop: settings.loop,
-      memory: { ...config.memory, backend: 'disk', inWorkdir: false },
-      git: { ...config.git, enabled: true },
-    };
   }
 
   private onLoopEvent(event: LoopEvent): void {

@@ -8,6 +8,11 @@ export interface AtomicWriteOptions {
   /** File mode for a new file; an existing file keeps its own mode. */
   mode?: number;
   /**
+   * The file holds a secret (a token, a webhook URL with its key): always written 0600, an existing
+   * file with a wider mode included, so that a rewrite tightens what an older version left open.
+   */
+  ownerOnly?: boolean;
+  /**
    * false: still all-or-nothing for readers and after a crash of wiggum, but without the fsyncs,
    * so a power loss may lose the write. For records whose loss is harmless. Default true.
    */
@@ -49,7 +54,7 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
-  const mode = modeFor(path, options.mode);
+  const mode = options.ownerOnly === true ? ownerOnlyMode(path) : modeFor(path, options.mode);
   const temp = tempPathFor(path);
   // Awaited only after this write's own fsync: marked handled now, so that its failure meanwhile is
   // not an unhandled rejection (which the daemon treats as a crash); the await below still throws it.
@@ -92,7 +97,8 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
   }
   const temp = tempPathFor(path);
   try {
-    const fd = openSync(temp, 'wx', existingMode ?? options.mode ?? 0o644);
+    const mode = options.ownerOnly === true ? OWNER_ONLY : (existingMode ?? options.mode ?? 0o644);
+    const fd = openSync(temp, 'wx', mode);
     try {
       writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
       if (options.durable !== false) fsyncSync(fd);
@@ -152,6 +158,14 @@ export function tempPathFor(path: string): string {
 }
 
 let tempCount = randomBytes(4).readUInt32BE(0);
+
+const OWNER_ONLY = 0o600;
+
+/** 0600, after the same refusal of a symlink as {@link modeFor}. */
+function ownerOnlyMode(path: string): number {
+  modeFor(path, OWNER_ONLY);
+  return OWNER_ONLY;
+}
 
 function modeFor(path: string, requested: number | undefined): number {
   try {

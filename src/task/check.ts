@@ -15,7 +15,7 @@ export interface WorkdirPlaces {
 /**
  * The checks a task needs the configuration for: its harness and verify check must be defined
  * there (a task can only name them), its workdir must exist inside the allowed folders, and its
- * prd: file must exist.
+ * prd: file must exist inside the vault or that workdir.
  */
 export async function checkTaskAgainstConfig(
   task: Task,
@@ -55,7 +55,7 @@ export async function checkTaskAgainstConfig(
     if (!isWiggumError(error, 'E_WORKDIR')) throw error;
     problems.push({ file: task.file, ...at('workdir'), key: 'workdir', message: `workdir: ${error.message}` });
   }
-  const prd = await prdFileProblem(task, resolved);
+  const prd = await prdFileProblem(task, resolved, places.root);
   if (prd !== null) problems.push({ file: task.file, ...at('prd'), key: 'prd', message: prd });
   return problems;
 }

@@ -100,7 +100,8 @@ export async function scaffoldVault(root: string, options: ScaffoldOptions = {})
   if (sampleLeftOut === null) files.push([`Approved/${SAMPLE_FILE}`, SAMPLE]);
   for (const [file, text] of files) {
     try {
-      await writeFile(join(root, file), text, { flag: 'wx' });
+      // The config will hold webhook URLs with their keys and harness env values: owner-only.
+      await writeFile(join(root, file), text, { flag: 'wx', mode: file === '.wiggum/config.yaml' ? 0o600 : 0o644 });
       created.push(file);
     } catch (error) {
       if (systemErrorCode(error) !== 'EEXIST') throw cannotCreate(root, join(root, file), error);

@@ -192,6 +192,34 @@ describe('wiggum validate', () => {
     );
   });
 
+  test('a prd: outside the vault and the workdir is refused, a symlink or ../ leading out included, and nothing of it is quoted', async () => {
+    const root = vault();
+    const elsewhere = tempDir();
+    const code = tempDir();
+    mkdirSync(join(root, '.wiggum'));
+    writeFileSync(join(root, '.wiggum', 'config.yaml'), `vault:\n  allowed_workdirs: [${code}]\n`);
+    writeFileSync(join(elsewhere, 'private.json'), '{"userStories":[{"id":"PRIVATE-BYTES-1"}]}');
+    writeFileSync(join(code, 'spec.json'), '{"userStories":[]}');
+    mkdirSync(join(root, 'specs'));
+    symlinkSync(join(elsewhere, 'private.json'), join(root, 'specs', 'link.json'));
+    const up = '../'.repeat(root.split('/').length + 2);
+    const cases: [string, string, boolean][] = [
+      ['absolute', join(elsewhere, 'private.json'), false],
+      ['relative', `${up}${join(elsewhere, 'private.json').slice(1)}`, false],
+      ['symlink', '../specs/link.json', false],
+      ['passwd', '/etc/passwd', false],
+      ['workdir', join(code, 'spec.json'), true],
+    ];
+    for (const [name, prd, ok] of cases) {
+      const file = join(root, 'Approved', `${name}.md`);
+      writeFileSync(file, `---\nharness: demo\nworkdir: ${code}\nprd: ${prd}\n---\nbody\n`);
+      const result = await runCli(['validate', '--vault', root, file]);
+      expect([name, result.code]).toEqual([name, ok ? 0 : 2]);
+      if (!ok) expect(result.stdout).toContain(`${file}:4:1: prd: ${prd} is outside the vault and the task's workdir`);
+      expect(result.stdout + result.stderr).not.toMatch(/PRIVATE-BYTES|root:/);
+    }
+  });
+
   test('the example vault is clean, and its deliberately invalid draft is not', async () => {
     const example = join(REPO_ROOT, 'vault-example');
     expect((await runCli(['validate', '--vault', example])).code).toBe(0);

@@ -11,7 +11,7 @@ import { afterAll } from 'vitest';
  * (scripts/redis.mjs).
  */
 export interface RedisServer {
-  /** `redis://127.0.0.1:<port>`. */
+  /** `redis://127.0.0.1:<port>`, or `redis://:<password>@127.0.0.1:<port>` when it has one. */
   readonly url: string;
   readonly port: number;
   /** Its working folder: the append-only file lives here and nowhere else. */
@@ -44,7 +44,8 @@ process.once('exit', () => {
  * (a restart keeps the queue, as in production), no RDB snapshots (`--save ''`), nothing written
  * outside the folder. Resolves once it accepts connections. Stopped when the test file ends.
  */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: { password?: string } = {}): Promise<RedisServer> {
+  const auth = options.password === undefined ? [] : ['--requirepass', options.password];
   const dir = mkdtempSync(join(tmpdir(), 'wiggum-redis-'));
   let child: ChildProcess | null = null;
   started.add({ child: () => child, dir });
@@ -53,13 +54,13 @@ export async function startRedis(): Promise<RedisServer> {
   for (let attempt = 1; child === null; attempt += 1) {
     port = await freePort();
     try {
-      child = await launch(port, dir);
+      child = await launch(port, dir, auth);
     } catch (error) {
       if (attempt >= 5) throw error;
     }
   }
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`}127.0.0.1:${port}`,
     port,
     dir,
     stop: async (graceMs = 10_000) => {
@@ -69,7 +70,7 @@ export async function startRedis(): Promise<RedisServer> {
     restart: async () => {
       if (child !== null) await stopChild(child, 10_000);
       child = null;
-      child = await launch(port, dir);
+      child = await launch(port, dir, auth);
     },
   };
 }
@@ -93,8 +94,9 @@ function freePort(): Promise<number> {
  * Spawns redis-server and resolves when it logs that it accepts connections (after loading its
  * append-only file, when there is one); rejects with its output if it exits first.
  */
-function launch(port: number, dir: string): Promise<ChildProcess> {
+function launch(port: number, dir: string, auth: string[]): Promise<ChildProcess> {
   const args = [
+    ...auth,
     ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
     ...['--save', '', '--appendonly', 'yes', '--daemonize', 'no', '--logfile', ''],
   ];

@@ -128,7 +128,8 @@ describe.each(HOSTS)('the run contract on $host', ({ queue }) => {
 
   test("a task's own prd: file is its memory's prd.json", { timeout: NO_TOTAL_BUDGET }, async () => {
     explainOnFailure('planned');
-    const prd = join(cluster.root, `planned-prd-${queue ? 'queue' : 'vault'}.json`);
+    // Inside the vault: a prd: outside the vault and the task's workdir is refused.
+    const prd = join(cluster.vault, `planned-prd-${queue ? 'queue' : 'vault'}.json`);
     const story = (id: string) => ({ id, title: `story ${id}`, acceptanceCriteria: [], priority: 1, passes: true });
     writeFileSync(
       prd,

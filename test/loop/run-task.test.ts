@@ -17,6 +17,7 @@ import { parseTask } from '../../src/task/parse.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import type { LogLine } from '../helpers/capture-logger.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import type { IterationRecord } from '../../src/memory/history.js';
 import { historyOf } from '../helpers/history.js';
 import { fakeRuns, makeVault } from '../helpers/vault.js';
@@ -412,6 +413,17 @@ describe('input and endings', () => {
     expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_TASK_SCHEMA' });
     expect(readdirSync(vault.marks)).toEqual([]);
     expect(ran.text).toContain('unknown harness "skynet"');
+  });
+
+  test('a prd: outside the vault is rejected before anything runs, and nothing of it reaches the note', async () => {
+    const vault = await makeVault();
+    const elsewhere = tempDir();
+    writeFileSync(join(elsewhere, 'private.txt'), 'PRIVATE-BYTES not json');
+    const ran = await run(vault, vault.task('far', `---\nprd: ${join(elsewhere, 'private.txt')}\n---\nbody\n`));
+    expect(ran.result).toMatchObject({ status: 'rejected', code: 'E_TASK_SCHEMA' });
+    expect(readdirSync(vault.marks)).toEqual([]);
+    expect(ran.text).toContain(`prd: ${join(elsewhere, 'private.txt')} is outside the vault and the task's workdir`);
+    expect(ran.text).not.toContain('PRIVATE-BYTES');
   });
 
   test('a name clash in Done/ gets a suffix, never an overwrite', async () => {

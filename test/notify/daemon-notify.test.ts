@@ -65,8 +65,17 @@ afterEach(async () => {
 });
 const daemons = drainedAfterEach();
 
-const signed = (r: Received): boolean =>
-  r.headers['x-wiggum-signature'] === `sha256=${createHmac('sha256', SECRET).update(r.body).digest('hex')}`;
+/** Signed both ways: X-Wiggum-Signature over the body, and Standard Webhooks over id.timestamp.body. */
+const signed = (r: Received): boolean => {
+  const id = String(r.headers['webhook-id']);
+  const timestamp = String(r.headers['webhook-timestamp']);
+  const standard = createHmac('sha256', SECRET).update(`${id}.${timestamp}.${r.body}`).digest('base64');
+  return (
+    r.headers['x-wiggum-signature'] === `sha256=${createHmac('sha256', SECRET).update(r.body).digest('hex')}` &&
+    /^\d{9,11}$/.test(timestamp) &&
+    r.headers['webhook-signature'] === `v1,${standard}`
+  );
+};
 
 async function freePort(): Promise<number> {
   const server = createNetServer();
@@ -142,8 +151,14 @@ describe('notifications from the real daemon', () => {
     expect(hook.got.every(signed)).toBe(true);
     const failed = hook.got.filter((r) => r.status === 500);
     expect(failed).toHaveLength(2);
-    for (const f of failed)
-      expect(hook.got.some((r) => r.status === 200 && r.doc.id === f.doc.id && r.body === f.body)).toBe(true);
+    for (const f of failed) {
+      const again = hook.got.filter((r) => r !== f && r.headers['webhook-id'] === f.headers['webhook-id']);
+      expect(again.some((r) => r.status === 200 && r.doc.id === f.doc.id && r.body === f.body)).toBe(true);
+      // Signed again on each attempt: never an older timestamp than the attempt before.
+      for (const r of again)
+        expect(Number(r.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(Number(f.headers['webhook-timestamp']));
+    }
+    expect(hook.got.every((r) => r.headers['webhook-id'] === r.doc.id)).toBe(true);
     expect(new Set(hook.got.map((r) => r.doc.id)).size).toBe(2);
     expect(hook.delivered('done', 'w1')?.doc).toMatchObject({
       event: 'done',

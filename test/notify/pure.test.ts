@@ -6,7 +6,7 @@ import { eventDocument, titleOf } from '../../src/notify/event-doc.js';
 import { NO_STALL, eventOfEnding, stallStep, stallThreshold, usageLimitStep } from '../../src/notify/event-map.js';
 import { FAILING_AFTER, FRESH_HEALTH, afterAttempt } from '../../src/notify/health.js';
 import { backlogOverflow, parseEntry } from '../../src/notify/outbox.js';
-import { signBody } from '../../src/notify/signature.js';
+import { signBody, standardHeaders, standardKey } from '../../src/notify/signature.js';
 import { describeNotifier } from '../../src/notify/describe.js';
 
 describe('the signature', () => {
@@ -17,6 +17,50 @@ describe('the signature', () => {
   ])('sha256=<hex HMAC-SHA256(%s, body)>', (secret, body) => {
     const expected = createHmac('sha256', secret).update(Buffer.from(body, 'utf8')).digest('hex');
     expect(signBody(secret, body)).toBe(`sha256=${expected}`);
+  });
+});
+
+describe('the Standard Webhooks signature', () => {
+  test('the example of the Standard Webhooks specification', () => {
+    const headers = standardHeaders(
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      1_614_265_330_000,
+      '{"test": 2432232314}',
+    );
+    expect(headers).toEqual({
+      'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      'webhook-timestamp': '1614265330',
+      'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    });
+  });
+
+  test.each([
+    // secret, the key's bytes
+    ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', Buffer.from('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'base64')],
+    ['plain-secret-1', Buffer.from('plain-secret-1', 'utf8')],
+    ['whsec_not base64!', Buffer.from('whsec_not base64!', 'utf8')],
+    ['whsec_', Buffer.from('whsec_', 'utf8')],
+    ['whsec_abc', Buffer.from('whsec_abc', 'utf8')], // not a whole base64 text
+    ['ключ', Buffer.from('ключ', 'utf8')],
+  ])('the key of %s', (secret, key) => {
+    expect(standardKey(secret).equals(key)).toBe(true);
+  });
+
+  test.each([
+    // id, now, body
+    ['e1', 1_700_000_000_999, '{"id":"e1"}'],
+    ['e1', 1_700_000_060_000, '{"id":"e1"}'],
+    ['0f9a', 0, ''],
+    ['ü', 1_000, '{"title":"ünïcode ✓"}'],
+  ])('id %s at %i ms: v1,<base64 HMAC-SHA256 of id.timestamp.body>, timestamp in seconds', (id, nowMs, body) => {
+    const timestamp = String(Math.floor(nowMs / 1000));
+    const expected = createHmac('sha256', 'plain-secret-1').update(`${id}.${timestamp}.${body}`).digest('base64');
+    expect(standardHeaders('plain-secret-1', id, nowMs, body)).toEqual({
+      'webhook-id': id,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': `v1,${expected}`,
+    });
   });
 });
 

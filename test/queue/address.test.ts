@@ -4,17 +4,45 @@ import { parseQueueUrl } from '../../src/queue/address.js';
 
 describe('parseQueueUrl reads an address', () => {
   test.each([
-    ['redis://127.0.0.1:6379', { host: '127.0.0.1', port: 6379, db: 0, shown: 'redis://127.0.0.1:6379' }],
-    ['redis://127.0.0.1:6379/', { host: '127.0.0.1', port: 6379, db: 0, shown: 'redis://127.0.0.1:6379' }],
-    ['redis://queue.lan:7000/3', { host: 'queue.lan', port: 7000, db: 3, shown: 'redis://queue.lan:7000/3' }],
-    ['  redis://h:1/0  ', { host: 'h', port: 1, db: 0, shown: 'redis://h:1' }],
-    ['redis://[::1]:6380', { host: '::1', port: 6380, db: 0, shown: 'redis://[::1]:6380' }],
-    ['redis://:s3cret@h:6379/2', { host: 'h', port: 6379, db: 2, password: 's3cret', shown: 'redis://:***@h:6379/2' }],
+    ['redis://127.0.0.1:6379', { host: '127.0.0.1', port: 6379, db: 0, tls: false, shown: 'redis://127.0.0.1:6379' }],
+    ['redis://127.0.0.1:6379/', { host: '127.0.0.1', port: 6379, db: 0, tls: false, shown: 'redis://127.0.0.1:6379' }],
+    [
+      'redis://queue.lan:7000/3',
+      { host: 'queue.lan', port: 7000, db: 3, tls: false, shown: 'redis://queue.lan:7000/3' },
+    ],
+    ['  redis://h:1/0  ', { host: 'h', port: 1, db: 0, tls: false, shown: 'redis://h:1' }],
+    ['redis://[::1]:6380', { host: '::1', port: 6380, db: 0, tls: false, shown: 'redis://[::1]:6380' }],
+    [
+      'redis://:s3cret@h:6379/2',
+      { host: 'h', port: 6379, db: 2, password: 's3cret', tls: false, shown: 'redis://:***@h:6379/2' },
+    ],
     [
       'redis://wiggum:p%40ss@h:6379',
-      { host: 'h', port: 6379, db: 0, username: 'wiggum', password: 'p@ss', shown: 'redis://wiggum:***@h:6379' },
+      {
+        host: 'h',
+        port: 6379,
+        db: 0,
+        username: 'wiggum',
+        password: 'p@ss',
+        tls: false,
+        shown: 'redis://wiggum:***@h:6379',
+      },
     ],
-    ['redis://wiggum@h:6379', { host: 'h', port: 6379, db: 0, username: 'wiggum', shown: 'redis://wiggum@h:6379' }],
+    [
+      'redis://wiggum@h:6379',
+      { host: 'h', port: 6379, db: 0, username: 'wiggum', tls: false, shown: 'redis://wiggum@h:6379' },
+    ],
+    [
+      'rediss://:s3cret@redis.example.com:6380',
+      {
+        host: 'redis.example.com',
+        port: 6380,
+        db: 0,
+        password: 's3cret',
+        tls: true,
+        shown: 'rediss://:***@redis.example.com:6380',
+      },
+    ],
   ])('%s', (text, expected) => {
     expect(parseQueueUrl(text)).toStrictEqual(expected);
   });
@@ -25,8 +53,8 @@ describe('parseQueueUrl refuses, saying why and never the password', () => {
     ['127.0.0.1:6379', 'is not a URL'],
     ['localhost', 'is not a URL'],
     ['', 'is not a URL'],
-    ['http://h:6379', 'scheme http, not redis'],
-    ['rediss://h:6379', 'scheme rediss, not redis'],
+    ['http://h:6379', 'scheme http, not redis or rediss'],
+    ['rediss://h', 'names no port'],
     ['redis://h', 'names no port'],
     ['redis://:pw@h', 'names no port'],
     ['redis://h:0', 'outside 1-65535'],

@@ -6,6 +6,7 @@ import type { TaskSettings } from '../../src/loop/task-settings.js';
 import { buildJobData, jobIdFor, parseJobData, taskIdOfJob } from '../../src/queue/job-data.js';
 import type { JobDataInput } from '../../src/queue/job-data.js';
 import { MEMORY_CAP_BYTES } from '../../src/queue/memory-files.js';
+import { missingDefinition, runConfigOf } from '../../src/queue/own-harness.js';
 
 const shipped = await loadConfig();
 const config = {
@@ -78,7 +79,9 @@ describe('jobIdFor: one idempotent job id per task', () => {
 describe('job data: built on the host, parsed back on a worker', () => {
   test('round trip through JSON: the same settings, the patterns compiled again', () => {
     const parsed = parseJobData(viaJson(buildJobData(input())));
-    expect(parsed.settings).toEqual(settings);
+    // The harness and check by name only: a job carries no command line.
+    expect(parsed.settings).toEqual({ ...settings, harness: { name: 'demo' }, verify: null });
+    expect(JSON.stringify(buildJobData(input()))).not.toContain(settings.harness.command);
     expect(parsed.settings.loop.retry.retriable.patterns[0]?.test('Upstream Connect Error')).toBe(true);
     expect(parsed.settings.loop.retry.retriable.exitCodes).toEqual([42]);
     expect(parsed.taskText).toBe(input().taskText);
@@ -94,14 +97,24 @@ describe('job data: built on the host, parsed back on a worker', () => {
   });
 
   test.each([
-    ['another version', { version: 2 }, 'protocol version 2'],
+    ['another version', { version: 1 }, 'protocol version 1'],
     ['no version', { version: undefined }, 'protocol version none'],
     ['an unknown key', { extra: true }, 'extra'],
     ['a task id with a colon', { taskId: 'a:b' }, 'taskId'],
     ['a branch that reads as an option', { code: { remote: 'r', branch: '-f', commit: null } }, 'branch'],
     ['an abbreviated commit', { code: { remote: 'r', branch: 'b', commit: 'abc123' } }, 'commit'],
     ['a remote with a space', { code: { remote: 'a b', branch: 'b', commit: null } }, 'remote'],
-    ['a harness of an unknown kind', { settings: { ...viaJsonObject(), harness: { kind: 'x' } } }, 'settings'],
+    ['a harness with no name', { settings: { ...viaJsonObject(), harness: {} } }, 'settings'],
+    [
+      'a harness that carries a command',
+      { settings: { ...viaJsonObject(), harness: { name: 'demo', command: '/bin/sh', args: ['-c', 'id'] } } },
+      'command',
+    ],
+    [
+      'a check that carries a command',
+      { settings: { ...viaJsonObject(), verify: { name: 'ci', command: 'curl', args: [] } } },
+      'command',
+    ],
   ])('refused with E_QUEUE_PROTOCOL: %s', (_name, change, words) => {
     const data = { ...(viaJson(buildJobData(input())) as Record<string, unknown>), ...change };
     const error = thrown(() => parseJobData(data));
@@ -137,6 +150,39 @@ describe('job data: built on the host, parsed back on a worker', () => {
   test('memory exactly at the cap is carried', () => {
     const memory = { prd: null, progress: 'x'.repeat(MEMORY_CAP_BYTES), context: null };
     expect(parseJobData(viaJson(buildJobData(input({ memory })))).memory.progress).toHaveLength(MEMORY_CAP_BYTES);
+  });
+});
+
+describe("a worker runs only its own config's harnesses", () => {
+  const jobSettings = parseJobData(viaJson(buildJobData(input()))).settings;
+  test.each([
+    // harness, verify, worker's harnesses, worker's checks, missing (a word of it) or null
+    ['demo', null, ['demo'], [], null],
+    ['demo', 'ci', ['demo'], ['ci'], null],
+    ['claude', null, ['demo'], [], 'harness claude is not in this worker'],
+    ['demo', 'ci', ['demo'], [], 'check ci is not in this worker'],
+    ['toString', null, ['demo'], [], 'harness toString is not in this worker'], // no inherited name
+  ] as const)('harness %s, check %s; worker has %j and %j', (harness, verify, harnesses, checks, missing) => {
+    const own = {
+      ...config,
+      harnesses: Object.fromEntries(harnesses.map((name) => [name, settings.harness])),
+      checks: Object.fromEntries(
+        checks.map((name) => [name, { name, command: 'true', args: [], env: {}, timeoutMs: 1 }]),
+      ),
+    };
+    const job = { ...jobSettings, harness: { name: harness }, verify: verify === null ? null : { name: verify } };
+    const problem = missingDefinition(job, own);
+    if (missing === null) expect(problem).toBeNull();
+    else expect(problem).toContain(missing);
+  });
+
+  test("the run's config: the worker's own harness definitions, the job's harness as the default, the job's limits", () => {
+    const own = { ...config, harnesses: { demo: { ...settings.harness, command: '/opt/worker/agent' } } };
+    const run = runConfigOf(own, { ...jobSettings, loop: { ...jobSettings.loop, maxIterations: 3 } }, '/w/runs');
+    expect(run.harnesses.demo?.command).toBe('/opt/worker/agent');
+    expect(run.harness.defaultName).toBe('demo');
+    expect(run.loop.maxIterations).toBe(3);
+    expect(run.allowedWorkdirs).toEqual(['/w/runs']);
   });
 });
 

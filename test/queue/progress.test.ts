@@ -167,7 +167,7 @@ describe('generationOf: how often the job was taken up', () => {
 
 describe('parseProgress', () => {
   const valid: Progress = {
-    version: 1,
+    version: 2,
     taskId: 'fix-login',
     generation: 2,
     seq: 5,
