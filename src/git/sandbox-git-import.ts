@@ -1,5 +1,5 @@
 import { copyFile, lstat, readdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { WiggumError } from '../errors.js';
 import { git, gitOk } from './git.js';
 
@@ -43,17 +43,35 @@ export async function importObjects(commonDir: string, privateObjects: string, w
   });
   const name = /([0-9a-f]{40,64})\s*$/.exec(indexed)?.[1] ?? sum;
   const target = join(commonDir, 'objects', 'pack', `pack-${name}`);
+  // A pack's name is its content's: another run that made the same objects (the same commit on
+  // the same parent, as two tasks doing the same work do) has placed this very pack already.
+  if (await exists(`${target}.idx`)) return names.length;
   // The pack first, its index last: git sees a pack once its .idx is there.
   await place(pack, `${target}.pack`);
   await place(index, `${target}.idx`);
   return names.length;
 }
 
-/** Copies `from` beside `to` and renames it there (the scratch folder may be on another file system). */
+/** Scratch copies placed so far by this process: with its pid, each copy's own name. */
+let placed = 0;
+
+/**
+ * Copies `from` beside `to` and renames it there (the scratch folder may be on another file
+ * system). The copy's name is its own, so runs placing the same pack at once never share one (git's
+ * gc removes a `tmp_` file a crash left behind).
+ */
 async function place(from: string, to: string): Promise<void> {
-  const temporary = `${to}.wiggum-tmp`;
+  placed += 1;
+  const temporary = join(dirname(to), `tmp_wiggum_${process.pid}_${placed}`);
   await copyFile(from, temporary);
   await rename(temporary, to);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

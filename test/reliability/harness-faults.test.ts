@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DaemonProcess } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
+import { hostPidsOf } from '../helpers/host-pids.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import { findingsOf, harnessesOf } from '../helpers/vault-findings.js';
@@ -61,8 +62,9 @@ describe('harness faults through the daemon', () => {
       () => existsSync(pidfile) && readFileSync(pidfile, 'utf8').split('\n').length >= 3,
       'the grandchild to start',
     );
-    const grandchild = Number(readFileSync(pidfile, 'utf8').split('\n')[1]);
-    process.kill(grandchild, 'SIGKILL');
+    // Recorded as its PID namespace shows it when confined: found on the host by its marker.
+    const [grandchild] = hostPidsOf([Number(readFileSync(pidfile, 'utf8').split('\n')[1])], `FAKE_PIDFILE=${pidfile}`);
+    process.kill(grandchild!, 'SIGKILL');
     await finish(daemon, vault.root);
     expect(historyOf(vault.layout.sessions, 'faulty').map((record) => record.iteration)).toEqual([1, 2]);
   });
