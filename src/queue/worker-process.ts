@@ -57,19 +57,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
     );
   const blocking = openQueueConnection(options.address, `wiggum-worker-${ref.id}`);
   const keys = openQueueConnection(options.address, `wiggum-worker-keys-${ref.id}`);
-  // ioredis reports every failed reconnect: said once per outage, again once Redis was back.
-  let outage = false;
-  for (const connection of [blocking, keys]) {
-    connection.redis.on('error', (error: unknown) => {
-      if (outage) return;
-      outage = true;
-      logger.warn(
-        { event: 'worker.error', err: error },
-        `cannot reach the queue's Redis at ${options.address.shown} (${describe(error)}): trying again`,
-      );
-    });
-    connection.redis.on('ready', () => (outage = false));
-  }
+  const outage = watchOutages([blocking, keys], logger, options.address.shown);
   const handBack = new AbortController();
   const running = new Set<string>();
   const active = new Set<Promise<unknown>>();
@@ -109,7 +97,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
     },
   );
   worker.on('error', (error) => {
-    if (outage) return;
+    if (outage.now) return;
     logger.warn({ event: 'worker.error', err: error }, `the queue reported: ${describe(error)}`);
   });
   worker.on('failed', (job, error) => {
@@ -167,6 +155,26 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Run
     })();
   };
   return { worker: ref, stopped, stop };
+}
+
+/**
+ * ioredis reports every failed reconnect: said once per outage, again once Redis was back. `now`
+ * tells whether an outage is going on (the queue's own errors are not repeated meanwhile).
+ */
+function watchOutages(connections: readonly { redis: Redis }[], logger: Logger, shown: string): { now: boolean } {
+  const outage = { now: false };
+  for (const connection of connections) {
+    connection.redis.on('error', (error: unknown) => {
+      if (outage.now) return;
+      outage.now = true;
+      logger.warn(
+        { event: 'worker.error', err: error },
+        `cannot reach the queue's Redis at ${shown} (${describe(error)}): trying again`,
+      );
+    });
+    connection.redis.on('ready', () => (outage.now = false));
+  }
+  return outage;
 }
 
 /** How long one step of a worker's stop may wait for Redis. */
