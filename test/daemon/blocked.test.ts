@@ -73,7 +73,10 @@ describe('an agent that asks a person', () => {
     const inBlocked = join(vault.layout.blocked, 'q1.md');
     const text = readFileSync(inBlocked, 'utf8');
     expect(text).toContain('Do the work of q1.');
-    expect(text).toMatch(/## Question\n\nThe agent asked in iteration 1 [^\n]*\n\n> Which database should q1 use\?/);
+    // The agent's question is fenced in the quote: inert, whatever it holds (task/inert-text.ts).
+    expect(text).toMatch(
+      /## Question\n\nThe agent asked in iteration 1 [^\n]*\n\n> ```text\n> Which database should q1 use\?\n> ```\n/,
+    );
     expect(text).toContain('wiggum answer q1');
     expect(text).toMatch(/^ {2}status: blocked$/m);
     expect(text).toMatch(/^ {2}iteration: 0$/m);
