@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DaemonProcess } from '../helpers/daemon.js';
 import { historyOf } from '../helpers/history.js';
-import { hostPidsOf } from '../helpers/host-pids.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeVault } from '../helpers/vault.js';
 import { findingsOf, harnessesOf } from '../helpers/vault-findings.js';
@@ -53,8 +52,11 @@ describe('harness faults through the daemon', () => {
 
   test('kill -9 of a grandchild that holds the harness output open: the run ends, the task goes on to Done/', async () => {
     const pidfile = join(tempDir('wiggum-pids-'), 'pids');
+    // Unconfined: a confined agent's namespace takes the grandchild with it as soon as the agent
+    // exits, so only an unconfined run can be left holding its output open.
     const vault = await makeVault({
       fake: { FAKE_STORY_PER_RUN: '1', FAKE_MODE: 'spawn-child', FAKE_PIDFILE: pidfile },
+      config: { sandbox: { mode: 'off' } },
     });
     vault.task('faulty', TASK);
     const daemon = DaemonProcess.start(vault.root);
@@ -62,9 +64,8 @@ describe('harness faults through the daemon', () => {
       () => existsSync(pidfile) && readFileSync(pidfile, 'utf8').split('\n').length >= 3,
       'the grandchild to start',
     );
-    // Recorded as its PID namespace shows it when confined: found on the host by its marker.
-    const [grandchild] = hostPidsOf([Number(readFileSync(pidfile, 'utf8').split('\n')[1])], `FAKE_PIDFILE=${pidfile}`);
-    process.kill(grandchild!, 'SIGKILL');
+    const grandchild = Number(readFileSync(pidfile, 'utf8').split('\n')[1]);
+    process.kill(grandchild, 'SIGKILL');
     await finish(daemon, vault.root);
     expect(historyOf(vault.layout.sessions, 'faulty').map((record) => record.iteration)).toEqual([1, 2]);
   });
