@@ -156,6 +156,7 @@ export async function confineSpec(
     derivedFiles: runner.kind === null ? [] : (AGENT_DERIVED_FILES[runner.kind] ?? []),
     movedHomes: runner.kind === null ? [] : movedHomes(runner.kind, spec.env, ctx.env['HOME'] ?? null),
     runDir: scratch,
+    repositories: ctx.config.allowedWorkdirs,
     vault: ctx.places.root,
     state: ctx.places.state,
     memory,

@@ -44,6 +44,8 @@ export interface ConfineRequest {
   vault: string;
   /** wiggum's folder in the vault (`.wiggum/`). */
   state: string;
+  /** Where the person's repositories live (`vault.allowed_workdirs`): hidden but for the run's own places. */
+  repositories: readonly string[];
   /** Writable besides the workdir: the run's memory. */
   memory: readonly string[];
   /** Mounts other parts add over the plan (git's of a worktree's shared `.git`). */
@@ -113,6 +115,7 @@ async function confinedLine(request: ConfineRequest, egress: EgressRun | null): 
     readOnly: await reals(expandHome(request.settings.readOnly, home)),
     writable: await reals(expandHome(request.settings.writable, home)),
     hidden: await reals(expandHome(request.settings.hidden, home)),
+    repositories: await reals(request.repositories),
     extra: [...request.extraMounts],
   });
   const { hostPids: setpriv } = request.tools;

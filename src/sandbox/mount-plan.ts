@@ -16,6 +16,11 @@ export interface MountPlanInput {
   privateTmp: string;
   /** The vault: hidden, with the run's own places shown again inside it. */
   vault: string;
+  /**
+   * Where the person's repositories live (`vault.allowed_workdirs`): hidden, so the agent reads no
+   * other repository than its own; the task's workdir (and what else is given) is shown again inside.
+   */
+  repositories: string[];
   /** wiggum's folder in the vault (`.wiggum/`): hidden again when the workdir holds it (wiggum ralph). */
   state: string;
   /** The task's worktree or workdir: writable. */
@@ -58,6 +63,8 @@ export function mountPlan(input: MountPlanInput): Mount[] {
         : { kind: 'rw', source: input.privateHome, target: input.home },
     );
   covers.push({ kind: 'hide', target: input.vault });
+  // Never `/` itself: hiding the root would hide the system the agent runs on.
+  for (const root of input.repositories) if (root !== '/') covers.push({ kind: 'hide', target: root });
   for (const { source, target } of input.replaced) covers.push({ kind: 'rw', source, target });
   const hidden = [...input.hidden, ...shadowedByWorkdir(input)].map((target): Mount => ({ kind: 'hide', target }));
   const writable: Mount[] = [input.workdir, ...input.memory, ...input.writable].map((path) => rw(path));

@@ -98,6 +98,7 @@ describe.runIf(BWRAP_WORKS)('sandbox.network: allow (real bubblewrap, a kind: co
       cwd: join(root, 'work'),
       env: { PATH: process.env['PATH'] ?? '' },
       realHome: join(root, 'home'),
+      repositories: [],
       privateHome: join(root, 'state', 'homes', 'h'),
       homeFiles: [],
       derivedFiles: [],

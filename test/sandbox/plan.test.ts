@@ -17,6 +17,7 @@ const base: MountPlanInput = {
   privateTmp: '/v/.wiggum/sandbox/t/1.0/tmp',
   replaced: [],
   vault: '/v',
+  repositories: [],
   state: '/v/.wiggum',
   workdir: '/v/.wiggum/worktrees/t',
   memory: ['/v/.wiggum/sandbox/t/memory'],
@@ -60,6 +61,17 @@ describe('mountPlan', () => {
         'hide /v',
         'rw /v/.wiggum/worktrees/t /v/.wiggum/worktrees/t',
         'rw /v/.wiggum/sandbox/t/memory /v/.wiggum/sandbox/t/memory',
+      ],
+    ],
+    [
+      'the repositories hidden (not /); the task’s own workdir among them shown again writable',
+      { tools: [], memory: [], repositories: ['/srv/code', '/'], workdir: '/srv/code/app' },
+      [
+        'rw /v/.wiggum/sandbox/t/1.0/tmp /tmp',
+        'hide /v',
+        'rw /v/.wiggum/homes/claude /home/u',
+        'hide /srv/code',
+        'rw /srv/code/app /srv/code/app',
       ],
     ],
     [
