@@ -156,6 +156,7 @@ async function runConfined(
     kind: ctx.harness.kind,
     homeName: ctx.harness.name,
     runName: `${input.iteration}.${state.attempt}`,
+    named: Object.values(ctx.harness.env),
   };
   // A command that is not there fails as it would unconfined, before bubblewrap is started for it.
   const missing = input.confinement.name === 'bwrap' ? await missingCommand(spec) : null;

@@ -39,6 +39,11 @@ export interface ConfinedRunner {
   homeName: string;
   /** Its run folder's name under `.wiggum/sandbox/<task id>/`, unique within the task. */
   runName: string;
+  /**
+   * What the person configured for it (a harness's `env:` values; a check's args and `env:`
+   * values): the absolute paths among them are given to it (sandbox/given-places.ts).
+   */
+  named: readonly string[];
 }
 
 /** How runs of these settings go on this machine (the daemon's PATH decides where bubblewrap is). */
@@ -139,7 +144,7 @@ export async function confineSpec(
   if (confinement.kind !== 'bwrap') return { spec, finish: () => Promise.resolve(null) };
   const tools = await sandboxTools(ctx.env);
   const scratch = runFolder(ctx, runner.runName);
-  const given = runner.kind === null ? [] : await placesGiven(ctx);
+  const given = await placesGiven(ctx, runner.named);
   const settings = { ...runner.settings, writable: [...runner.settings.writable, ...given] };
   const extra = await extraMounts(ctx, scratch, settings.writable);
   const confined = await confineRun({
@@ -183,36 +188,36 @@ export async function confineSpec(
  * The places the person gave this harness's agent (sandbox/given-places.ts), by their real paths;
  * for one that does not exist yet, its folder (folderToMakeIn), judged by the same guards.
  */
-async function placesGiven(ctx: IterationContext): Promise<string[]> {
+async function placesGiven(ctx: IterationContext, named: readonly string[]): Promise<string[]> {
   const real = (path: string): Promise<string> => realpath(path).catch(() => path);
   const home = ctx.env['HOME'] === undefined || ctx.env['HOME'] === '' ? null : await real(ctx.env['HOME']);
   const guards = { home, vault: await real(ctx.places.root), state: await real(ctx.places.state) };
   // A symlink to a guarded place is judged where it leads.
   const givable = async (path: string): Promise<string | null> => {
     const resolved = await real(path);
-    return givenPlaces({ ...guards, configuredEnv: { resolved } }).length > 0 ? resolved : null;
+    return givenPlaces({ ...guards, named: [resolved] }).length > 0 ? resolved : null;
   };
   const given: string[] = [];
-  for (const named of givenPlaces({ ...guards, configuredEnv: ctx.harness.env })) {
-    if (existsSync(named)) {
-      const place = await givable(named);
-      if (place !== null) given.push(place);
+  for (const place of givenPlaces({ ...guards, named })) {
+    if (existsSync(place)) {
+      const real = await givable(place);
+      if (real !== null) given.push(real);
       continue;
     }
     // Not there yet: its folder, for the agent to make it in; else (that folder is above the vault,
     // say) a name that reads as a folder's is made one.
-    const folder = folderToMakeIn(named);
+    const folder = folderToMakeIn(place);
     const holder = folder !== null && existsSync(folder) ? await givable(folder) : null;
     if (holder !== null) given.push(holder);
     else if (
-      madeAsFolder(named) &&
-      (await mkdir(named, { recursive: true, mode: 0o700 }).then(
+      madeAsFolder(place) &&
+      (await mkdir(place, { recursive: true, mode: 0o700 }).then(
         () => true,
         () => false,
       ))
     ) {
-      const place = await givable(named);
-      if (place !== null) given.push(place);
+      const made = await givable(place);
+      if (made !== null) given.push(made);
     }
   }
   return given;
@@ -249,7 +254,14 @@ export function confineCheck(ctx: IterationContext, checkName: string): CheckCon
   return async (spec) => {
     const run = await runConfinement(ctx, ctx.config.sandbox);
     if (run.confinement.kind === 'refused') return { refused: run.confinement.message };
-    const runner = { settings: ctx.config.sandbox, kind: null, homeName: `check.${checkName}`, runName: 'verify' };
+    const check = ctx.config.checks[checkName];
+    const runner = {
+      settings: ctx.config.sandbox,
+      kind: null,
+      homeName: `check.${checkName}`,
+      runName: 'verify',
+      named: [...spec.args, ...Object.values(check?.env ?? {})],
+    };
     const missing = run.name === 'bwrap' ? await missingCommand(spec) : null;
     if (missing !== null) return { refused: missing.message };
     const confined = await confineSpec(ctx, runner, run, spec, []);

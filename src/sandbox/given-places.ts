@@ -4,26 +4,53 @@ import { isUnder } from './mount-plan.js';
 /** What of the home is never given, whatever a variable names (docs/sandbox.md "What is protected"). */
 const NEVER_GIVEN_IN_HOME = ['.ssh', '.aws', '.gnupg', '.config/gh', '.netrc', '.docker', '.kube'];
 
+/**
+ * The system's own folders: never given writable, whatever names them (a harness's
+ * `SSL_CERT_FILE=/etc/ssl/cert.pem` names a file to read, not one the agent may rewrite).
+ */
+const SYSTEM = [
+  '/etc',
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/boot',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/run',
+  '/var/lib',
+  '/var/log',
+  '/var/cache',
+  '/var/spool',
+  '/var/mail',
+  '/opt',
+  '/snap',
+  '/nix',
+];
+
 export interface GivenPlacesInput {
-  /** The harness's `env:` as the person configured it (never the task's). */
-  configuredEnv: Readonly<Record<string, string>>;
+  /** What the person configured for a harness or a check (`env:` values, a check's args; never the task's). */
+  named: readonly string[];
   home: string | null;
   vault: string;
   state: string;
 }
 
 /**
- * Pure: the places a person gave an agent by naming them for its harness: every absolute path in
- * the harness's configured `env:` (a folder its program writes, e.g. a log or a channel). Shown
- * writable. (An agent's own folder moved by a variable, CODEX_HOME, is a private one:
+ * Pure: the places a person gave an agent by naming them for its harness or check: every absolute
+ * path in a harness's configured `env:` or a check's args and `env:` (a folder its program writes,
+ * e.g. a log, a channel, a report). Shown writable. (An agent's own folder moved by a variable, CODEX_HOME, is a private one:
  * agent-homes.ts.) Never given,
- * whatever names it: `/`, the home or a folder above it, the vault or anything in or above it,
- * wiggum's folder, and the home's secrets (~/.ssh, ~/.aws, …).
+ * whatever names it: `/`, the system's folders (/etc, /usr, …), the home or a folder above it, the
+ * vault or anything in or above it, wiggum's folder, and the home's secrets (~/.ssh, ~/.aws, …).
  */
 export function givenPlaces(input: GivenPlacesInput): string[] {
-  const named = Object.values(input.configuredEnv);
   const given = new Set<string>();
-  for (const value of named) {
+  for (const value of input.named) {
     if (!isAbsolute(value) || value.includes(':') || value.includes('\n')) continue;
     const path = resolve(value);
     if (!isGivable(path, input)) continue;
@@ -33,7 +60,7 @@ export function givenPlaces(input: GivenPlacesInput): string[] {
 }
 
 function isGivable(path: string, input: GivenPlacesInput): boolean {
-  if (path === '/') return false;
+  if (path === '/' || SYSTEM.some((system) => isUnder(path, system) || isUnder(system, path))) return false;
   for (const guarded of [input.vault, input.state]) if (isUnder(path, guarded) || isUnder(guarded, path)) return false;
   if (input.home !== null) {
     if (isUnder(input.home, path)) return false;

@@ -28,8 +28,15 @@ describe('the places a person gives an agent by naming them for its harness', ()
       { K: '/home/u/.ssh', I: '/home/u/.ssh/id_rsa', C: '/home/u/.config' },
       [],
     ],
-  ])('%s', (_name, configuredEnv, expected) => {
-    expect(givenPlaces({ ...BASE, configuredEnv })).toEqual(expected);
+    [
+      "the system's folders, in them or above them: read, never written",
+      { C: '/etc/ssl/cert.pem', U: '/usr/local/lib', V: '/var', L: '/var/log/agent.log' },
+      [],
+    ],
+    ['a folder of /var that is no system one', { T: '/var/tmp/agent' }, ['/var/tmp/agent']],
+    ["a check's args, as given", { 0: '--out', 1: '/srv/reports/check' }, ['/srv/reports/check']],
+  ])('%s', (_name, configured, expected) => {
+    expect(givenPlaces({ ...BASE, named: Object.values(configured) })).toEqual(expected);
   });
 
   test.each([
