@@ -76,11 +76,11 @@ const PROBE_PID = 4242;
 async function takesHostPid(bwrap: string, setpriv: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const check = `[ "$$" = ${PROBE_PID} ] && grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status`;
   const launched = launchedCommand(setpriv, '/bin/sh', ['-c', check]);
-  const tried = await tryBwrap(bwrap, [launched.command, ...launched.args], LAUNCHER_CAPABILITIES, {
+  const started = await startsSandbox(bwrap, [launched.command, ...launched.args], LAUNCHER_CAPABILITIES, {
     ...env,
     [HOST_PID_VARIABLE]: String(PROBE_PID),
-  });
-  return tried.kind === 'bwrap';
+  }).catch(() => null);
+  return started === null;
 }
 
 async function takesDefaultSignal(envPath: string, trivial: string, env: NodeJS.ProcessEnv): Promise<string | null> {
@@ -100,31 +100,8 @@ async function tryBwrap(
 ): Promise<SandboxAvailability> {
   try {
     const version = await runCaptured(bwrap, ['--version'], { cwd: '/', env, timeoutMs: PROBE_TIMEOUT_MS });
-    const run = await runCaptured(
-      bwrap,
-      [
-        '--die-with-parent',
-        '--unshare-pid',
-        '--cap-drop',
-        'ALL',
-        ...capabilities.flatMap((capability) => ['--cap-add', capability]),
-        '--ro-bind',
-        '/',
-        '/',
-        '--dev',
-        '/dev',
-        '--proc',
-        '/proc',
-        '--',
-        ...command,
-      ],
-      { cwd: '/', env, timeoutMs: PROBE_TIMEOUT_MS },
-    );
-    if (run.exitCode !== 0)
-      return {
-        kind: 'none',
-        why: `${bwrap} is there but could not start a sandbox (${run.stderr.trim().split('\n').pop() ?? `exit ${run.exitCode}`})`,
-      };
+    const refused = await startsSandbox(bwrap, command, capabilities, env);
+    if (refused !== null) return { kind: 'none', why: `${bwrap} is there but could not start a sandbox (${refused})` };
     return { kind: 'bwrap', path: bwrap, version: version.stdout.trim() || 'bubblewrap' };
   } catch (error) {
     return {
@@ -132,4 +109,34 @@ async function tryBwrap(
       why: `${bwrap} could not be started (${error instanceof Error ? error.message : String(error)})`,
     };
   }
+}
+
+/** Starts `command` in a minimal sandbox: null when it ran and exited 0, else why not (bubblewrap's last line). */
+async function startsSandbox(
+  bwrap: string,
+  command: readonly string[],
+  capabilities: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<string | null> {
+  const run = await runCaptured(
+    bwrap,
+    [
+      '--die-with-parent',
+      '--unshare-pid',
+      '--cap-drop',
+      'ALL',
+      ...capabilities.flatMap((capability) => ['--cap-add', capability]),
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--',
+      ...command,
+    ],
+    { cwd: '/', env, timeoutMs: PROBE_TIMEOUT_MS },
+  );
+  return run.exitCode === 0 ? null : (run.stderr.trim().split('\n').pop() ?? `exit ${run.exitCode}`);
 }
